@@ -1,0 +1,440 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+// Engine drives N connections of one driver. Open it once, run as many
+// windows as the measurement has (warm-up, then load), close it.
+type Engine struct {
+	cfg   Config
+	drv   driver.Driver
+	ops   []string
+	conns []driver.Conn
+
+	// progress counters of the window in flight, read by Progress.
+	prog      progress
+	running   atomic.Bool
+	closeOnce sync.Once
+	mu        sync.Mutex // guards conns during reconnects and Close
+	closed    bool
+}
+
+type progress struct {
+	start    atomic.Int64
+	until    atomic.Int64 // planned end (driver.Now()), 0 if count-bound only
+	requests atomic.Int64
+	failures atomic.Int64
+}
+
+// Progress is a snapshot of the window in flight, for a live status line.
+type Progress struct {
+	Running  bool
+	Elapsed  time.Duration
+	Planned  time.Duration // 0 when the window is bounded by count only
+	Requests int64
+	Failures int64
+}
+
+// New returns an engine; it opens no connection yet.
+func New(cfg Config, drv driver.Driver) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Pipeline > drv.MaxPipeline() {
+		return nil, fmt.Errorf("pipeline %d: the %s driver accepts at most %d", cfg.Pipeline, drv.Name(), drv.MaxPipeline())
+	}
+	ops := drv.Ops()
+	if len(ops) == 0 {
+		ops = []string{"request"}
+	}
+	return &Engine{cfg: cfg, drv: drv, ops: ops}, nil
+}
+
+// Open opens every connection. Any failure is a setup error: the connections
+// opened so far are closed.
+func (e *Engine) Open(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := 0; i < e.cfg.Connections; i++ {
+		c, err := e.drv.Open(ctx, i)
+		if err != nil {
+			for _, c := range e.conns {
+				_ = c.Close()
+			}
+			e.conns = nil
+			return fmt.Errorf("open connection %d of %d: %w", i+1, e.cfg.Connections, err)
+		}
+		e.conns = append(e.conns, c)
+	}
+	return nil
+}
+
+// Close closes every connection. It is idempotent and may be called while a
+// window runs to abort it.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.closed = true
+		for _, c := range e.conns {
+			if c != nil {
+				_ = c.Close()
+			}
+		}
+	})
+	return nil
+}
+
+// Progress returns a snapshot of the window in flight.
+func (e *Engine) Progress() Progress {
+	p := Progress{Running: e.running.Load(), Requests: e.prog.requests.Load(), Failures: e.prog.failures.Load()}
+	if s := e.prog.start.Load(); s != 0 {
+		p.Elapsed = time.Duration(driver.Now() - s)
+		if u := e.prog.until.Load(); u != 0 {
+			p.Planned = time.Duration(u - s)
+		}
+	}
+	return p
+}
+
+// conn returns worker w's connection, reopening it if a previous operation
+// left it unusable.
+func (e *Engine) conn(ctx context.Context, w int, rec *recorder) (driver.Conn, error) {
+	e.mu.Lock()
+	c, closed := e.conns[w], e.closed
+	e.mu.Unlock()
+	if closed {
+		return nil, errEngineClosed
+	}
+	if c != nil {
+		return c, nil
+	}
+	c, err := e.drv.Open(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		_ = c.Close()
+		return nil, errEngineClosed
+	}
+	e.conns[w] = c
+	rec.reconnects++
+	return c, nil
+}
+
+func (e *Engine) drop(w int) {
+	e.mu.Lock()
+	c := e.conns[w]
+	e.conns[w] = nil
+	e.mu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
+}
+
+var errEngineClosed = errors.New("engine closed")
+
+// Run drives one window and returns what it measured. Cancelling ctx aborts
+// the window: connections are closed, and the figures of every finished
+// operation are returned with Interrupted set. Run with record=false is a
+// warm-up: the same load, nothing kept but the error count.
+func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	if e.conns == nil {
+		return nil, errors.New("engine: Run before Open")
+	}
+	if !e.running.CompareAndSwap(false, true) {
+		return nil, errors.New("engine: a window is already running")
+	}
+	defer e.running.Store(false)
+
+	// Cancellation closes the connections so that blocked reads return.
+	stop := context.AfterFunc(ctx, func() { _ = e.Close() })
+	defer stop()
+
+	cpu0 := readRusage()
+	wallStart := time.Now()
+	start := driver.Now()
+	e.prog.start.Store(start)
+	e.prog.requests.Store(0)
+	e.prog.failures.Store(0)
+	var deadline int64
+	if w.Duration > 0 {
+		deadline = start + int64(w.Duration)
+		e.prog.until.Store(deadline)
+	} else {
+		e.prog.until.Store(0)
+	}
+
+	tl := &timeline{secs: map[int]*secondAgg{}}
+	recs := make([]*recorder, len(e.conns))
+	for i := range recs {
+		recs[i] = newRecorder(start, len(e.ops), e.cfg.Rate > 0, tl)
+	}
+	var rs *rateState
+	if e.cfg.Rate > 0 {
+		rs = e.runRate(ctx, w, start, deadline, recs)
+	} else {
+		e.runClosed(ctx, w, start, deadline, recs)
+	}
+	end := driver.Now()
+	cpu1 := readRusage()
+
+	res, err := e.merge(recs, tl, start, end)
+	if err != nil {
+		return nil, err
+	}
+	res.Start = wallStart.UTC()
+	res.End = wallStart.Add(time.Duration(end - start)).UTC()
+	res.Interrupted = ctx.Err() != nil
+	if rs != nil {
+		if err := rs.finish(res, w); err != nil {
+			return nil, err
+		}
+	}
+	res.Client = clientFigures(cpu0, cpu1, res.Seconds, res.Requests)
+	return res, nil
+}
+
+// runClosed is the closed loop: each worker sends its next operation (or
+// pipeline of operations) as soon as the previous responses arrived.
+func (e *Engine) runClosed(ctx context.Context, w Window, start, deadline int64, recs []*recorder) {
+	var next atomic.Uint64 // sequence numbers handed out
+	limit := uint64(w.Requests)
+	var wg sync.WaitGroup
+	for i := range recs {
+		wg.Add(1)
+		go func(wi int, rec *recorder) {
+			defer wg.Done()
+			p := e.cfg.Pipeline
+			reqs := make([]driver.Request, p)
+			out := make([]driver.Outcome, p)
+			backoff := newBackoff()
+			for ctx.Err() == nil {
+				if deadline != 0 && driver.Now() >= deadline {
+					return
+				}
+				n := p
+				seq := next.Add(uint64(n)) - uint64(n)
+				if limit != 0 {
+					if seq >= limit {
+						return
+					}
+					if rem := limit - seq; rem < uint64(n) {
+						n = int(rem)
+					}
+				}
+				for j := 0; j < n; j++ {
+					reqs[j].Seq = seq + uint64(j)
+				}
+				if !e.exchange(ctx, wi, rec, reqs[:n], out[:n], backoff, nil, deadline) {
+					return
+				}
+			}
+		}(i, recs[i])
+	}
+	wg.Wait()
+}
+
+// exchange performs one Do on worker wi's connection and records it. due, if
+// not nil, gives each request's due time (rate mode). It returns false when
+// the worker should stop.
+func (e *Engine) exchange(ctx context.Context, wi int, rec *recorder, reqs []driver.Request, out []driver.Outcome, b *backoff, due []int64, deadline int64) bool {
+	c, err := e.conn(ctx, wi, rec)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, errEngineClosed) {
+			return false
+		}
+		// A failed reconnect fails the operations it was meant for:
+		// counted, then retried after a pause.
+		now := driver.Now()
+		for j := range reqs {
+			out[j] = driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + shortErr(err)}
+		}
+		for j := range reqs {
+			rec.record(&out[j], now, now)
+		}
+		rec.sent += int64(len(reqs))
+		e.prog.failures.Add(int64(len(reqs)))
+		return b.wait(ctx, deadline)
+	}
+	sent := driver.Now()
+	if due != nil {
+		for j := range due {
+			_ = rec.lag.RecordValue(us(sent - due[j]))
+		}
+	}
+	err = c.Do(ctx, reqs, out)
+	if err != nil && ctx.Err() != nil {
+		// aborted by cancellation: the outcomes are artefacts of closing
+		// the connection, not of the server.
+		return false
+	}
+	var ok int64
+	for j := range out {
+		from := sent
+		if due != nil {
+			from = due[j]
+		}
+		rec.record(&out[j], from, sent)
+		if out[j].Class == driver.OK {
+			ok++
+		}
+	}
+	rec.sent += int64(len(reqs))
+	e.prog.requests.Add(ok)
+	if f := int64(len(out)) - ok; f > 0 {
+		e.prog.failures.Add(f)
+	}
+	if err != nil {
+		e.drop(wi)
+		return b.wait(ctx, deadline)
+	}
+	b.reset()
+	return true
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+// merge combines the workers' recorders into one result.
+func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*result.Load, error) {
+	res := &result.Load{
+		Mode:        "closed",
+		Connections: e.cfg.Connections,
+		Pipeline:    e.cfg.Pipeline,
+		Seconds:     float64(end-start) / 1e9,
+		Messages:    map[string]int64{},
+	}
+	if e.cfg.Rate > 0 {
+		res.Mode = "rate"
+	}
+	lat := result.NewHistogram()
+	var service, lag = result.NewHistogram(), result.NewHistogram()
+	ops := make([]opRecorder, len(e.ops))
+	for i := range ops {
+		ops[i].hist = result.NewHistogram()
+	}
+	last := 0
+	for _, r := range recs {
+		r.flushSecond()
+		if r.sec > last {
+			last = r.sec
+		}
+		lat.Merge(r.latency)
+		if r.rate {
+			service.Merge(r.service)
+			lag.Merge(r.lag)
+		}
+		res.Sent += r.sent
+		res.Bytes += r.bytes
+		res.Reconnects += r.reconnects
+		for m, n := range r.messages {
+			res.Messages[m] += n
+		}
+		for i := range r.ops {
+			ops[i].hist.Merge(r.ops[i].hist)
+			ops[i].requests += r.ops[i].requests
+			ops[i].errors += r.ops[i].errors
+			ops[i].timeouts += r.ops[i].timeouts
+			ops[i].unexpected += r.ops[i].unexpected
+		}
+	}
+	res.Requests = lat.TotalCount()
+	for m, n := range res.Messages {
+		switch {
+		case hasPrefix(m, "timeout: "):
+			res.Timeouts += n
+		case hasPrefix(m, "unexpected: "):
+			res.Unexpected += n
+		default:
+			res.Errors += n
+		}
+	}
+	if len(res.Messages) == 0 {
+		res.Messages = nil
+	}
+	var err error
+	if res.Latency, err = result.Summarise(lat); err != nil {
+		return nil, err
+	}
+	if e.cfg.Rate > 0 {
+		s, err := result.Summarise(service)
+		if err != nil {
+			return nil, err
+		}
+		res.Service = &s
+		l, err := result.Summarise(lag)
+		if err != nil {
+			return nil, err
+		}
+		res.Rate = &result.RateStats{Lag: l}
+	}
+	if len(e.ops) > 1 {
+		for i, name := range e.ops {
+			l, err := result.Summarise(ops[i].hist)
+			if err != nil {
+				return nil, err
+			}
+			res.Ops = append(res.Ops, result.OpStats{Name: name, Requests: ops[i].requests,
+				Errors: ops[i].errors, Timeouts: ops[i].timeouts, Unexpected: ops[i].unexpected, Latency: l})
+		}
+	}
+	res.Timeline = tl.seconds(last)
+	if res.Seconds > 0 {
+		res.RequestsPerSec = float64(res.Requests) / res.Seconds
+		res.BytesPerSec = float64(res.Bytes) / res.Seconds
+	}
+	return res, nil
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// backoff paces reconnect attempts after failures: 10 ms doubling to 1 s.
+type backoff struct{ d time.Duration }
+
+func newBackoff() *backoff { return &backoff{d: 10 * time.Millisecond} }
+func (b *backoff) reset()  { b.d = 10 * time.Millisecond }
+
+// wait sleeps for the current backoff (not past the deadline) and reports
+// whether the worker should go on.
+func (b *backoff) wait(ctx context.Context, deadline int64) bool {
+	d := b.d
+	if deadline != 0 {
+		if left := time.Duration(deadline - driver.Now()); left < d {
+			d = left
+		}
+	}
+	if b.d < time.Second {
+		b.d *= 2
+	}
+	if d <= 0 {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

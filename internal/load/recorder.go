@@ -1,0 +1,182 @@
+package load
+
+import (
+	"sync"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+// recorder is one worker's private record of a window: no locks on the hot
+// path. Recorders are merged when the window ends.
+type recorder struct {
+	start int64 // driver.Now() at window start
+	rate  bool
+
+	latency *hdr.Histogram // headline: corrected in rate mode, service in closed loop
+	service *hdr.Histogram // rate mode only
+	lag     *hdr.Histogram // rate mode only
+	ops     []opRecorder
+
+	sent, bytes, reconnects int64
+	messages                map[string]int64
+
+	// the per-second timeline: the current second's figures, handed to
+	// the shared timeline when the second changes.
+	sec      int
+	secHist  *hdr.Histogram
+	secCount result.Second
+	timeline *timeline
+}
+
+type opRecorder struct {
+	hist                                   *hdr.Histogram
+	requests, errors, timeouts, unexpected int64
+}
+
+func newRecorder(start int64, nops int, rate bool, tl *timeline) *recorder {
+	r := &recorder{
+		start:    start,
+		rate:     rate,
+		latency:  result.NewHistogram(),
+		messages: map[string]int64{},
+		secHist:  newSecondHistogram(),
+		timeline: tl,
+	}
+	if rate {
+		r.service = result.NewHistogram()
+		r.lag = result.NewHistogram()
+	}
+	if nops > 1 {
+		r.ops = make([]opRecorder, nops)
+		for i := range r.ops {
+			r.ops[i].hist = result.NewHistogram()
+		}
+	}
+	return r
+}
+
+func us(ns int64) int64 {
+	v := ns / 1000
+	if v < result.HistMinUS {
+		return result.HistMinUS
+	}
+	if v > result.HistMaxUS {
+		return result.HistMaxUS
+	}
+	return v
+}
+
+// record stores one outcome. from is when the latency clock started (the
+// due time in rate mode, the send in closed loop); sent is the actual send.
+func (r *recorder) record(o *driver.Outcome, from, sent int64) {
+	sec := int((o.Done - r.start) / 1e9)
+	if sec < 0 {
+		sec = 0
+	}
+	if sec != r.sec {
+		r.flushSecond()
+		r.sec = sec
+	}
+	r.secCount.Bytes += o.Bytes
+	r.bytes += o.Bytes
+	var op *opRecorder
+	if r.ops != nil && int(o.Op) < len(r.ops) {
+		op = &r.ops[o.Op]
+	}
+	if o.Class != driver.OK {
+		r.secCount.Errors++
+		r.messages[o.Class.String()+": "+o.Msg]++
+		if op != nil {
+			switch o.Class {
+			case driver.Timeout:
+				op.timeouts++
+			case driver.Unexpected:
+				op.unexpected++
+			default:
+				op.errors++
+			}
+		}
+		return
+	}
+	v := us(o.Done - from)
+	_ = r.latency.RecordValue(v)
+	_ = r.secHist.RecordValue(v)
+	r.secCount.Requests++
+	if r.rate {
+		_ = r.service.RecordValue(us(o.Done - sent))
+	}
+	if op != nil {
+		op.requests++
+		_ = op.hist.RecordValue(v)
+	}
+}
+
+func (r *recorder) flushSecond() {
+	if r.secCount.Requests == 0 && r.secCount.Errors == 0 && r.secCount.Bytes == 0 {
+		return
+	}
+	r.timeline.add(r.sec, r.secCount, r.secHist)
+	r.secCount = result.Second{}
+	r.secHist.Reset()
+}
+
+// timeline merges the workers' seconds. Workers hand over a second at most
+// once per second each, so a mutex is cheap here.
+type timeline struct {
+	mu   sync.Mutex
+	secs map[int]*secondAgg
+}
+
+type secondAgg struct {
+	count result.Second
+	hist  *hdr.Histogram
+}
+
+// newSecondHistogram is coarser than the window's histograms (2 significant
+// digits, about 28 KiB): it only feeds the per-second p50 and p99.
+func newSecondHistogram() *hdr.Histogram {
+	return hdr.New(result.HistMinUS, result.HistMaxUS, 2)
+}
+
+func (t *timeline) add(sec int, c result.Second, h *hdr.Histogram) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a := t.secs[sec]
+	if a == nil {
+		a = &secondAgg{hist: newSecondHistogram()}
+		t.secs[sec] = a
+	}
+	a.count.Requests += c.Requests
+	a.count.Bytes += c.Bytes
+	a.count.Errors += c.Errors
+	a.hist.Merge(h)
+}
+
+// seconds returns the timeline from second 0 to the last second with data,
+// including empty seconds (a stall shows as a zero).
+func (t *timeline) seconds(last int) []result.Second {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for s := range t.secs {
+		if s > last {
+			last = s
+		}
+	}
+	out := make([]result.Second, 0, last+1)
+	for s := 0; s <= last; s++ {
+		row := result.Second{T: s}
+		if a := t.secs[s]; a != nil {
+			row = a.count
+			row.T = s
+			if a.hist.TotalCount() > 0 {
+				row.P50US = a.hist.ValueAtQuantile(50)
+				row.P99US = a.hist.ValueAtQuantile(99)
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package load
+
+import (
+	"runtime"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+type rusage struct{ user, sys time.Duration }
+
+func readRusage() rusage {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return rusage{}
+	}
+	return rusage{
+		user: time.Duration(ru.Utime.Nano()),
+		sys:  time.Duration(ru.Stime.Nano()),
+	}
+}
+
+// UsableCores is how many cores the client may use: its CPU affinity, capped
+// by GOMAXPROCS.
+func UsableCores() int {
+	n := runtime.GOMAXPROCS(0)
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err == nil {
+		if c := set.Count(); c > 0 && c < n {
+			n = c
+		}
+	}
+	return n
+}
+
+// clientFigures derives the client's CPU figures over a window (DESIGN.md:
+// client cores = user+system ÷ window seconds; saturated above 90 % of the
+// usable cores).
+func clientFigures(a, b rusage, seconds float64, completed int64) result.Client {
+	c := result.Client{
+		UserSeconds:   (b.user - a.user).Seconds(),
+		SystemSeconds: (b.sys - a.sys).Seconds(),
+		UsableCores:   UsableCores(),
+	}
+	cpu := c.UserSeconds + c.SystemSeconds
+	if seconds > 0 {
+		c.Cores = cpu / seconds
+	}
+	c.Saturated = c.Cores > 0.9*float64(c.UsableCores)
+	if cpu > 0 {
+		c.RequestsPerCPUSecond = float64(completed) / cpu
+	}
+	if completed > 0 {
+		c.CPUPerRequestUS = cpu * 1e6 / float64(completed)
+	}
+	return c
+}

@@ -1,0 +1,109 @@
+package result
+
+import "time"
+
+// Load is what one load window measured on the client side: throughput, the
+// latency distributions, errors by message, the per-second timeline and the
+// client's own CPU.
+type Load struct {
+	// Mode is "closed" (each connection sends when the previous response
+	// arrived) or "rate" (constant arrival rate, open loop).
+	Mode        string    `json:"mode"`
+	Connections int       `json:"connections"`
+	Pipeline    int       `json:"pipeline"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Seconds     float64   `json:"seconds"`
+	// Interrupted is true when the window was cut short (Ctrl-C, a fatal
+	// error): the figures cover what finished.
+	Interrupted bool `json:"interrupted,omitempty"`
+
+	// Sent counts operations sent; Requests counts those completed OK.
+	Sent       int64 `json:"sent"`
+	Requests   int64 `json:"requests"`
+	Bytes      int64 `json:"bytes"`
+	Errors     int64 `json:"errors"`
+	Timeouts   int64 `json:"timeouts"`
+	Unexpected int64 `json:"unexpected"`
+	// Reconnects counts connections reopened after a failure.
+	Reconnects int64 `json:"reconnects"`
+	// Messages counts non-OK outcomes by class and message
+	// ("error: connection reset by peer", "unexpected: status 500").
+	Messages map[string]int64 `json:"messages,omitempty"`
+
+	// RequestsPerSec and BytesPerSec are totals over Seconds.
+	RequestsPerSec float64 `json:"requests_per_sec"`
+	BytesPerSec    float64 `json:"bytes_per_sec"`
+
+	// Latency is the headline distribution of OK operations: in rate mode
+	// it is measured from each request's due time (corrected for
+	// coordinated omission); in closed loop from the actual send.
+	Latency Latency `json:"latency"`
+	// Service is the distribution measured from the actual send; only in
+	// rate mode, where it differs from Latency.
+	Service *Latency `json:"service,omitempty"`
+	// Ops breaks the figures down by operation class when a driver has
+	// more than one (reads and writes of a mixed workload).
+	Ops []OpStats `json:"ops,omitempty"`
+
+	Rate *RateStats `json:"rate,omitempty"`
+
+	Timeline []Second `json:"timeline"`
+	Client   Client   `json:"client"`
+}
+
+// OpStats are the figures of one class of operation.
+type OpStats struct {
+	Name       string  `json:"name"`
+	Requests   int64   `json:"requests"`
+	Errors     int64   `json:"errors"`
+	Timeouts   int64   `json:"timeouts"`
+	Unexpected int64   `json:"unexpected"`
+	Latency    Latency `json:"latency"`
+}
+
+// RateStats are the open-loop figures of a constant-rate window.
+type RateStats struct {
+	Target  float64 `json:"target"`
+	Arrival string  `json:"arrival"`
+	// Scheduled counts requests due in the window; Late those that found
+	// no free connection when due; Dropped those refused because the
+	// backlog was full (never sent).
+	Scheduled  int64 `json:"scheduled"`
+	Late       int64 `json:"late"`
+	Dropped    int64 `json:"dropped"`
+	MaxBacklog int   `json:"max_backlog"`
+	// Achieved is completed OK requests ÷ window seconds.
+	Achieved float64 `json:"achieved"`
+	// Coverage = completed ÷ (rate × load seconds) × 100.
+	Coverage float64 `json:"coverage"`
+	// Lag is how far behind its due time each request was actually sent.
+	Lag Latency `json:"lag"`
+}
+
+// Second is one second of the timeline, counted by completion time.
+type Second struct {
+	T        int   `json:"t"`
+	Requests int64 `json:"requests"`
+	Bytes    int64 `json:"bytes"`
+	Errors   int64 `json:"errors"`
+	P50US    int64 `json:"p50_us"`
+	P99US    int64 `json:"p99_us"`
+}
+
+// Client is benchrig's own CPU over the window, from getrusage.
+type Client struct {
+	UserSeconds   float64 `json:"user_seconds"`
+	SystemSeconds float64 `json:"system_seconds"`
+	// Cores = (user + system) ÷ window seconds.
+	Cores float64 `json:"cores"`
+	// UsableCores is what the client may use (CPU affinity, GOMAXPROCS).
+	UsableCores int `json:"usable_cores"`
+	// Saturated is true above 90 % of UsableCores: the figures then
+	// measure the client, not the server.
+	Saturated bool `json:"saturated"`
+	// RequestsPerCPUSecond = completed ÷ (user + system).
+	RequestsPerCPUSecond float64 `json:"requests_per_cpu_second"`
+	// CPUPerRequestUS = (user + system) × 10⁶ ÷ completed.
+	CPUPerRequestUS float64 `json:"cpu_per_request_us"`
+}
