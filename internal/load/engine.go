@@ -301,6 +301,11 @@ func (e *Engine) exchange(ctx context.Context, wi int, rec *recorder, reqs []dri
 	}
 	if err != nil {
 		e.drop(wi)
+		if ok == int64(len(out)) {
+			// the server closed a healthy connection (Connection:
+			// close): reopen at once, no pause.
+			return true
+		}
 		return b.wait(ctx, deadline)
 	}
 	b.reset()

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	err := run(context.Background(), args, &o, &e)
+	code = exitCode(err, &e)
+	return o.String(), e.String(), code
+}
+
+func helloServer(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "hello") }))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := cli(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "benchrig ") || !strings.Contains(out, "go1.") {
+		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+func TestHTTPQuickRunTablesAndJSON(t *testing.T) {
+	url := helloServer(t)
+	outFile := filepath.Join(t.TempDir(), "r.json")
+	out, _, code := cli(t, "http", url, "-c", "4", "-d", "1500ms", "-o", outFile)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"│ Latency ", "2.5%", "97.5%", "99.9%", "Stdev", "│ Req/Sec ", "│ Bytes/Sec ", "requests in", "Client:", "requests per CPU-second"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc result.Quick
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	l := doc.Sample.Load
+	if doc.Schema != result.QuickSchema || l == nil || l.Requests == 0 || len(l.Timeline) == 0 || l.Client.UserSeconds+l.Client.SystemSeconds <= 0 {
+		t.Fatalf("document incomplete: %s", b[:min(len(b), 400)])
+	}
+	h, err := l.Latency.Decode()
+	if err != nil || h.TotalCount() != l.Requests {
+		t.Errorf("histogram decodes to %v (err %v), want %d values", h.TotalCount(), err, l.Requests)
+	}
+	var conf map[string]any
+	if err := json.Unmarshal(doc.Sample.Config, &conf); err != nil || conf["http"] == nil || conf["engine"] == nil {
+		t.Errorf("resolved config missing: %s", doc.Sample.Config)
+	}
+}
+
+func TestHTTPCountAndJSONStdout(t *testing.T) {
+	out, _, code := cli(t, "http", helloServer(t), "-c", "3", "-n", "500", "-p", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var doc result.Quick
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if doc.Sample.Load.Requests != 500 || doc.Sample.Load.Sent != 500 {
+		t.Errorf("requests %d sent %d, want 500", doc.Sample.Load.Requests, doc.Sample.Load.Sent)
+	}
+}
+
+func TestHTTPBadInput(t *testing.T) {
+	url := helloServer(t)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := ln.Addr().String()
+	ln.Close()
+	notHTTP, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer notHTTP.Close()
+	go func() {
+		for {
+			c, err := notHTTP.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				bufio.NewReader(c).ReadString('\n')
+				c.Write([]byte("-ERR unknown command\r\n"))
+				c.Close()
+			}()
+		}
+	}()
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"http", "::bad"}, 2, "URL"},
+		{[]string{"http", "ftp://127.0.0.1/"}, 2, "want http://"},
+		{[]string{"http", url, "-d", "0s"}, 2, "--duration must be > 0"},
+		{[]string{"http", url, "-d", "-3s"}, 2, "--duration must be > 0"},
+		{[]string{"http", url, "-d", "soon"}, 2, "invalid argument"},
+		{[]string{"http", url, "-c", "0"}, 2, "--connections must be ≥ 1"},
+		{[]string{"http", url, "-n", "0"}, 2, "--requests must be ≥ 1"},
+		{[]string{"http", url, "-p", "0"}, 2, "--pipeline must be ≥ 1"},
+		{[]string{"http", url, "-H", "nocolon"}, 2, "--header"},
+		{[]string{"http"}, 2, "accepts 1 arg"},
+		{[]string{"http", url, "--nope"}, 2, "unknown flag"},
+		{[]string{"http", url, "-R", "0"}, 2, "--rate must be > 0"},
+		{[]string{"http", url, "-R", "-5"}, 2, "--rate must be > 0"},
+		{[]string{"http", url, "-R", "100", "-n", "500", "-d", "10s"}, 2, "contradicts"},
+		{[]string{"http", url, "-R", "100", "--max-backlog", "0"}, 2, "--max-backlog must be ≥ 1"},
+		{[]string{"http", url, "-R", "100", "-p", "4"}, 2, "--pipeline 4 cannot be combined with --rate"},
+		{[]string{"http", url, "--arrival", "poisson"}, 2, "need --rate"},
+		{[]string{"http", "http://" + closed + "/", "-d", "1s"}, 1, "connection refused"},
+		{[]string{"http", "http://" + notHTTP.Addr().String() + "/", "-d", "1s"}, 1, "HTTP/1.x status line"},
+		{[]string{"nosuch"}, 2, "unknown command"},
+	}
+	for _, c := range cases {
+		done := make(chan struct{})
+		var stderr string
+		var code int
+		go func() {
+			defer close(done)
+			_, stderr, code = cli(t, c.args...)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v: hung", c.args)
+		}
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.msg)
+		}
+		if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 && code == 2 {
+			t.Errorf("%v: usage error is %d lines, want one: %q", c.args, n+1, stderr)
+		}
+	}
+}
+
+// TestOutOfProcessServers runs the quick mode against real servers started
+// as processes: the example Go server, and Node running a plain http server
+// like seed 003's simple.js (skipped when node is not installed).
+func TestOutOfProcessServers(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "hello")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/servers/hello").CombinedOutput(); err != nil {
+		t.Fatalf("build hello: %v\n%s", err, out)
+	}
+	servers := map[string]*exec.Cmd{"go": exec.Command(bin, "-addr", "127.0.0.1:0")}
+	if node, err := exec.LookPath("node"); err == nil {
+		c := exec.Command(node, "../../examples/servers/node-http/server.js")
+		c.Env = append(os.Environ(), "PORT=0")
+		servers["node"] = c
+	} else if os.Getenv("CI") == "true" {
+		t.Fatal("node not installed")
+	}
+	for name, cmd := range servers {
+		t.Run(name, func(t *testing.T) {
+			addr := startListening(t, cmd)
+			out, stderr, code := cli(t, "http", "http://"+addr+"/", "-c", "10", "-d", "2s")
+			if code != 0 || !strings.Contains(out, "│ Req/Sec ") || !strings.Contains(out, "\n0 errors") {
+				t.Errorf("exit %d\n%s\n%s", code, out, stderr)
+			}
+		})
+	}
+}
+
+// startListening starts cmd, waits for its "listening on ADDR" line and
+// returns ADDR; the process is killed at cleanup.
+func startListening(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+				lines <- a
+			}
+		}
+	}()
+	select {
+	case a := <-lines:
+		return a
+	case <-time.After(15 * time.Second):
+		t.Fatalf("%s did not say it was listening", cmd.Path)
+		return ""
+	}
+}

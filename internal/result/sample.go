@@ -1,0 +1,105 @@
+package result
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Sample is one measurement: one fresh target (or an attached one), its
+// phases, one recorded load window, what the server used, and the verdict.
+// It is the one record type that crosses from running to reporting.
+type Sample struct {
+	// Key identifies the sample within a suite's plan (cell#repeat).
+	Key    string `json:"key,omitempty"`
+	Cell   string `json:"cell,omitempty"`
+	Repeat int    `json:"repeat,omitempty"`
+	Smoke  bool   `json:"smoke,omitempty"`
+
+	Protocol string `json:"protocol"`
+	// Config is the resolved configuration of the engine and driver.
+	Config json.RawMessage `json:"config"`
+
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+
+	Target *TargetInfo `json:"target,omitempty"`
+	// Phases lists the phases run, in order, with their real times.
+	Phases []Phase `json:"phases,omitempty"`
+	// Warmup summarises the warm-up window (not part of the figures).
+	Warmup *WarmupSummary `json:"warmup,omitempty"`
+	Load   *Load          `json:"load,omitempty"`
+	Server *Server        `json:"server,omitempty"`
+	// Stats are target statistics over the load window (pg_stat_database
+	// deltas, redis INFO deltas), by name.
+	Stats map[string]float64 `json:"stats,omitempty"`
+
+	Verdict Verdict `json:"verdict"`
+	// Error, when set, says why the sample failed before producing
+	// figures (a failed pre-check, a target that did not start).
+	Error string `json:"error,omitempty"`
+}
+
+// WarmupSummary is what is kept of a warm-up window.
+type WarmupSummary struct {
+	Seconds  float64 `json:"seconds"`
+	Requests int64   `json:"requests"`
+	Failures int64   `json:"failures"`
+}
+
+// Phase is one phase of a measurement as it ran.
+type Phase struct {
+	Name  string    `json:"name"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// TargetInfo records the system under test of one sample.
+type TargetInfo struct {
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"` // command, attach, postgres, redis, address
+	Argv    []string `json:"argv,omitempty"`
+	Dir     string   `json:"dir,omitempty"`
+	PID     int      `json:"pid,omitempty"`
+	CPUs    string   `json:"cpus,omitempty"`
+	Binary  string   `json:"binary,omitempty"`
+	SHA256  string   `json:"sha256,omitempty"`
+	Version string   `json:"version,omitempty"`
+	// Settings are server settings that matter (fsync, shared_buffers…).
+	Settings map[string]string `json:"settings,omitempty"`
+	// ExitStatus is set when the target exited during the sample.
+	ExitStatus string `json:"exit_status,omitempty"`
+	LogPath    string `json:"log_path,omitempty"`
+	// LogTail holds the last lines of the target's log when it failed.
+	LogTail string `json:"log_tail,omitempty"`
+}
+
+// Quick is the document a one-shot run (benchrig http/pg/resp) writes with
+// -o or --json: the tool and host it ran on, and the one sample.
+type Quick struct {
+	Schema string   `json:"schema"`
+	Tool   Tool     `json:"tool"`
+	Host   *Host    `json:"host,omitempty"`
+	Args   []string `json:"args"`
+	Sample Sample   `json:"sample"`
+}
+
+// QuickSchema names the format of Quick documents.
+const QuickSchema = "benchrig.quick/v1"
+
+// Tool identifies the benchrig binary that produced a file.
+type Tool struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+	Dirty   bool   `json:"dirty,omitempty"`
+	Go      string `json:"go"`
+}
+
+// Host describes the machine a file was produced on.
+type Host struct {
+	Hostname   string `json:"hostname,omitempty"`
+	CPUModel   string `json:"cpu_model,omitempty"`
+	OnlineCPUs int    `json:"online_cpus"`
+	MemoryMiB  int64  `json:"memory_mib,omitempty"`
+	Kernel     string `json:"kernel,omitempty"`
+	Distro     string `json:"distro,omitempty"`
+}
