@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -37,6 +38,9 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// stopProfile ends a --cpuprofile, if one was started.
+var stopProfile = func() {}
+
 // errUnhealthy is returned after the report when --fail-unhealthy is set.
 var errUnhealthy = errors.New("the run was UNHEALTHY")
 
@@ -52,8 +56,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	var cpuProfile string
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of benchrig itself to this file")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return usagef("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		c.PostRunE = nil
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		return nil
+	}
 	root.AddCommand(versionCmd(stdout), httpCmd(ctx, stdout, stderr))
+	stopProfile = func() {}
 	err := root.ExecuteContext(ctx)
+	stopProfile()
 	if err != nil && isCobraUsage(err) {
 		return usageError{err}
 	}

@@ -17,7 +17,7 @@ type Config struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    string            `json:"body,omitempty"`
 	// Timeout bounds each request from send to complete response; 0 means
-	// none. Its resolution is about 1 ms.
+	// none. A request times out between 95 % and 100 % of it.
 	Timeout time.Duration `json:"timeout"`
 	// DialTimeout bounds each connect.
 	DialTimeout time.Duration `json:"dial_timeout"`

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# benchrig http beside wrk and autocannon against the same pinned server:
+# server on CPU 0 (GOMAXPROCS=1), every client on CPU 1, same connections and
+# duration, each tool RUNS times, interleaved. Prints req/s and requests per
+# client CPU-second as median [min–max], and each tool's ratio to wrk.
+#
+#   bench/http-peers.sh            # 10 connections, 5 s, 3 runs
+#   CONNECTIONS=50 DURATION=10 RUNS=5 bench/http-peers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONNECTIONS=${CONNECTIONS:-10}
+DURATION=${DURATION:-5}
+RUNS=${RUNS:-3}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+
+work=$(mktemp -d -t benchrig-peers.XXXXXX)
+server_pid=
+cleanup() {
+	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
+if [ ! -x bench/.tools/node_modules/.bin/autocannon ]; then
+	echo "installing autocannon into bench/.tools (npm)…" >&2
+	mkdir -p bench/.tools && npm install --silent --prefix bench/.tools autocannon >/dev/null 2>&1
+fi
+autocannon=bench/.tools/node_modules/.bin/autocannon
+make -s build >/dev/null
+
+GOMAXPROCS=1 taskset -c "$SERVER_CPU" ./bin/hello -addr 127.0.0.1:0 >"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do addr=$(sed -n 's/^listening on //p' "$work/server.log"); [ -n "$addr" ] && break; sleep 0.05; done
+url="http://$addr/"
+echo "server: bin/hello pid $server_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
+
+measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
+cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+
+: >"$work/rows"
+for run in $(seq "$RUNS"); do
+	# wrk: one thread, as the client has one core.
+	cpu=$(measure wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "$url" | cpu_of)
+	reqs=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$work/out")
+	echo "wrk $reqs $DURATION $cpu" >>"$work/rows"
+
+	cpu=$(measure "$autocannon" -c "$CONNECTIONS" -d "$DURATION" -j "$url" | cpu_of)
+	reqs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"]["total"])' "$work/out")
+	echo "autocannon $reqs $DURATION $cpu" >>"$work/rows"
+
+	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+	read -r reqs secs < <(python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["sample"]["load"]; print(l["requests"], l["seconds"])' "$work/out")
+	echo "benchrig $reqs $secs $cpu" >>"$work/rows"
+	echo "run $run done" >&2
+done
+echo
+echo "HTTP GET against a pinned Go hello server, $CONNECTIONS connections, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage):"
+python3 bench/lib/summary.py wrk <"$work/rows"
