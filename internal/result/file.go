@@ -1,0 +1,302 @@
+package result
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"time"
+)
+
+// ResultsSchema names the results-file format: JSON Lines, one header line,
+// one line per finished sample, one footer line carrying a SHA-256 of every
+// byte before it. Each sample line is written and synced when the sample
+// finishes, so a crash, Ctrl-C or power loss loses at most the sample in
+// flight.
+const ResultsSchema = "benchrig.results/v1"
+
+// Header is the first line of a results file: what ran, where, and the plan.
+type Header struct {
+	Type    string    `json:"type"` // "header"
+	Schema  string    `json:"schema"`
+	Tool    Tool      `json:"tool"`
+	Host    *Host     `json:"host,omitempty"`
+	Started time.Time `json:"started"`
+	Args    []string  `json:"args,omitempty"`
+	Smoke   bool      `json:"smoke,omitempty"`
+	Suite   SuiteInfo `json:"suite"`
+	// Plan lists every sample to run, in the order they run.
+	Plan []PlanEntry `json:"plan"`
+	// Targets records each target's provenance (binary hash, git
+	// revision, server version and settings, query plans).
+	Targets map[string]Provenance `json:"targets,omitempty"`
+}
+
+// SuiteInfo records the suite file and what it resolved to.
+type SuiteInfo struct {
+	Name   string `json:"name"`
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+	// Resolved is the suite after environment and --set overrides, as
+	// canonical JSON: what actually ran.
+	Resolved  json.RawMessage `json:"resolved"`
+	Overrides []string        `json:"overrides,omitempty"`
+}
+
+// PlanEntry is one planned sample.
+type PlanEntry struct {
+	Index  int    `json:"index"`
+	Key    string `json:"key"`
+	Cell   string `json:"cell"`
+	Repeat int    `json:"repeat"`
+}
+
+// Provenance of one target.
+type Provenance struct {
+	Kind     string            `json:"kind"`
+	Binary   string            `json:"binary,omitempty"`
+	SHA256   string            `json:"sha256,omitempty"`
+	GitRev   string            `json:"git_revision,omitempty"`
+	GitDirty bool              `json:"git_dirty,omitempty"`
+	Version  string            `json:"version,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+	Plans    map[string]string `json:"query_plans,omitempty"`
+}
+
+// Footer is the last line of a complete results file.
+type Footer struct {
+	Type     string    `json:"type"` // "footer"
+	Finished time.Time `json:"finished"`
+	Samples  int       `json:"samples"`
+	Failed   int       `json:"failed"`
+	// Interrupted is true when the run was stopped before the plan was
+	// done; such a file can be resumed.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// SHA256 is the hex SHA-256 of every byte of the file before this line.
+	SHA256 string `json:"sha256"`
+}
+
+type sampleLine struct {
+	Type string `json:"type"` // "sample"
+	Sample
+}
+
+// Writer appends to a results file.
+type Writer struct {
+	f    *os.File
+	h    hash.Hash
+	done map[string]bool
+	n    int
+	fail int
+}
+
+// ErrComplete is returned when a results file is already complete.
+var ErrComplete = errors.New("results file is complete")
+
+// Create starts a new results file. It refuses to replace an existing file
+// unless force is set.
+func Create(path string, h Header, force bool) (*Writer, error) {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("%s already exists: refusing to overwrite results (use --resume to continue a partial file, --force to replace it, or another -o)", path)
+		}
+		return nil, err
+	}
+	w := &Writer{f: f, h: sha256.New(), done: map[string]bool{}}
+	h.Type, h.Schema = "header", ResultsSchema
+	if err := w.writeLine(h); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Resume reopens a partial results file: it checks every line, drops a
+// torn last line (a sample that was being written when the run died), and
+// returns the header and the keys of the samples already done. A file that
+// has a footer is complete: ErrComplete.
+func Resume(path string) (*Writer, *Header, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	keep := data
+	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
+		keep = data[:i+1] // torn final line
+	}
+	var hdr *Header
+	w := &Writer{h: sha256.New(), done: map[string]bool{}}
+	lines := bytes.SplitAfter(keep, []byte("\n"))
+	for i, line := range lines {
+		if len(line) == 0 {
+			continue
+		}
+		var probe struct {
+			Type string `json:"type"`
+			Key  string `json:"key"`
+			Err  string `json:"error"`
+		}
+		if err := json.Unmarshal(line, &probe); err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: not a results line: %v", path, i+1, err)
+		}
+		switch probe.Type {
+		case "header":
+			if i != 0 {
+				return nil, nil, fmt.Errorf("%s:%d: a second header", path, i+1)
+			}
+			hdr = &Header{}
+			if err := json.Unmarshal(line, hdr); err != nil {
+				return nil, nil, fmt.Errorf("%s:1: header: %v", path, err)
+			}
+			if hdr.Schema != ResultsSchema {
+				return nil, nil, fmt.Errorf("%s:1: schema %q, this benchrig writes %q", path, hdr.Schema, ResultsSchema)
+			}
+		case "sample":
+			if hdr == nil {
+				return nil, nil, fmt.Errorf("%s:%d: sample before the header", path, i+1)
+			}
+			w.done[probe.Key] = true
+			w.n++
+			if probe.Err != "" {
+				w.fail++
+			}
+		case "footer":
+			var ft Footer
+			_ = json.Unmarshal(line, &ft)
+			if !ft.Interrupted {
+				return nil, nil, fmt.Errorf("%s: %w (use --force to replace it)", path, ErrComplete)
+			}
+			// an interrupted run's footer: drop it and go on.
+			keep = keep[:len(keep)-len(bytes.Join(lines[i:], nil))]
+		default:
+			return nil, nil, fmt.Errorf("%s:%d: unknown line type %q", path, i+1, probe.Type)
+		}
+	}
+	if hdr == nil {
+		return nil, nil, fmt.Errorf("%s: no header line: not a benchrig results file", path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.Truncate(int64(len(keep))); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if _, err := f.Seek(int64(len(keep)), io.SeekStart); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	w.f = f
+	w.h.Write(keep)
+	return w, hdr, nil
+}
+
+// Done reports whether the sample with this key is already in the file.
+func (w *Writer) Done(key string) bool { return w.done[key] }
+
+// Append writes one finished sample and syncs it to disk.
+func (w *Writer) Append(s *Sample) error {
+	if err := w.writeLine(sampleLine{Type: "sample", Sample: *s}); err != nil {
+		return err
+	}
+	w.done[s.Key] = true
+	w.n++
+	if s.Error != "" {
+		w.fail++
+	}
+	return nil
+}
+
+// Close writes the footer (with the checksum) and closes the file.
+// interrupted marks a run stopped before its plan was done.
+func (w *Writer) Close(interrupted bool) error {
+	ft := Footer{Type: "footer", Finished: time.Now().UTC(), Samples: w.n, Failed: w.fail,
+		Interrupted: interrupted, SHA256: hex.EncodeToString(w.h.Sum(nil))}
+	err := w.writeLine(ft)
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Abandon closes the file without a footer (it stays resumable).
+func (w *Writer) Abandon() error { return w.f.Close() }
+
+func (w *Writer) writeLine(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if _, err := w.f.Write(b); err != nil {
+		return fmt.Errorf("write %s: %w", w.f.Name(), err)
+	}
+	w.h.Write(b)
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", w.f.Name(), err)
+	}
+	return nil
+}
+
+// ReadFile reads a whole results file: header, samples, footer (nil when
+// the file is partial). Lines that do not parse are returned as errors with
+// their line numbers.
+func ReadFile(path string) (*Header, []Sample, *Footer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	var (
+		hdr     *Header
+		samples []Sample
+		ft      *Footer
+	)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		var probe struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(line, &probe); err != nil {
+			return hdr, samples, ft, fmt.Errorf("%s:%d: not JSON: %v", path, n, err)
+		}
+		switch probe.Type {
+		case "header":
+			hdr = &Header{}
+			if err := json.Unmarshal(line, hdr); err != nil {
+				return hdr, samples, ft, fmt.Errorf("%s:%d: header: %v", path, n, err)
+			}
+		case "sample":
+			var s sampleLine
+			if err := json.Unmarshal(line, &s); err != nil {
+				return hdr, samples, ft, fmt.Errorf("%s:%d: sample: %v", path, n, err)
+			}
+			samples = append(samples, s.Sample)
+		case "footer":
+			ft = &Footer{}
+			if err := json.Unmarshal(line, ft); err != nil {
+				return hdr, samples, ft, fmt.Errorf("%s:%d: footer: %v", path, n, err)
+			}
+		default:
+			return hdr, samples, ft, fmt.Errorf("%s:%d: unknown line type %q", path, n, probe.Type)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return hdr, samples, ft, fmt.Errorf("%s: %w", path, err)
+	}
+	return hdr, samples, ft, nil
+}

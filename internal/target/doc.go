@@ -1,0 +1,29 @@
+// Package target manages the servers benchrig measures: it starts a target
+// as a fresh process group pinned to chosen CPUs with its output in a per-run
+// log file, waits for a readiness probe, runs response checks against it, and
+// stops the whole group so that nothing is left behind. It can also attach to
+// a server that is already running, by PID or by the port it listens on.
+//
+// A managed target's life:
+//
+//	p, err := target.Start(ctx, target.Spec{
+//		Name:  "node-http",
+//		Argv:  []string{"node", "server.js"},
+//		CPUs:  "0",
+//		Ready: target.ProbeSpec{HTTP: "http://127.0.0.1:3000/"},
+//	}, nil)
+//	if err != nil {
+//		return err // one line: target, cause, log file
+//	}
+//	defer p.Stop(context.Background())
+//	if err := target.RunCheck(ctx, target.Check{URL: "http://127.0.0.1:3000/", BodyContains: "hello"}); err != nil {
+//		return err
+//	}
+//	// … measure p.PID() while the load runs; watch p.Exited() …
+//
+// Probes are an interface so that other packages (the ephemeral PostgreSQL
+// and redis-server targets) can plug in protocol-level readiness checks.
+//
+// Linux only: the package reads /proc and uses process groups, Pdeathsig and
+// sched_setaffinity.
+package target
