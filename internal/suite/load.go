@@ -1,0 +1,58 @@
+package suite
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+)
+
+// Load reads and parses the suite file at path. Errors name the file and,
+// for problems in it, the line and column.
+func Load(path string) (*Suite, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read suite %q: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes and validates a suite. name is the file name used in error
+// messages and recorded in Source. Unknown keys, wrong types, duplicate keys
+// and invalid values are errors; the returned error is an Errors listing
+// each as `name:line:col: field: what is wrong and what is accepted`.
+func Parse(name string, data []byte) (*Suite, error) {
+	s := newSuite()
+	s.loc = newLocated(name)
+	decodeDocument(s.loc, data, s)
+	if err := s.loc.result(); err != nil {
+		return nil, err
+	}
+	s.applyDefaults()
+	s.validate()
+	if err := s.loc.result(); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	s.Source = Source{File: name, SHA256: hex.EncodeToString(sum[:])}
+	return s, nil
+}
+
+// applyDefaults fills the defaults that depend on what the file wrote.
+func (s *Suite) applyDefaults() {
+	for name, t := range s.Targets {
+		if t != nil {
+			s.targetDefaults(name, t)
+		}
+	}
+	for name, p := range s.Paths {
+		if p != nil {
+			s.pathDefaults(name, p)
+		}
+	}
+	for name, w := range s.Workloads {
+		if w != nil {
+			s.workloadDefaults(name, w)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package suite
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Path is one named request sent to a target. Exactly one of HTTP, PG and
+// RESP is set; it decides the path's protocol.
+type Path struct {
+	// HTTP, PG and RESP: the request, in its protocol.
+	HTTP *HTTPPath `json:"http,omitempty"`
+	PG   *PGPath   `json:"pg,omitempty"`
+	RESP *RESPPath `json:"resp,omitempty"`
+}
+
+// Protocol returns the path's protocol, "" when it names none.
+func (p *Path) Protocol() Protocol {
+	switch {
+	case p.HTTP != nil:
+		return HTTP
+	case p.PG != nil:
+		return PG
+	case p.RESP != nil:
+		return RESP
+	}
+	return ""
+}
+
+// HTTPPath is an HTTP request.
+type HTTPPath struct {
+	// URL to request; {port} is the target's port and {id} a key of the
+	// cell's workload, if any.
+	URL string `json:"url"`
+	// Method (default GET).
+	Method string `json:"method,omitempty"`
+	// Headers sent with every request.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Body sent with every request.
+	Body string `json:"body,omitempty"`
+	// ExpectStatus is the status of an accepted response (default 200);
+	// others count as unexpected.
+	ExpectStatus int `json:"expect_status"`
+	// ExpectBody, when set, must equal the response body.
+	ExpectBody string `json:"expect_body,omitempty"`
+}
+
+// PGPath is a PostgreSQL request: one of the pg driver's named access paths
+// (Path, e.g. "prepared-one", "any"), or a custom SQL statement whose $1 is
+// bound to the batch of keys.
+type PGPath struct {
+	// Path names a pg driver access path.
+	Path string `json:"path,omitempty"`
+	// SQL is a statement whose $1 is bound to the batch of keys.
+	SQL string `json:"sql,omitempty"`
+}
+
+// RESPPath is a RESP command. Key is the key template ({id} is replaced by
+// the workload's key); multi-key commands (MGET, EXISTS, DEL, UNLINK,
+// TOUCH) take one key per batch element.
+type RESPPath struct {
+	// Command is the command name, upper-cased when parsed.
+	Command string `json:"command"`
+	// Key is the key template.
+	Key string `json:"key,omitempty"`
+	// Value is the value written by SET-like commands.
+	Value string `json:"value,omitempty"`
+}
+
+// MaxRESPBatch is the largest batch (keys per request) of a RESP path.
+const MaxRESPBatch = 1024
+
+// multiKeyRESP are the RESP commands that take a batch of keys.
+var multiKeyRESP = map[string]bool{"MGET": true, "EXISTS": true, "DEL": true, "UNLINK": true, "TOUCH": true}
+
+// MultiKey reports whether the command takes a batch of keys.
+func (r *RESPPath) MultiKey() bool { return multiKeyRESP[r.Command] }
+
+var (
+	pgPathRE    = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	respCmdRE   = regexp.MustCompile(`^[A-Z][A-Z0-9]*$`)
+	headerKeyRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+)
+
+// pathPlaceholders are the placeholders a path template may use.
+var pathPlaceholders = map[string]bool{PortPlaceholder: true, IDPlaceholder: true}
+
+// pathDefaults fills the defaults of a decoded path.
+func (s *Suite) pathDefaults(name string, p *Path) {
+	f := child("paths", name)
+	if h := p.HTTP; h != nil {
+		if h.Method == "" {
+			h.Method = "GET"
+		}
+		if !s.loc.present(f + ".http.expect_status") {
+			h.ExpectStatus = 200
+		}
+	}
+	if r := p.RESP; r != nil {
+		r.Command = strings.ToUpper(r.Command)
+	}
+}
+
+func (s *Suite) validatePath(name string, p *Path) {
+	l, f := s.loc, child("paths", name)
+	l.checkName(f, name)
+	if p == nil {
+		l.errf(f, "needs one of http, pg, resp")
+		return
+	}
+	protos := setNames([]string{"http", "pg", "resp"}, p.HTTP != nil, p.PG != nil, p.RESP != nil)
+	if len(protos) == 0 {
+		l.errf(f, "needs one of http, pg, resp")
+	}
+	l.exclusive(f, protos, "a path is one request of one protocol")
+	if h := p.HTTP; h != nil {
+		hf := f + ".http"
+		if h.URL == "" {
+			l.errf(hf+".url", "required: the URL to request, e.g. http://127.0.0.1:{port}/")
+		} else {
+			l.checkURL(hf+".url", h.URL)
+			l.checkPlaceholders(hf+".url", h.URL, pathPlaceholders, nil)
+		}
+		l.checkMethod(hf+".method", h.Method)
+		l.checkStatus(hf+".expect_status", h.ExpectStatus)
+		for _, k := range sortedKeys(h.Headers) {
+			if !headerKeyRE.MatchString(k) {
+				l.errf(child(hf+".headers", k), "invalid header name %q", k)
+			}
+		}
+		l.checkPlaceholders(hf+".body", h.Body, pathPlaceholders, nil)
+	}
+	if q := p.PG; q != nil {
+		qf := f + ".pg"
+		l.exclusive(qf, setNames([]string{"path", "sql"}, q.Path != "", q.SQL != ""), "name a driver access path or give a statement")
+		switch {
+		case q.Path == "" && strings.TrimSpace(q.SQL) == "":
+			l.errf(qf, "needs one of path (a driver access path, e.g. prepared-one, any) or sql (a statement whose $1 is the batch of keys)")
+		case q.Path != "" && !pgPathRE.MatchString(q.Path):
+			l.errf(qf+".path", "invalid access path %q; accepted: lower-case letters, digits and '-', e.g. prepared-one", q.Path)
+		}
+	}
+	if r := p.RESP; r != nil {
+		rf := f + ".resp"
+		if r.Command == "" {
+			l.errf(rf+".command", "required: a RESP command, e.g. GET or MGET")
+		} else if !respCmdRE.MatchString(r.Command) {
+			l.errf(rf+".command", "invalid command %q; accepted: a command name such as GET, MGET, SET", r.Command)
+		}
+		l.checkPlaceholders(rf+".key", r.Key, pathPlaceholders, nil)
+		l.checkPlaceholders(rf+".value", r.Value, pathPlaceholders, nil)
+	}
+}

@@ -1,0 +1,183 @@
+package suite
+
+// Protocol names the wire protocol a path speaks and a target serves.
+type Protocol string
+
+// The protocols benchrig drives.
+const (
+	HTTP Protocol = "http"
+	PG   Protocol = "pg"
+	RESP Protocol = "resp"
+)
+
+// Target kinds: how benchrig gets hold of a system under test.
+const (
+	// KindCommand: benchrig starts Command as a fresh process per sample.
+	KindCommand = "command"
+	// KindPostgres: an ephemeral PostgreSQL server, or an existing one by DSN.
+	KindPostgres = "postgres"
+	// KindRedis: an ephemeral redis-server, or an existing one by address.
+	KindRedis = "redis"
+	// KindAttach: an already running process, found by PID or listening port.
+	KindAttach = "attach"
+)
+
+// Target is one system under test. Exactly one of Command, Postgres, Redis
+// and Attach is set.
+type Target struct {
+	// Command is the program and arguments of a command target. {port} and
+	// {param} placeholders are substituted (see Params).
+	Command []string `json:"command,omitempty"`
+	// Dir is the working directory of Command (default: the current one).
+	Dir string `json:"dir,omitempty"`
+	// Env is added to the environment of Command, or of the ephemeral
+	// server. Values may use placeholders.
+	Env map[string]string `json:"env,omitempty"`
+	// Port is the port the target listens on, substituted for {port}; 0
+	// lets the runner pick a free port.
+	Port int `json:"port,omitempty"`
+	// CPUs pins the target; empty uses Placement.TargetCPUs.
+	CPUs CPUList `json:"cpus,omitempty"`
+	// Params are axes of the matrix that belong to this target: each
+	// combination of values is a separate variant, its values substituted
+	// into {name} placeholders (e.g. params: {node: [node18, node20]} with
+	// command: ["{node}", "server.js"]).
+	Params map[string][]string `json:"params,omitempty"`
+	// Serves overrides the protocols the target speaks; by default a
+	// command or attach target serves http, postgres serves pg and redis
+	// serves resp.
+	Serves []Protocol `json:"serves,omitempty"`
+	// Ready is how a command target is known to be ready.
+	Ready *Ready `json:"ready,omitempty"`
+	// Checks are HTTP requests whose responses must be right before and
+	// after the load (the pre-flight and post-load checks).
+	Checks []Check `json:"checks,omitempty"`
+
+	// Postgres makes this a PostgreSQL target.
+	Postgres *Postgres `json:"postgres,omitempty"`
+	// Redis makes this a RESP (redis-server) target.
+	Redis *Redis `json:"redis,omitempty"`
+	// Attach makes this a target benchrig does not start.
+	Attach *Attach `json:"attach,omitempty"`
+}
+
+// Kind returns the target's kind (KindCommand, KindPostgres, KindRedis or
+// KindAttach); "" for a target that names none.
+func (t *Target) Kind() string {
+	switch {
+	case t.Postgres != nil:
+		return KindPostgres
+	case t.Redis != nil:
+		return KindRedis
+	case t.Attach != nil:
+		return KindAttach
+	case t.Command != nil:
+		return KindCommand
+	}
+	return ""
+}
+
+// Protocols returns the protocols the target serves: Serves when set, else
+// the default of its kind.
+func (t *Target) Protocols() []Protocol {
+	if len(t.Serves) > 0 {
+		return t.Serves
+	}
+	switch t.Kind() {
+	case KindPostgres:
+		return []Protocol{PG}
+	case KindRedis:
+		return []Protocol{RESP}
+	}
+	return []Protocol{HTTP}
+}
+
+// Serve reports whether the target serves protocol p.
+func (t *Target) Serve(p Protocol) bool {
+	for _, q := range t.Protocols() {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Ready says how a started command target is known to accept requests. At
+// most one of HTTP and TCP is set; with neither, the target is ready when
+// its port accepts connections.
+type Ready struct {
+	// HTTP is a URL that must answer with a 2xx status.
+	HTTP string `json:"http,omitempty"`
+	// TCP is a host:port that must accept a connection.
+	TCP string `json:"tcp,omitempty"`
+	// Timeout bounds the wait (default 30s).
+	Timeout Duration `json:"timeout"`
+}
+
+// Check is an HTTP request whose response is verified before and after the
+// load.
+type Check struct {
+	// URL to request; placeholders are substituted.
+	URL string `json:"url"`
+	// Method (default GET).
+	Method string `json:"method,omitempty"`
+	// Body sent with the request.
+	Body string `json:"body,omitempty"`
+	// Status expected (default 200).
+	Status int `json:"status"`
+	// BodyEquals, when set, must equal the response body.
+	BodyEquals string `json:"body_equals,omitempty"`
+	// BodyContains, when set, must occur in the response body.
+	BodyContains string `json:"body_contains,omitempty"`
+}
+
+// Postgres is a PostgreSQL target: an ephemeral server benchrig creates in a
+// temporary directory (Ephemeral), or an existing one whose DSN is read from
+// the environment variable DSNEnv, or given in DSN without a password.
+type Postgres struct {
+	// Ephemeral starts a new server in a temporary directory per run.
+	Ephemeral bool `json:"ephemeral,omitempty"`
+	// DSN of an existing server; must not contain a password (use DSNEnv
+	// or PGPASSWORD).
+	DSN string `json:"dsn,omitempty"`
+	// DSNEnv names the environment variable holding the DSN.
+	DSNEnv string `json:"dsn_env,omitempty"`
+	// BinDir holds initdb and postgres for an ephemeral server (default:
+	// found on PATH). Placeholders are substituted.
+	BinDir string `json:"bin_dir,omitempty"`
+	// SharedBuffers of an ephemeral server, in PostgreSQL syntax (128MB).
+	SharedBuffers string `json:"shared_buffers,omitempty"`
+	// MaxConnections of an ephemeral server (default: enough for the
+	// largest connection count of the matrix).
+	MaxConnections int `json:"max_connections,omitempty"`
+	// Settings are further postgresql.conf settings of an ephemeral server.
+	Settings map[string]string `json:"settings,omitempty"`
+	// InitSQL statements run once after the server is ready.
+	InitSQL []string `json:"init_sql,omitempty"`
+}
+
+// Redis is a RESP target: an ephemeral redis-server, or an existing server
+// at Addr. The AUTH token, if any, is read from the environment variable
+// TokenEnv; it is never written in a suite.
+type Redis struct {
+	// Ephemeral starts a new redis-server per run.
+	Ephemeral bool `json:"ephemeral,omitempty"`
+	// Addr is the host:port of an existing server.
+	Addr string `json:"addr,omitempty"`
+	// TokenEnv names the environment variable holding the AUTH token.
+	TokenEnv string `json:"token_env,omitempty"`
+	// Bin is the redis-server program of an ephemeral server (default:
+	// found on PATH). Placeholders are substituted.
+	Bin string `json:"bin,omitempty"`
+	// Settings are further redis.conf settings of an ephemeral server.
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// Attach is a process benchrig does not start: exactly one of PID and Port
+// finds it (the process listening on Port).
+type Attach struct {
+	// PID is the process id of the target (its whole tree is measured).
+	PID int `json:"pid,omitempty"`
+	// Port finds the process listening on it.
+	Port int `json:"port,omitempty"`
+}

@@ -1,0 +1,150 @@
+package suite
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Names of targets, paths and workloads appear in cell IDs and field paths.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// envNameRE is what an environment variable name may be.
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+const nameRule = "letters, digits, '.', '_' and '-', starting with a letter or digit"
+
+// validate checks the whole suite, recording every problem in s.loc.
+func (s *Suite) validate() {
+	l := s.loc
+	switch {
+	case !l.present("name"):
+		l.errf("name", "required: a short name for the suite, e.g. http-frameworks")
+	case !nameRE.MatchString(s.Name):
+		l.errf("name", "invalid name %q; accepted: %s", s.Name, nameRule)
+	}
+	if s.Repeats < 1 {
+		l.errf("repeats", "must be ≥ 1, got %d", s.Repeats)
+	}
+	if s.Requests < 0 {
+		l.errf("requests", "must be ≥ 0 (0 bounds samples by phases.load only), got %d", s.Requests)
+	}
+	if s.Sampler.Interval < MinSamplerInterval {
+		l.errf("sampler.interval", "must be ≥ %s, got %s", MinSamplerInterval, s.Sampler.Interval)
+	}
+	s.validatePlacement()
+	if s.Phases.Load == 0 && s.Requests == 0 {
+		l.errf("phases.load", "must be > 0 unless requests is set: a sample needs a time or a request bound")
+	}
+	s.validateThresholds()
+	for _, name := range sortedKeys(s.Targets) {
+		s.validateTarget(name, s.Targets[name])
+	}
+	for _, name := range sortedKeys(s.Paths) {
+		s.validatePath(name, s.Paths[name])
+	}
+	for _, name := range sortedKeys(s.Workloads) {
+		s.validateWorkload(name, s.Workloads[name])
+	}
+	s.validateMatrix()
+}
+
+func (s *Suite) validatePlacement() {
+	l := s.loc
+	l.checkCPUs("placement.client_cpus", s.Placement.ClientCPUs)
+	l.checkCPUs("placement.target_cpus", s.Placement.TargetCPUs)
+	if s.Placement.ClientGOMAXPROCS < 0 {
+		l.errf("placement.client_gomaxprocs", "must be ≥ 0 (0 keeps the Go default), got %d", s.Placement.ClientGOMAXPROCS)
+	}
+}
+
+func (s *Suite) validateThresholds() {
+	l, t := s.loc, s.Thresholds
+	if t.Coverage < 0 || t.Coverage > 100 || math.IsNaN(t.Coverage) {
+		l.errf("thresholds.coverage", "must be a percentage between 0 and 100, got %s", fmtFloat(t.Coverage))
+	}
+	if t.P99 <= 0 {
+		l.errf("thresholds.p99", "must be > 0, got %s", t.P99)
+	}
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{{"errors", t.Errors}, {"timeouts", t.Timeouts}, {"unexpected", t.Unexpected}, {"dropped", t.Dropped}} {
+		if c.v < 0 {
+			l.errf("thresholds."+c.name, "must be ≥ 0 (the largest tolerated count), got %d", c.v)
+		}
+	}
+}
+
+// checkName reports a badly formed name of a target, path or workload.
+func (l *located) checkName(field, name string) {
+	if !nameRE.MatchString(name) {
+		l.errf(field, "invalid name %q; accepted: %s", name, nameRule)
+	}
+}
+
+func (l *located) checkCPUs(field string, c CPUList) {
+	if _, err := c.CPUs(); err != nil {
+		l.errf(field, "%s", err.Error())
+	}
+}
+
+func (l *located) checkPort(field string, port, min int) {
+	if port < min || port > 65535 {
+		l.errf(field, "must be a port between %d and 65535, got %d", min, port)
+	}
+}
+
+func (l *located) checkEnvName(field, name string) {
+	if !envNameRE.MatchString(name) {
+		l.errf(field, "invalid environment variable name %q; accepted: letters, digits and '_', not starting with a digit", name)
+	}
+}
+
+// present reports whether field was written in the suite file.
+func (l *located) present(field string) bool {
+	_, ok := l.at[field]
+	return ok
+}
+
+// sortedKeys returns the keys of m in order, for deterministic messages.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// defined lists the keys of m for "unknown name" messages.
+func defined[V any](m map[string]V, what string) string {
+	if len(m) == 0 {
+		return "no " + what + " are defined"
+	}
+	return "defined: " + strings.Join(sortedKeys(m), ", ")
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func quote(s string) string { return strconv.Quote(s) }
+
+// exclusive reports, at field, that the set options may not be combined.
+func (l *located) exclusive(field string, set []string, rule string) {
+	if len(set) > 1 {
+		l.errf(field, "%s are exclusive: %s", strings.Join(set, " and "), rule)
+	}
+}
+
+// setNames returns the names whose flag is true, in order.
+func setNames(names []string, flags ...bool) []string {
+	var out []string
+	for i, f := range flags {
+		if f {
+			out = append(out, names[i])
+		}
+	}
+	return out
+}

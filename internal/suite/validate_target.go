@@ -1,0 +1,353 @@
+package suite
+
+import (
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var (
+	paramNameRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	paramValueRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+:@-]*$`)
+	sharedBuffersRE = regexp.MustCompile(`^[0-9]+(kB|MB|GB|TB)?$`)
+	pgSettingRE     = regexp.MustCompile(`^[a-z_][a-z0-9_.]*$`)
+	keywordPassRE   = regexp.MustCompile(`(^|\s)password\s*=`)
+)
+
+// targetDefaults fills the defaults of a decoded target that depend on what
+// was written.
+func (s *Suite) targetDefaults(name string, t *Target) {
+	f := child("targets", name)
+	if t.Ready != nil && !s.loc.present(f+".ready.timeout") {
+		t.Ready.Timeout = DefaultReadyTimeout
+	}
+	for i := range t.Checks {
+		cf := index(f+".checks", i)
+		if !s.loc.present(cf + ".status") {
+			t.Checks[i].Status = 200
+		}
+		if t.Checks[i].Method == "" {
+			t.Checks[i].Method = "GET"
+		}
+	}
+}
+
+func (s *Suite) validateTarget(name string, t *Target) {
+	l, f := s.loc, child("targets", name)
+	l.checkName(f, name)
+	if t == nil {
+		l.errf(f, "missing command: a command target needs command: [program, args…]; other kinds: postgres, redis, attach")
+		return
+	}
+	kinds := setNames([]string{"command", "postgres", "redis", "attach"},
+		t.Command != nil, t.Postgres != nil, t.Redis != nil, t.Attach != nil)
+	switch len(kinds) {
+	case 0:
+		l.errf(f, "missing command: a command target needs command: [program, args…]; other kinds: postgres, redis, attach")
+	case 1:
+	default:
+		l.exclusive(f, kinds, "a target is one of command, postgres, redis, attach")
+	}
+	kind := t.Kind()
+	if kind == KindCommand {
+		if len(t.Command) == 0 {
+			l.errf(f+".command", "must not be empty; accepted: [program, args…]")
+		} else if strings.TrimSpace(t.Command[0]) == "" {
+			l.errf(f+".command[0]", "the program must not be empty")
+		}
+	}
+	s.checkTargetFields(f, kind, t)
+	l.checkPort(f+".port", t.Port, 0)
+	l.checkCPUs(f+".cpus", t.CPUs)
+	for _, k := range sortedKeys(t.Env) {
+		l.checkEnvName(child(f+".env", k), k)
+	}
+	s.checkServes(f, t)
+	s.checkParams(f, t)
+	if t.Ready != nil {
+		s.checkReady(f+".ready", t.Ready)
+	}
+	for i, c := range t.Checks {
+		s.checkCheck(index(f+".checks", i), c)
+	}
+	if len(t.Checks) > 0 && !t.Serve(HTTP) {
+		l.errf(f+".checks", "checks are HTTP requests; target %q does not serve http (serves: %s)", name, protoList(t.Protocols()))
+	}
+	switch kind {
+	case KindPostgres:
+		s.checkPostgres(f+".postgres", t.Postgres)
+	case KindRedis:
+		s.checkRedis(f+".redis", t.Redis)
+	case KindAttach:
+		s.checkAttach(f+".attach", t.Attach)
+	}
+}
+
+// checkTargetFields reports fields that mean nothing for the target's kind.
+func (s *Suite) checkTargetFields(f, kind string, t *Target) {
+	started := kind != KindAttach
+	for _, c := range []struct {
+		name string
+		set  bool
+		ok   bool
+		why  string
+	}{
+		{"dir", t.Dir != "", kind == KindCommand, "only a command target has a working directory"},
+		{"ready", t.Ready != nil, kind == KindCommand, "postgres and redis targets have their own readiness probe; attached ones are running"},
+		{"env", t.Env != nil, started, "an attached target is not started by benchrig"},
+		{"params", t.Params != nil, started, "params vary how benchrig starts a target; an attached one is not started"},
+	} {
+		if c.set && !c.ok && kind != "" {
+			s.loc.errf(f+"."+c.name, "not accepted for a %s target: %s", kind, c.why)
+		}
+	}
+}
+
+func (s *Suite) checkServes(f string, t *Target) {
+	seen := map[Protocol]bool{}
+	for i, p := range t.Serves {
+		switch p {
+		case HTTP, PG, RESP:
+		default:
+			s.loc.errf(index(f+".serves", i), "unknown protocol %q; accepted: http, pg, resp", string(p))
+		}
+		if seen[p] {
+			s.loc.errf(index(f+".serves", i), "duplicate protocol %q", string(p))
+		}
+		seen[p] = true
+	}
+}
+
+// checkParams checks a target's params and every placeholder of the fields
+// they are substituted into; a param no placeholder uses would make
+// identical variants, so it is reported.
+func (s *Suite) checkParams(f string, t *Target) {
+	l := s.loc
+	allowed := map[string]bool{PortPlaceholder: true}
+	for _, name := range sortedKeys(t.Params) {
+		pf := child(f+".params", name)
+		if !paramNameRE.MatchString(name) {
+			l.errf(pf, "invalid param name %q; accepted: letters, digits and '_', not starting with a digit", name)
+		}
+		if name == PortPlaceholder || name == IDPlaceholder {
+			l.errf(pf, "param name %q is reserved for the {%s} placeholder", name, name)
+		}
+		values := t.Params[name]
+		if len(values) == 0 {
+			l.errf(pf, "must list at least one value")
+		}
+		seen := map[string]int{}
+		for i, v := range values {
+			if !paramValueRE.MatchString(v) {
+				l.errf(index(pf, i), "invalid value %q; accepted: letters, digits and . _ + : @ -, starting with a letter or digit", v)
+			}
+			if j, dup := seen[v]; dup {
+				l.errf(index(pf, i), "duplicate value %q (also at [%d])", v, j)
+			}
+			seen[v] = i
+		}
+		allowed[name] = true
+	}
+	used := map[string]bool{}
+	check := func(field, v string) { l.checkPlaceholders(field, v, allowed, used) }
+	for i, a := range t.Command {
+		check(index(f+".command", i), a)
+	}
+	check(f+".dir", t.Dir)
+	for _, k := range sortedKeys(t.Env) {
+		check(child(f+".env", k), t.Env[k])
+	}
+	if t.Ready != nil {
+		check(f+".ready.http", t.Ready.HTTP)
+		check(f+".ready.tcp", t.Ready.TCP)
+	}
+	for i, c := range t.Checks {
+		check(index(f+".checks", i)+".url", c.URL)
+		check(index(f+".checks", i)+".body", c.Body)
+	}
+	if t.Postgres != nil {
+		check(f+".postgres.bin_dir", t.Postgres.BinDir)
+	}
+	if t.Redis != nil {
+		check(f+".redis.bin", t.Redis.Bin)
+	}
+	for _, name := range sortedKeys(t.Params) {
+		if !used[name] {
+			l.errf(child(f+".params", name), "param %q is not used: no {%s} placeholder in command, env, dir, ready, checks, bin_dir or bin, so its variants would be identical", name, name)
+		}
+	}
+}
+
+func (s *Suite) checkReady(f string, r *Ready) {
+	l := s.loc
+	l.exclusive(f, setNames([]string{"http", "tcp"}, r.HTTP != "", r.TCP != ""), "give one readiness probe")
+	if r.HTTP != "" {
+		l.checkURL(f+".http", r.HTTP)
+	}
+	if r.TCP != "" {
+		l.checkAddr(f+".tcp", r.TCP)
+	}
+}
+
+func (s *Suite) checkCheck(f string, c Check) {
+	l := s.loc
+	if c.URL == "" {
+		l.errf(f+".url", "required: the URL to request")
+	} else {
+		l.checkURL(f+".url", c.URL)
+	}
+	l.checkMethod(f+".method", c.Method)
+	l.checkStatus(f+".status", c.Status)
+}
+
+func (s *Suite) checkPostgres(f string, p *Postgres) {
+	l := s.loc
+	sources := setNames([]string{"ephemeral", "dsn", "dsn_env"}, p.Ephemeral, p.DSN != "", p.DSNEnv != "")
+	switch {
+	case len(sources) == 0:
+		l.errf(f, "needs one of ephemeral: true (a new server per run), dsn_env or dsn (an existing server)")
+	case p.Ephemeral && p.DSN != "":
+		l.errf(f+".dsn", "dsn and ephemeral are exclusive: ephemeral starts a new server, dsn names an existing one")
+	case p.Ephemeral && p.DSNEnv != "":
+		l.errf(f+".dsn_env", "dsn_env and ephemeral are exclusive: ephemeral starts a new server, dsn_env names an existing one")
+	default:
+		l.exclusive(f, sources, "give the DSN once")
+	}
+	if p.DSN != "" && dsnHasPassword(p.DSN) {
+		l.errf(f+".dsn", "contains a password; suites are recorded with every result, so put the DSN in an environment variable named by dsn_env (or the password in PGPASSWORD)")
+	}
+	if p.DSNEnv != "" {
+		l.checkEnvName(f+".dsn_env", p.DSNEnv)
+	}
+	if !p.Ephemeral {
+		for _, c := range []struct {
+			name string
+			set  bool
+		}{{"bin_dir", p.BinDir != ""}, {"shared_buffers", p.SharedBuffers != ""}, {"max_connections", p.MaxConnections != 0}, {"settings", p.Settings != nil}} {
+			if c.set {
+				l.errf(f+"."+c.name, "configures an ephemeral server; set ephemeral: true or remove it")
+			}
+		}
+	}
+	if p.SharedBuffers != "" && !sharedBuffersRE.MatchString(p.SharedBuffers) {
+		l.errf(f+".shared_buffers", "invalid size %q; accepted: a number with kB, MB, GB or TB, e.g. 128MB", p.SharedBuffers)
+	}
+	if p.MaxConnections < 0 {
+		l.errf(f+".max_connections", "must be ≥ 0 (0 sizes it from the matrix), got %d", p.MaxConnections)
+	}
+	for _, k := range sortedKeys(p.Settings) {
+		if !pgSettingRE.MatchString(k) {
+			l.errf(child(f+".settings", k), "invalid setting name %q; accepted: lower-case letters, digits, '_' and '.'", k)
+		}
+	}
+	for i, q := range p.InitSQL {
+		if strings.TrimSpace(q) == "" {
+			l.errf(index(f+".init_sql", i), "must not be empty")
+		}
+	}
+}
+
+func (s *Suite) checkRedis(f string, r *Redis) {
+	l := s.loc
+	switch {
+	case r.Ephemeral && r.Addr != "":
+		l.errf(f+".addr", "addr and ephemeral are exclusive: ephemeral starts a new redis-server, addr names an existing one")
+	case !r.Ephemeral && r.Addr == "":
+		l.errf(f, "needs one of ephemeral: true (a new redis-server per run) or addr (an existing server)")
+	}
+	if r.Addr != "" {
+		l.checkAddr(f+".addr", r.Addr)
+	}
+	if r.TokenEnv != "" {
+		l.checkEnvName(f+".token_env", r.TokenEnv)
+	}
+	if !r.Ephemeral && (r.Bin != "" || r.Settings != nil) {
+		field := f + ".bin"
+		if r.Bin == "" {
+			field = f + ".settings"
+		}
+		l.errf(field, "configures an ephemeral server; set ephemeral: true or remove it")
+	}
+}
+
+func (s *Suite) checkAttach(f string, a *Attach) {
+	l := s.loc
+	switch {
+	case a.PID == 0 && a.Port == 0:
+		l.errf(f, "needs one of pid (a process id) or port (the port the process listens on)")
+	case a.PID != 0 && a.Port != 0:
+		l.errf(f, "pid and port are exclusive: give one way to find the process")
+	case a.PID < 0:
+		l.errf(f+".pid", "must be ≥ 1, got %d", a.PID)
+	case a.Port != 0:
+		l.checkPort(f+".port", a.Port, 1)
+	}
+}
+
+// checkURL checks an http(s) URL template; placeholders stand for values.
+// A URL that may carry credentials is never echoed.
+func (l *located) checkURL(field, raw string) {
+	u, err := url.Parse(placeholderRE.ReplaceAllString(raw, "1"))
+	if err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			l.errf(field, "contains a password; suites are recorded with every result, so send credentials in a header (headers named like Authorization are redacted)")
+			return
+		}
+	}
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		shown := strconv.Quote(raw)
+		if strings.Contains(raw, "@") {
+			shown = "(not shown: it may hold credentials)"
+		}
+		l.errf(field, "not an http URL: %s; accepted: http://host:port/path or https://…", shown)
+	}
+}
+
+// checkAddr checks a host:port template.
+func (l *located) checkAddr(field, raw string) {
+	host, port, err := net.SplitHostPort(placeholderRE.ReplaceAllString(raw, "1"))
+	n, perr := strconv.Atoi(port)
+	if err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+		l.errf(field, "not an address: %q; accepted: host:port, e.g. 127.0.0.1:6379", raw)
+	}
+}
+
+var methodRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+func (l *located) checkMethod(field, m string) {
+	if !methodRE.MatchString(m) {
+		l.errf(field, "invalid HTTP method %q; accepted: GET, POST, PUT, …", m)
+	}
+}
+
+func (l *located) checkStatus(field string, status int) {
+	if status < 100 || status > 599 {
+		l.errf(field, "must be an HTTP status between 100 and 599, got %d", status)
+	}
+}
+
+// dsnHasPassword reports whether a PostgreSQL DSN, in URL or keyword form,
+// carries a password.
+func dsnHasPassword(dsn string) bool {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return true // cannot tell: treat as secret
+		}
+		if _, ok := u.User.Password(); ok {
+			return true
+		}
+		return u.Query().Has("password")
+	}
+	return keywordPassRE.MatchString(dsn)
+}
+
+func protoList(ps []Protocol) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return strings.Join(out, ", ")
+}

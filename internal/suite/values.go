@@ -1,0 +1,145 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Duration is a non-negative time.Duration written in a suite as a Go
+// duration string ("1.5s", "250ms", "1m") or as the bare number 0. It is
+// recorded in JSON as the same string.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// String formats d as Go does ("1.5s").
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON records d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a duration string, so a recorded suite reads back.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: %w", err)
+	}
+	v, err := ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// ParseDuration parses a non-negative Go duration string; "0" is accepted
+// without a unit.
+func ParseDuration(s string) (Duration, error) {
+	v, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("not a duration: %q; accepted: a number with a unit, e.g. 250ms, 1.5s, 1m", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("must be ≥ 0, got %s", v)
+	}
+	return Duration(v), nil
+}
+
+func (d *Duration) decodeYAML(dec *decoder, field string, n ast.Node) {
+	at := nodePos(n)
+	switch x := n.(type) {
+	case *ast.IntegerNode:
+		if x.GetToken().Value == "0" {
+			*d = 0
+			return
+		}
+		dec.errAt(at, field, "must be a duration with a unit, e.g. %ss or %sms; got the bare number %s", x.GetToken().Value, x.GetToken().Value, x.GetToken().Value)
+	case *ast.StringNode:
+		v, err := ParseDuration(x.Value)
+		if err != nil {
+			dec.errAt(at, field, "%s", err.Error())
+			return
+		}
+		*d = v
+	default:
+		dec.errAt(at, field, "must be a duration such as 250ms or 1.5s, got %s", describe(n))
+	}
+}
+
+// CPUList is a set of CPUs in the Linux cpulist syntax ("0", "0-3",
+// "0,2-3"), used to pin the client or a target. Empty means no pinning. A
+// bare integer in YAML (cpus: 0) is read as that one CPU.
+type CPUList string
+
+// CPUs returns the CPU numbers of l, sorted and without repeats; nil when l
+// is empty.
+func (l CPUList) CPUs() ([]int, error) { return ParseCPUList(string(l)) }
+
+func (l *CPUList) decodeYAML(dec *decoder, field string, n ast.Node) {
+	switch x := n.(type) {
+	case *ast.StringNode:
+		*l = CPUList(x.Value)
+	case *ast.IntegerNode:
+		*l = CPUList(x.GetToken().Value)
+	default:
+		dec.errAt(nodePos(n), field, "must be a CPU list such as \"0\", \"0-3\" or \"0,2-3\", got %s", describe(n))
+	}
+}
+
+// maxCPU bounds CPU numbers in a CPU list (the kernel's default NR_CPUS
+// limit is far below it).
+const maxCPU = 8191
+
+// ParseCPUList parses the Linux cpulist syntax: comma-separated CPU numbers
+// and inclusive ranges ("0", "0-3", "0,2-3"). It returns the CPUs sorted and
+// without repeats, or nil for an empty string.
+func ParseCPUList(s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	bad := func() error {
+		return fmt.Errorf("not a CPU list: %q; accepted: CPU numbers 0–%d and ranges, e.g. \"0\", \"0-3\", \"0,2-3\"", s, maxCPU)
+	}
+	seen := map[int]bool{}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := cpuNumber(lo)
+		if err != nil {
+			return nil, bad()
+		}
+		b := a
+		if isRange {
+			if b, err = cpuNumber(hi); err != nil || b < a {
+				return nil, bad()
+			}
+		}
+		for c := a; c <= b; c++ {
+			seen[c] = true
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for c := range seen {
+		out = append(out, c)
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+func cpuNumber(s string) (int, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, fmt.Errorf("not a CPU number: %q", s)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n > maxCPU {
+		return 0, fmt.Errorf("not a CPU number: %q", s)
+	}
+	return n, nil
+}
