@@ -1,0 +1,265 @@
+package resp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	wire "github.com/benchrig/benchrig/internal/resp"
+)
+
+// deadlineSlack is how far a new deadline may differ from the one already set
+// before SetDeadline is called again: setting it costs a timer update, so
+// back-to-back requests reuse it (firing at most this much early).
+const deadlineSlack = time.Millisecond
+
+// conn is one connection, owned by one worker.
+type conn struct {
+	d        *Driver
+	nc       net.Conn
+	rd       *wire.Reader
+	wbuf     []byte // the commands of one Do
+	key      []byte // scratch: one rendered key
+	arg      []byte // scratch: one rendered argument or value
+	deadline time.Time
+	closed   atomic.Bool
+	msgs     map[string]string // interned server error codes
+
+	// Counts since the last flush into the Driver.
+	hits, nils, validated, mismatches int64
+}
+
+func newConn(d *Driver, nc net.Conn) *conn {
+	return &conn{
+		d:    d,
+		nc:   nc,
+		rd:   wire.NewReader(nc, d.cfg.Limits),
+		msgs: make(map[string]string),
+	}
+}
+
+// handshake authenticates and checks with PING that the peer speaks RESP.
+func (c *conn) handshake() error {
+	if c.d.token != "" {
+		n := 2
+		if c.d.cfg.Auth.User != "" {
+			n = 3
+		}
+		c.wbuf = wire.AppendArrayHeader(c.wbuf[:0], n)
+		c.wbuf = wire.AppendBulkString(c.wbuf, "AUTH")
+		if n == 3 {
+			c.wbuf = wire.AppendBulkString(c.wbuf, c.d.cfg.Auth.User)
+		}
+		c.wbuf = wire.AppendBulkString(c.wbuf, c.d.token)
+		_, err := c.nc.Write(c.wbuf)
+		clear(c.wbuf) // the token does not linger in the buffer
+		if err != nil {
+			return fmt.Errorf("send AUTH: %w", err)
+		}
+		rep, err := c.rd.ReadReply()
+		switch {
+		case err != nil:
+			return fmt.Errorf("AUTH: %w", err)
+		case rep.Kind == wire.KindError:
+			return fmt.Errorf("AUTH failed: %w", &wire.Error{Msg: c.d.redact(string(rep.Data))})
+		case rep.Kind != wire.KindSimple || string(rep.Data) != "OK":
+			c.sync()
+			return fmt.Errorf("AUTH: want +OK, got a %s reply", rep.Kind)
+		}
+	}
+	if c.d.cfg.NoPing {
+		return nil
+	}
+	c.wbuf = wire.AppendCommandString(c.wbuf[:0], "PING")
+	if _, err := c.nc.Write(c.wbuf); err != nil {
+		return fmt.Errorf("send PING: %w", err)
+	}
+	rep, err := c.rd.ReadReply()
+	switch {
+	case errors.Is(err, io.EOF) && c.d.tlsConf == nil:
+		return fmt.Errorf("PING: connection closed before a reply (is the port TLS-only? then set tls.enabled): %w", err)
+	case err != nil:
+		return fmt.Errorf("PING: %w", err)
+	case rep.Kind == wire.KindError:
+		e := &wire.Error{Msg: c.d.redact(string(rep.Data))}
+		if e.Prefix() == "NOAUTH" {
+			return fmt.Errorf("PING refused: %w (the server requires AUTH: set auth.token_file or auth.token_env)", e)
+		}
+		return fmt.Errorf("PING refused: %w", e)
+	case rep.Kind != wire.KindSimple || string(rep.Data) != "PONG":
+		c.sync()
+		return fmt.Errorf("PING: want +PONG, got a %s reply", rep.Kind)
+	}
+	return nil
+}
+
+// Do sends the commands of all reqs in one write, then reads the replies in
+// order. It returns an error only when the connection is unusable.
+func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outcome) error {
+	if len(reqs) > MaxPipeline || len(out) < len(reqs) {
+		fail(out, 0, driver.Error, "driver misuse")
+		return fmt.Errorf("resp: Do with %d requests and %d outcomes (max pipeline %d)", len(reqs), len(out), MaxPipeline)
+	}
+	if err := ctx.Err(); err != nil {
+		fail(out[:len(reqs)], 0, driver.Error, "canceled")
+		return err
+	}
+	if c.closed.Load() {
+		fail(out[:len(reqs)], 0, driver.Error, "connection closed")
+		return fmt.Errorf("resp: %s: %w", c.d.cfg.Addr, net.ErrClosed)
+	}
+	c.wbuf = c.wbuf[:0]
+	for i := range reqs {
+		c.wbuf = c.appendRequest(c.wbuf, reqs[i].Seq)
+	}
+	c.arm(ctx)
+	if _, err := c.nc.Write(c.wbuf); err != nil {
+		class, msg := classify(ctx, err)
+		fail(out[:len(reqs)], 0, class, msg)
+		return fmt.Errorf("resp: send %d commands to %s: %w", len(reqs), c.d.cfg.Addr, err)
+	}
+	defer c.flush()
+	for i := range reqs {
+		start := c.rd.Consumed()
+		class, msg, err := c.readOne(reqs[i].Seq)
+		if err != nil {
+			class, msg = classify(ctx, err)
+		}
+		out[i] = driver.Outcome{Class: class, Bytes: c.rd.Consumed() - start, Done: driver.Now(), Msg: msg}
+		if err != nil {
+			fail(out[i+1:len(reqs)], out[i].Done, class, msg)
+			return fmt.Errorf("resp: reply %d of %d from %s: %w", i+1, len(reqs), c.d.cfg.Addr, err)
+		}
+	}
+	return nil
+}
+
+// Close closes the connection; it is idempotent and may be called while Do
+// runs, which then fails.
+func (c *conn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	return c.nc.Close()
+}
+
+// arm sets the connection's deadline for one Do: Timeout from now, or ctx's
+// deadline if earlier; unchanged when within deadlineSlack of the last one.
+func (c *conn) arm(ctx context.Context) {
+	var want time.Time
+	if t := c.d.cfg.Timeout; t > 0 {
+		want = time.Now().Add(t)
+	}
+	if dl, ok := ctx.Deadline(); ok && (want.IsZero() || dl.Before(want)) {
+		want = dl
+	}
+	if want.IsZero() {
+		if !c.deadline.IsZero() {
+			c.nc.SetDeadline(want)
+			c.deadline = want
+		}
+		return
+	}
+	if diff := want.Sub(c.deadline); c.deadline.IsZero() || diff > deadlineSlack || diff < -deadlineSlack {
+		c.nc.SetDeadline(want)
+		c.deadline = want
+	}
+}
+
+// appendRequest appends the command for request seq.
+func (c *conn) appendRequest(dst []byte, seq uint64) []byte {
+	d := c.d
+	switch d.cfg.Command {
+	case CommandMGET:
+		dst = wire.AppendArrayHeader(dst, 1+d.cfg.Batch)
+		dst = wire.AppendBulk(dst, d.cmdName)
+		for i := 0; i < d.cfg.Batch; i++ {
+			c.key = d.key.appendTo(c.key[:0], d.keys(seq, i), nil)
+			dst = wire.AppendBulk(dst, c.key)
+		}
+	case CommandGET:
+		c.key = d.key.appendTo(c.key[:0], d.keys(seq, 0), nil)
+		dst = wire.AppendArrayHeader(dst, 2)
+		dst = wire.AppendBulk(dst, d.cmdName)
+		dst = wire.AppendBulk(dst, c.key)
+	case CommandSET:
+		id := d.keys(seq, 0)
+		c.key = d.key.appendTo(c.key[:0], id, nil)
+		c.arg = d.value.appendTo(c.arg[:0], id, nil)
+		dst = wire.AppendArrayHeader(dst, 3)
+		dst = wire.AppendBulk(dst, d.cmdName)
+		dst = wire.AppendBulk(dst, c.key)
+		dst = wire.AppendBulk(dst, c.arg)
+	default: // custom
+		id := d.keys(seq, 0)
+		dst = wire.AppendArrayHeader(dst, len(d.args))
+		for i := range d.args {
+			c.arg = d.args[i].appendTo(c.arg[:0], id, &d.key)
+			dst = wire.AppendBulk(dst, c.arg)
+		}
+	}
+	return dst
+}
+
+// flush adds the connection's counts to the Driver's.
+func (c *conn) flush() {
+	if c.hits != 0 {
+		c.d.hits.Add(c.hits)
+		c.hits = 0
+	}
+	if c.nils != 0 {
+		c.d.nils.Add(c.nils)
+		c.nils = 0
+	}
+	if c.validated != 0 {
+		c.d.validated.Add(c.validated)
+		c.validated = 0
+	}
+	if c.mismatches != 0 {
+		c.d.mismatches.Add(c.mismatches)
+		c.mismatches = 0
+	}
+}
+
+// fail fills outcomes that cannot complete.
+func fail(out []driver.Outcome, done int64, class driver.Class, msg string) {
+	if done == 0 {
+		done = driver.Now()
+	}
+	for i := range out {
+		out[i] = driver.Outcome{Class: class, Done: done, Msg: msg}
+	}
+}
+
+// classify turns a connection error into an outcome class and a message from
+// a small set.
+func classify(ctx context.Context, err error) (driver.Class, string) {
+	switch {
+	case ctx.Err() != nil:
+		return driver.Error, "canceled"
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return driver.Timeout, "timeout"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return driver.Error, "connection closed mid-reply"
+	case errors.Is(err, io.EOF):
+		return driver.Error, "connection closed by peer"
+	case errors.Is(err, wire.ErrLimit):
+		return driver.Error, "reply over limit"
+	case errors.Is(err, wire.ErrProtocol):
+		return driver.Error, "protocol error"
+	case errors.Is(err, net.ErrClosed):
+		return driver.Error, "connection closed"
+	case errors.Is(err, syscall.ECONNRESET):
+		return driver.Error, "connection reset by peer"
+	case errors.Is(err, syscall.EPIPE):
+		return driver.Error, "broken pipe"
+	}
+	return driver.Error, "i/o error"
+}

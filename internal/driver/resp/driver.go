@@ -1,0 +1,191 @@
+package resp
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/benchrig/benchrig/internal/driver"
+)
+
+// Driver opens RESP2 connections to one server. It is safe for concurrent
+// use; each Conn belongs to one worker.
+type Driver struct {
+	cfg     Config
+	token   string
+	tlsConf *tls.Config
+	cmdName []byte   // "MGET", "GET", "SET"
+	key     template // KeyTemplate
+	value   template // SET value
+	args    []template
+	keys    func(seq uint64, i int) int64
+
+	hits, nils, validated, mismatches atomic.Int64
+	sawServerError                    atomic.Bool
+
+	mu          sync.Mutex
+	firstServer string // first server error message seen, redacted
+}
+
+var (
+	_ driver.Driver = (*Driver)(nil)
+	_ driver.Conn   = (*conn)(nil)
+)
+
+// New checks cfg, fills its defaults, reads the AUTH token and the TLS CA
+// file, and compiles the templates.
+func New(cfg Config) (*Driver, error) {
+	cfg, token, err := cfg.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("resp: config: %w", err)
+	}
+	d := &Driver{cfg: cfg, token: token, keys: cfg.Keys}
+	if d.key, err = compileTemplate("key_template", cfg.KeyTemplate, cfg.DB, false); err != nil {
+		return nil, fmt.Errorf("resp: config: %w", err)
+	}
+	if !d.key.has(holeID) && cfg.KeySpace > 1 {
+		return nil, fmt.Errorf("resp: config: key_template: %q has no {id}, so every key would be the same", cfg.KeyTemplate)
+	}
+	switch cfg.Command {
+	case CommandSET:
+		if d.value, err = compileTemplate("value", cfg.Value, cfg.DB, false); err != nil {
+			return nil, fmt.Errorf("resp: config: %w", err)
+		}
+	case CommandCustom:
+		for i, a := range cfg.Args {
+			t, err := compileTemplate(fmt.Sprintf("args[%d]", i), a, cfg.DB, true)
+			if err != nil {
+				return nil, fmt.Errorf("resp: config: %w", err)
+			}
+			d.args = append(d.args, t)
+		}
+	}
+	d.cmdName = []byte(cfg.Command)
+	if d.keys == nil {
+		batch, space := uint64(cfg.Batch), uint64(cfg.KeySpace)
+		d.keys = func(seq uint64, i int) int64 { return int64((seq*batch+uint64(i))%space) + 1 }
+	}
+	if cfg.TLS.Enabled {
+		if d.tlsConf, err = cfg.TLS.build(); err != nil {
+			return nil, fmt.Errorf("resp: config: %w", err)
+		}
+	}
+	return d, nil
+}
+
+// build makes the crypto/tls configuration.
+func (t TLSConfig) build() (*tls.Config, error) {
+	c := &tls.Config{
+		ServerName:         t.ServerName,
+		InsecureSkipVerify: t.InsecureSkipVerify, //nolint:gosec // the user asked for it
+		MinVersion:         tls.VersionTLS12,
+	}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("tls.ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tls.ca_file: %s holds no PEM certificate", t.CAFile)
+		}
+		c.RootCAs = pool
+	}
+	return c, nil
+}
+
+// Config returns the resolved configuration (defaults filled in), for the
+// results file. It holds no secret.
+func (d *Driver) Config() Config { return d.cfg }
+
+// Name returns "resp".
+func (d *Driver) Name() string { return "resp" }
+
+// Ops returns ["request"]: the driver performs one kind of operation.
+func (d *Driver) Ops() []string { return []string{"request"} }
+
+// MaxPipeline returns how many operations one Do accepts.
+func (d *Driver) MaxPipeline() int { return MaxPipeline }
+
+// Stats are the driver's counters, summed over all its connections.
+type Stats struct {
+	// Hits counts values found (non-nil bulk replies to GET or MGET).
+	Hits int64 `json:"hits"`
+	// Nils counts keys not found (nil bulk replies).
+	Nils int64 `json:"nils"`
+	// Validated counts values compared with the Reference.
+	Validated int64 `json:"validated"`
+	// Mismatches counts validated values that differed.
+	Mismatches int64 `json:"mismatches"`
+	// FirstServerError is the first server error reply seen, in full
+	// (Outcome.Msg carries only its code, such as "WRONGTYPE").
+	FirstServerError string `json:"first_server_error,omitempty"`
+}
+
+// Stats returns the counters so far. Each connection adds its counts at the
+// end of every Do.
+func (d *Driver) Stats() Stats {
+	d.mu.Lock()
+	first := d.firstServer
+	d.mu.Unlock()
+	return Stats{
+		Hits:             d.hits.Load(),
+		Nils:             d.nils.Load(),
+		Validated:        d.validated.Load(),
+		Mismatches:       d.mismatches.Load(),
+		FirstServerError: first,
+	}
+}
+
+// noteServerError remembers the first server error message.
+func (d *Driver) noteServerError(msg []byte) {
+	d.mu.Lock()
+	if d.firstServer == "" {
+		d.firstServer = d.redact(string(msg))
+	}
+	d.mu.Unlock()
+}
+
+// redact removes the AUTH token from text that may have come from the peer.
+func (d *Driver) redact(s string) string {
+	if d.token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, d.token, "[redacted]")
+}
+
+// Open dials the server, completes TLS, AUTH and a PING within DialTimeout,
+// and returns the worker's connection. Any failure here is a setup error.
+func (d *Driver) Open(ctx context.Context, worker int) (driver.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.DialTimeout)
+	defer cancel()
+	var dialer net.Dialer
+	nc, err := dialer.DialContext(ctx, "tcp", d.cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("resp: worker %d: dial %s: %w", worker, d.cfg.Addr, err)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		nc.SetDeadline(dl)
+	}
+	if d.tlsConf != nil {
+		tc := tls.Client(nc, d.tlsConf)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("resp: worker %d: TLS handshake with %s: %w", worker, d.cfg.Addr, err)
+		}
+		nc = tc
+	}
+	c := newConn(d, nc)
+	if err := c.handshake(); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("resp: worker %d: %s: %w", worker, d.cfg.Addr, err)
+	}
+	nc.SetDeadline(c.deadline) // zero: none until Do arms one
+	return c, nil
+}
