@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +13,7 @@ import (
 	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
+	runner "github.com/benchrig/benchrig/internal/run"
 )
 
 // quickFlags are the flags every quick mode (http, pg, resp) shares.
@@ -119,6 +119,7 @@ func (q *quickFlags) thresholds() result.Thresholds {
 
 type httpFlags struct {
 	quickFlags
+	targetFlags
 	method       string
 	headers      []string
 	body         string
@@ -141,7 +142,8 @@ func httpCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			return runHTTP(ctx, c, &hf, args[0], stdout, stderr)
 		},
 	}
-	hf.register(c, 10)
+	hf.quickFlags.register(c, 10)
+	hf.targetFlags.register(c)
 	f := c.Flags()
 	f.StringVarP(&hf.method, "method", "m", "GET", "request method")
 	f.StringArrayVarP(&hf.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
@@ -196,28 +198,44 @@ func runHTTP(ctx context.Context, c *cobra.Command, hf *httpFlags, rawURL string
 	if err != nil {
 		return err
 	}
+	if err := hf.targetFlags.validate(c); err != nil {
+		return err
+	}
 	drv, err := httpdrv.New(dc)
 	if err != nil {
 		return usageError{err}
 	}
-	if err := drv.Probe(ctx); err != nil {
+	phases, err := hf.targetFlags.phases(c, &hf.quickFlags, cfg.Rate > 0, w)
+	if err != nil {
+		return err
+	}
+	conf := struct {
+		Engine load.Config    `json:"engine"`
+		Phases runner.Phases     `json:"phases"`
+		HTTP   httpdrv.Config `json:"http"`
+	}{cfg, phases, dc}
+	spec, err := quickSpec("http", conf, cfg, phases, drv, &hf.quickFlags)
+	if err != nil {
+		return err
+	}
+	if err := hf.targetFlags.fill(&spec, drv.Addr()); err != nil {
+		return err
+	}
+	check := runner.Check{Name: "GET " + rawURL, Run: drv.Probe}
+	spec.PreChecks = []runner.Check{check}
+	if hf.targetFlags.serverSide() {
+		spec.PostChecks = []runner.Check{check}
+	} else if err := drv.Probe(ctx); err != nil {
+		// nothing to start: refuse at once, before any phase.
 		return fmt.Errorf("%s: %w", rawURL, err)
 	}
-	conf, _ := json.Marshal(struct {
-		Engine load.Config    `json:"engine"`
-		Window load.Window    `json:"window"`
-		Warmup time.Duration  `json:"warmup"`
-		HTTP   httpdrv.Config `json:"http"`
-	}{cfg, w, hf.warmup, dc})
-	s := result.Sample{Protocol: "http", Config: conf}
-	title := fmt.Sprintf("benchrig http %s · %d connections · %s", rawURL, cfg.Connections, describeWindow(cfg, w, hf.warmup))
+	title := fmt.Sprintf("benchrig http %s · %d connections · %s", rawURL, cfg.Connections, describeWindow(cfg, w, phases.Warmup))
 	if !hf.json {
 		fmt.Fprintf(stderr, "Running %s\n", title[len("benchrig http "):])
 	}
-	if err := runQuick(ctx, &s, cfg, w, drv, &hf.quickFlags, stderr); err != nil {
-		return err
-	}
-	return finishQuick(&s, &hf.quickFlags, title, stdout)
+	s := runQuick(ctx, spec, stderr)
+	hf.targetFlags.cleanup(s)
+	return finishQuick(s, &hf.quickFlags, title, stdout)
 }
 
 func describeWindow(cfg load.Config, w load.Window, warmup time.Duration) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -17,40 +18,84 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// statusLine draws a live one-line status on w (a terminal) until stop is
-// called: elapsed / planned, requests per second so far, failures.
-func statusLine(w io.Writer, label string, e *load.Engine) (stop func()) {
+// status draws a live one-line status on a terminal: the phase, elapsed /
+// planned, requests per second so far and failures. On anything else it
+// draws nothing.
+type status struct {
+	w       io.Writer
+	prefix  string
+	mu      sync.Mutex
+	phase   string
+	planned time.Duration
+	since   time.Time
+	engine  *load.Engine
+	done    chan struct{}
+	stopped chan struct{}
+}
+
+func newStatus(w io.Writer, prefix string) *status {
+	s := &status{w: w, prefix: prefix, done: make(chan struct{}), stopped: make(chan struct{})}
 	if !isTerminal(w) {
-		return func() {}
+		close(s.stopped)
+		return s
 	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				fmt.Fprint(w, "\r\033[K")
-				return
-			case <-t.C:
-				p := e.Progress()
-				if !p.Running {
-					continue
-				}
-				total := "?"
-				if p.Planned > 0 {
-					total = p.Planned.Round(time.Second).String()
-				}
-				rps := 0.0
-				if s := p.Elapsed.Seconds(); s > 0 {
-					rps = float64(p.Requests) / s
-				}
-				fmt.Fprintf(w, "\r\033[K%s [%s / %s] %.0f req/s, %d requests, %d failed",
-					label, p.Elapsed.Round(100*time.Millisecond), total, rps, p.Requests, p.Failures)
-			}
+	go s.loop()
+	return s
+}
+
+func (s *status) setPhase(phase string, planned time.Duration) {
+	s.mu.Lock()
+	s.phase, s.planned, s.since = phase, planned, time.Now()
+	s.mu.Unlock()
+}
+
+func (s *status) setEngine(e *load.Engine) {
+	s.mu.Lock()
+	s.engine = e
+	s.mu.Unlock()
+}
+
+func (s *status) stop() {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+	<-s.stopped
+}
+
+func (s *status) loop() {
+	defer close(s.stopped)
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			fmt.Fprint(s.w, "\r\033[K")
+			return
+		case <-t.C:
+			fmt.Fprint(s.w, "\r\033[K"+s.line())
 		}
-	}()
-	return func() { close(done); <-finished }
+	}
+}
+
+func (s *status) line() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el := time.Since(s.since).Round(100 * time.Millisecond)
+	total := "?"
+	if s.planned > 0 {
+		total = s.planned.String()
+	}
+	line := fmt.Sprintf("%s%s [%s / %s]", s.prefix, s.phase, el, total)
+	if s.engine != nil {
+		if p := s.engine.Progress(); p.Running {
+			rps := 0.0
+			if sec := p.Elapsed.Seconds(); sec > 0 {
+				rps = float64(p.Requests) / sec
+			}
+			line += fmt.Sprintf(" %.0f req/s, %d requests, %d failed", rps, p.Requests, p.Failures)
+		}
+	}
+	return line
 }

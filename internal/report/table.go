@@ -117,4 +117,4 @@ func bytesSI(v float64) string {
 }
 
 // mib renders bytes in MiB.
-func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

@@ -112,7 +112,9 @@ func latencyTable(p *printer, l *result.Load) {
 // second would understate the rate. A window shorter than a second keeps
 // what it has.
 func completeSeconds(l *result.Load) []result.Second {
-	whole := int(math.Floor(l.Seconds + 1e-9))
+	// a window planned as 5 s may end a hair before or after: 10 ms of
+	// slack decides whether the last second is whole.
+	whole := int(math.Floor(l.Seconds + 0.01))
 	var out []result.Second
 	for _, s := range l.Timeline {
 		if s.T < whole {
@@ -196,15 +198,18 @@ func serverTable(p *printer, s *result.Server, l *result.Load) {
 	f := s.Figures
 	p.f("\nServer (whole process tree, %d samples):\n", len(s.Samples))
 	t := &table{}
-	t.add("Cores", "% of machine", "µs/request", "RSS baseline", "RSS load", "RSS after", "RSS peak")
-	t.add(fmt.Sprintf("%.2f", f.Cores), fmt.Sprintf("%.1f %%", f.PctOfMachine), fmt.Sprintf("%.1f", f.USPerRequest),
+	t.add("", "Cores", "% of machine", "µs/request", "Baseline", "Load", "After", "Peak")
+	t.add("RSS", fmt.Sprintf("%.2f", f.Cores), fmt.Sprintf("%.1f %%", f.MachinePercent), fmt.Sprintf("%.1f", f.MicrosPerRequest),
 		mib(f.RSSBaseline), mib(f.RSSLoad), mib(f.RSSAfter), mib(f.RSSPeak))
 	if f.PSSPeak > 0 && f.PSSPeak != f.RSSPeak {
-		t.add("PSS", "", "", mib(f.PSSBaseline), mib(f.PSSLoad), mib(f.PSSAfter), mib(f.PSSPeak))
+		t.add("PSS", "", "", "", mib(f.PSSBaseline), mib(f.PSSLoad), mib(f.PSSAfter), mib(f.PSSPeak))
 	}
 	p.table(t)
 	p.f("Server CPU %.2f s over a %.2f s load window; up to %d processes, %d threads.\n",
-		f.CPUSeconds, f.WindowSeconds, f.MaxProcs, f.MaxThreads)
+		f.CPUSeconds, f.WindowSeconds, f.MaxProcesses, f.MaxThreads)
+	if len(f.Missing) > 0 {
+		p.f("Not computed (no samples for them): %s.\n", strings.Join(f.Missing, ", "))
+	}
 	if s.Placement != nil && (s.Placement.ClientCPUs != "" || s.Placement.TargetCPUs != "") {
 		p.f("Placement: client on CPUs %s, server on CPUs %s.\n", orAll(s.Placement.ClientCPUs), orAll(s.Placement.TargetCPUs))
 	}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func pidGone(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// a zombie left for init to reap is gone for our purposes
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(f) > 0 && f[0] == "Z"
+}
+
+// short phases so the tests stay quick; the defaults are seed 002's.
+var shortPhases = []string{"--baseline", "500ms", "--warmup", "500ms", "--settle", "300ms", "--recovery", "700ms", "--sample-interval", "200ms"}
+
+// TestTargetNodeMeasured starts Node fresh, checks its response, runs the
+// phases at 1,000 req/s, reports server and client figures, stops Node and
+// leaves no node process behind.
+func TestTargetNodeMeasured(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node not installed")
+		}
+		t.Skip("node not installed")
+	}
+	port := freePort(t)
+	args := append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
+		"--target", node + " ../../examples/servers/node-http/server.js", "-R", "1000", "-d", "3s"}, shortPhases...)
+	doc, stderr, code := quickJSON(t, args...)
+	s := doc.Sample
+	if code != 0 || !s.Verdict.Healthy {
+		t.Fatalf("exit %d, verdict %+v: %s", code, s.Verdict, stderr)
+	}
+	if s.Server == nil || s.Target == nil || s.Target.PID == 0 {
+		t.Fatalf("no server figures or target: %+v", s.Target)
+	}
+	f := s.Server.Figures
+	if f.CPUSeconds <= 0 || f.Cores <= 0 || f.MicrosPerRequest <= 0 || f.RSSBaseline == 0 || f.RSSLoad == 0 || f.RSSAfter == 0 {
+		t.Errorf("server figures incomplete: %+v", f)
+	}
+	phases := map[string]bool{}
+	for _, smp := range s.Server.Samples {
+		phases[smp.Phase] = true
+	}
+	for _, p := range []string{"baseline", "warmup", "settle", "load", "recovery"} {
+		if !phases[p] {
+			t.Errorf("no sample stamped %q (have %v)", p, phases)
+		}
+	}
+	if !pidGone(s.Target.PID) {
+		t.Errorf("node (pid %d) still running after the run", s.Target.PID)
+	}
+	if s.Load.Client.Cores <= 0 {
+		t.Errorf("client cores %v", s.Load.Client.Cores)
+	}
+}
+
+// TestTargetCrashMidLoad: a target that exits mid-load gives an UNHEALTHY
+// result with its exit status and log tail, benchrig exits cleanly, and a
+// second run works.
+func TestTargetCrashMidLoad(t *testing.T) {
+	bin := buildExample(t, "stall")
+	port := freePort(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	cmd := fmt.Sprintf("%s -addr 127.0.0.1:%d -delay 0 -exit-after 800", bin, port)
+	args := append([]string{"http", url, "--target", cmd, "-R", "500", "-d", "4s"}, shortPhases...)
+	doc, _, code := quickJSON(t, args...)
+	s := doc.Sample
+	if code != 0 && code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	if s.Verdict.Healthy || s.Target == nil || s.Target.ExitStatus != "exit status 1" || s.Target.LogTail == "" {
+		t.Fatalf("verdict %+v target %+v", s.Verdict, s.Target)
+	}
+	if !strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "target exited during") {
+		t.Errorf("reasons %v do not name the exit", s.Verdict.Reasons)
+	}
+	// the second run, against a target that does not crash, is healthy.
+	cmd = fmt.Sprintf("%s -addr 127.0.0.1:%d -delay 0", bin, port)
+	args = append([]string{"http", url, "--target", cmd, "-R", "200", "-d", "1s"}, shortPhases...)
+	doc, stderr, code := quickJSON(t, args...)
+	if code != 0 || !doc.Sample.Verdict.Healthy {
+		t.Errorf("second run: exit %d %+v %s", code, doc.Sample.Verdict, stderr)
+	}
+}
+
+// TestTargetBadInput: a command that does not exist, a port never opened
+// within the start timeout, a failing response check: one-line errors
+// naming the target and the log file; nothing left running.
+func TestTargetBadInput(t *testing.T) {
+	port := freePort(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	bin := buildExample(t, "stall")
+	// a server that answers 500: the pre-check fails.
+	bad := httpServerStatus(t, 500)
+	cases := []struct {
+		args []string
+		code int
+		msg  []string
+	}{
+		{[]string{"http", url, "--target", "no-such-command-x", "-d", "1s"}, 1, []string{`target "no-such-command-x"`, "executable file not found"}},
+		{[]string{"http", url, "--target", "sleep 20", "--start-timeout", "1s", "-d", "1s"}, 1, []string{`target "sleep"`, "not ready after 1s", "log: "}},
+		{[]string{"http", bad, "--target", fmt.Sprintf("%s -addr 127.0.0.1:%d", bin, port), "-d", "1s"}, 1, []string{"no-op"}},
+		{[]string{"http", url, "--target", "x", "--attach-pid", "1"}, 2, []string{"one of --target"}},
+		{[]string{"http", url, "--target", "'unterminated"}, 2, []string{"unterminated"}},
+		{[]string{"http", url, "--attach-pid", "999999999", "-d", "1s"}, 1, []string{"no such process"}},
+		{[]string{"http", url, "--client-cpus", "x"}, 2, []string{"--client-cpus"}},
+	}
+	for i, c := range cases {
+		if i == 2 {
+			// the probe of the managed target is its own URL; the
+			// pre-check runs against the URL given, which answers 500.
+			continue
+		}
+		_, stderr, code := cli(t, c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d: %s", c.args, code, c.code, stderr)
+		}
+		for _, m := range c.msg {
+			if !strings.Contains(stderr, m) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, stderr, m)
+			}
+		}
+		if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 1 {
+			t.Errorf("%v: error is %d lines", c.args, n+1)
+		}
+	}
+	// a target whose response fails the check: the pre-check aborts.
+	port2 := freePort(t)
+	url2 := fmt.Sprintf("http://127.0.0.1:%d/", port2)
+	_, stderr, code := cli(t, "http", url2, "--target", fmt.Sprintf("%s -addr 127.0.0.1:%d", bin, port2), "--expect-status", "201", "-d", "1s")
+	if code != 1 || !strings.Contains(stderr, "pre-check") || !strings.Contains(stderr, "status 200") || !strings.Contains(stderr, "target log:") {
+		t.Errorf("failing pre-check: exit %d %q", code, stderr)
+	}
+}
+
+func httpServerStatus(t *testing.T, status int) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprintf(c, "HTTP/1.1 %d X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", status)
+			c.Close()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// TestInterruptStopsTarget sends SIGINT to a real benchrig process in the
+// middle of the load: the target is stopped, the partial result written,
+// no process and no temp dir left behind.
+func TestInterruptStopsTarget(t *testing.T) {
+	dir := t.TempDir()
+	br := filepath.Join(dir, "benchrig")
+	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	stall := buildExample(t, "stall")
+	port := freePort(t)
+	tmp := filepath.Join(dir, "tmp")
+	os.Mkdir(tmp, 0o755)
+	out := filepath.Join(dir, "partial.json")
+	cmd := exec.Command(br, append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
+		"--target", fmt.Sprintf("%s -addr 127.0.0.1:%d -delay 1ms", stall, port), "-R", "300", "-d", "30s", "-o", out}, shortPhases...)...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second) // into the load phase
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("benchrig did not exit after SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit code %d after SIGINT, want 1", code)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no partial result: %v", err)
+	}
+	var doc result.Quick
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Sample
+	if s.Load == nil || !s.Load.Interrupted || s.Load.Requests == 0 {
+		t.Fatalf("partial result lacks the interrupted load: %+v", s.Load)
+	}
+	if s.Target == nil || !pidGone(s.Target.PID) {
+		t.Errorf("target still running: %+v", s.Target)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("temp dir left behind: %v", entries)
+	}
+}

@@ -1,0 +1,346 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/sample"
+)
+
+// stopTimeout bounds stopping a target once the sample is done (also after
+// Ctrl-C, when the run's context is already cancelled).
+const stopTimeout = 15 * time.Second
+
+// Measure runs one sample from start to finish. It never panics on a failing
+// target: a target that does not start, fails its pre-check or crashes
+// yields a sample that says so (Error, or an UNHEALTHY verdict with the exit
+// status and log tail). The target is stopped before Measure returns, also
+// when ctx is cancelled.
+func Measure(ctx context.Context, spec Spec) *result.Sample {
+	m := &measurement{spec: spec, s: &result.Sample{
+		Key: spec.Key, Cell: spec.Cell, Repeat: spec.Repeat, Smoke: spec.Smoke,
+		Protocol: spec.Protocol, Config: spec.Config, Started: time.Now().UTC(),
+		Verdict: result.Verdict{Healthy: true},
+	}}
+	m.run(ctx)
+	m.s.Finished = time.Now().UTC()
+	return m.s
+}
+
+type measurement struct {
+	spec    Spec
+	s       *result.Sample
+	tgt     Target
+	sampler *sample.Sampler
+	phase   string
+	phaseAt time.Time
+	// exitStatus is set once the target was seen dead.
+	exitStatus string
+}
+
+func (m *measurement) fail(format string, args ...any) {
+	m.s.Error = fmt.Sprintf(format, args...)
+	m.s.Verdict = result.Verdict{Healthy: false, Reasons: []string{m.s.Error}}
+}
+
+func (m *measurement) run(ctx context.Context) {
+	spec := m.spec
+	if err := spec.Phases.Validate(); err != nil {
+		m.fail("%v", err)
+		return
+	}
+	// 1. the target: fresh, or attached, or none (an address).
+	switch {
+	case spec.Start != nil:
+		t, info, err := spec.Start(ctx)
+		if err != nil {
+			m.s.Target = info
+			m.fail("start target: %v", err)
+			return
+		}
+		m.tgt, m.s.Target = t, info
+		defer m.stopTarget()
+	case spec.Attach != nil:
+		m.tgt, m.s.Target = spec.Attach, spec.AttachInfo
+	}
+
+	// 2. pre-checks: a failure aborts the sample, response shown.
+	m.enter("pre-check", 0)
+	for _, c := range spec.PreChecks {
+		if err := c.Run(ctx); err != nil {
+			if m.noteExit() {
+				m.fail("pre-check %s failed: %v; target exited: %s", c.Name, err, m.exitStatus)
+			} else {
+				m.fail("pre-check %s failed: %v%s", c.Name, err, m.logHint())
+			}
+			return
+		}
+	}
+
+	// 3. the sampler runs from the baseline to the end of the recovery.
+	if m.tgt != nil && m.tgt.PID() > 0 {
+		smp, err := sample.Start(ctx, sample.Config{Interval: spec.SamplerInterval, PID: m.tgt.PID()})
+		if err != nil {
+			m.fail("sample target: %v", err)
+			return
+		}
+		m.sampler = smp
+		defer m.finishSampler()
+	}
+	exited := m.exitedChan()
+	m.enter(sample.PhaseBaseline, spec.Phases.Baseline)
+	if !m.sleep(ctx, spec.Phases.Baseline, exited) {
+		m.interrupted(ctx, nil)
+		return
+	}
+
+	// 4. the client: pinned if asked, connections opened once.
+	placement := &result.Placement{}
+	if m.s.Target != nil {
+		placement.TargetCPUs = m.s.Target.CPUs
+	}
+	if spec.ClientCPUs != "" {
+		restore, err := pinClient(spec.ClientCPUs)
+		if err != nil {
+			m.fail("--client-cpus %s: %v", spec.ClientCPUs, err)
+			return
+		}
+		defer restore()
+		placement.ClientCPUs = spec.ClientCPUs
+	}
+	e, err := load.New(spec.Engine, spec.Driver)
+	if err != nil {
+		m.fail("%v", err)
+		return
+	}
+	// The load stops early when the target dies: what follows would only
+	// measure connection errors.
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if exited != nil {
+		go func() {
+			select {
+			case <-exited:
+				cancel()
+			case <-lctx.Done():
+			}
+		}()
+	}
+	if err := e.Open(lctx); err != nil {
+		m.noteExit()
+		m.fail("open connections: %v", err)
+		return
+	}
+	defer e.Close()
+	if spec.OnEngine != nil {
+		spec.OnEngine(e)
+	}
+	if spec.Phases.Warmup > 0 {
+		m.enter("warmup", spec.Phases.Warmup)
+		wr, err := e.Run(lctx, load.Window{Duration: spec.Phases.Warmup})
+		if err != nil {
+			m.fail("warm-up: %v", err)
+			return
+		}
+		m.s.Warmup = &result.WarmupSummary{Seconds: wr.Seconds, Requests: wr.Requests, Failures: wr.Errors + wr.Timeouts + wr.Unexpected}
+		if wr.Interrupted {
+			m.interrupted(ctx, nil)
+			return
+		}
+	}
+	m.enter("settle", spec.Phases.Settle)
+	if !m.sleep(ctx, spec.Phases.Settle, exited) {
+		m.interrupted(ctx, nil)
+		return
+	}
+
+	// 5. the recorded window, with statistics around it.
+	before := m.stats(ctx)
+	m.enter(sample.PhaseLoad, spec.Phases.Load)
+	res, err := e.Run(lctx, load.Window{Duration: spec.Phases.Load, Requests: spec.Phases.Requests})
+	if err != nil {
+		m.fail("load: %v", err)
+		return
+	}
+	m.enter(sample.PhaseRecovery, spec.Phases.Recovery)
+	m.s.Load = res
+	if after := m.stats(ctx); before != nil && after != nil {
+		m.s.Stats = map[string]float64{}
+		for k, v := range after {
+			m.s.Stats[k] = v - before[k]
+		}
+	}
+	e.Close()
+	m.s.Verdict = result.Judge(res, spec.Thresholds)
+	if m.sampler != nil {
+		m.s.Server = &result.Server{Placement: placement}
+	} else if placement.ClientCPUs != "" {
+		m.s.Server = &result.Server{Placement: placement}
+	}
+	if ctx.Err() != nil {
+		return // interrupted: no recovery, no post-check
+	}
+	if m.noteExit() {
+		return
+	}
+	m.sleep(ctx, spec.Phases.Recovery, exited)
+
+	// 6. post-checks: a failure marks the sample unhealthy.
+	m.enter("post-check", 0)
+	if m.noteExit() {
+		return
+	}
+	for _, c := range spec.PostChecks {
+		if err := c.Run(ctx); err != nil {
+			m.s.Verdict.Add("post-check %s failed: %v", c.Name, err)
+		}
+	}
+}
+
+// enter starts a phase: the sampler takes a sample exactly at its edge.
+func (m *measurement) enter(phase string, planned time.Duration) {
+	m.phase = phase
+	m.phaseAt = time.Now().UTC()
+	m.s.Phases = append(m.s.Phases, result.Phase{Name: phase, Start: m.phaseAt})
+	if n := len(m.s.Phases); n > 1 {
+		m.s.Phases[n-2].End = m.phaseAt
+	}
+	if m.sampler != nil && phase != "pre-check" && phase != "post-check" {
+		m.sampler.Mark(phase)
+	}
+	if m.spec.OnPhase != nil {
+		m.spec.OnPhase(phase, planned)
+	}
+}
+
+// sleep waits d, or until ctx ends or the target exits; it reports whether
+// the measurement should go on (false only on cancellation).
+func (m *measurement) sleep(ctx context.Context, d time.Duration, exited <-chan struct{}) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-exited:
+		return true
+	case <-t.C:
+		return true
+	}
+}
+
+func (m *measurement) exitedChan() <-chan struct{} {
+	if x, ok := m.tgt.(exiter); ok && m.spec.Start != nil {
+		return x.Exited()
+	}
+	return nil
+}
+
+// noteExit records a target that died during the sample: UNHEALTHY, with
+// its exit status and log tail. It reports whether the target is gone.
+func (m *measurement) noteExit() bool {
+	if m.tgt == nil || m.tgt.Alive() {
+		return false
+	}
+	status := "exited"
+	if x, ok := m.tgt.(exiter); ok {
+		select {
+		case <-x.Exited():
+			status = x.ExitStatus()
+		case <-time.After(2 * time.Second):
+		}
+	}
+	m.exitStatus = status
+	if m.s.Target != nil {
+		m.s.Target.ExitStatus = status
+		if l, ok := m.tgt.(logger); ok {
+			m.s.Target.LogPath, m.s.Target.LogTail = l.LogPath(), l.LogTail(20)
+		}
+	}
+	m.s.Verdict.Add("target exited during %s: %s", m.phase, status)
+	return true
+}
+
+// logHint names the target's log file for an error message.
+func (m *measurement) logHint() string {
+	if l, ok := m.tgt.(logger); ok && l.LogPath() != "" {
+		return " (target log: " + l.LogPath() + ")"
+	}
+	return ""
+}
+
+func (m *measurement) interrupted(ctx context.Context, err error) {
+	if m.noteExit() {
+		return
+	}
+	if ctx.Err() != nil {
+		m.fail("interrupted during %s", m.phase)
+		return
+	}
+	if err != nil {
+		m.fail("%v", err)
+	}
+}
+
+func (m *measurement) stats(ctx context.Context) map[string]float64 {
+	if m.spec.Stats == nil {
+		return nil
+	}
+	st, err := m.spec.Stats.Snapshot(ctx)
+	if err != nil {
+		m.s.Verdict.Add("target statistics: %v", err)
+		return nil
+	}
+	return st
+}
+
+// finishSampler stops the sampler and derives the server figures.
+func (m *measurement) finishSampler() {
+	if n := len(m.s.Phases); n > 0 && m.s.Phases[n-1].End.IsZero() {
+		m.s.Phases[n-1].End = time.Now().UTC()
+	}
+	samples := m.sampler.Stop()
+	if m.s.Server == nil {
+		m.s.Server = &result.Server{}
+	}
+	var completed int64
+	if m.s.Load != nil {
+		completed = m.s.Load.Requests
+	}
+	f := sample.Derive(samples, sample.Window{Phase: sample.PhaseLoad}, completed, runtime.NumCPU())
+	m.s.Server.Figures = f
+	m.s.Server.Samples = samples
+	m.judgeServer()
+}
+
+// judgeServer adds the server-side reasons to the verdict: a client that
+// could not keep up while the server idled.
+func (m *measurement) judgeServer() {
+	l := m.s.Load
+	if l == nil || l.Rate == nil || m.s.Server == nil {
+		return
+	}
+	f := m.s.Server.Figures
+	lagP99 := time.Duration(l.Rate.Lag.P(99)) * time.Microsecond
+	if lagP99 > m.spec.Thresholds.P99/2 && f.Cores < 0.5 && f.WindowSeconds > 0 && l.Service != nil &&
+		time.Duration(l.Service.P(99))*time.Microsecond < lagP99/4 {
+		m.s.Verdict.ClientBound = true
+		m.s.Verdict.Add("client could not keep up: schedule lag p99 %s while the server used %.2f cores and answered in p99 %s; the result measures the client",
+			result.FormatUS(l.Rate.Lag.P(99)), f.Cores, result.FormatUS(l.Service.P(99)))
+	}
+}
+
+func (m *measurement) stopTarget() {
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if err := m.tgt.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		m.s.Verdict.Add("stop target: %v", err)
+	}
+}

@@ -1,0 +1,129 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+// Target is what a measurement needs of a system under test. *target.Process,
+// *target.Attached and the ephemeral PostgreSQL and redis servers satisfy it.
+type Target interface {
+	// PID is the root of the process tree to sample (0: nothing to sample).
+	PID() int
+	Alive() bool
+	Stop(ctx context.Context) error
+}
+
+// exiter is implemented by targets that can tell when and how they exited.
+type exiter interface {
+	Exited() <-chan struct{}
+	ExitStatus() string
+}
+
+// logger is implemented by targets that capture a log.
+type logger interface {
+	LogPath() string
+	LogTail(n int) string
+}
+
+// Starter starts a fresh target for one sample and describes it.
+type Starter func(ctx context.Context) (Target, *result.TargetInfo, error)
+
+// Check is a response check run before and after the load.
+type Check struct {
+	Name string
+	Run  func(ctx context.Context) error
+}
+
+// StatsSource reads cumulative target statistics (pg_stat_database,
+// redis INFO): Measure records after − before over the load window.
+type StatsSource interface {
+	Snapshot(ctx context.Context) (map[string]float64, error)
+}
+
+// Phases of one measurement. Any can be zero; Load or Requests bounds the
+// recorded window.
+type Phases struct {
+	Baseline time.Duration `json:"baseline"`
+	Warmup   time.Duration `json:"warmup"`
+	Settle   time.Duration `json:"settle"`
+	Load     time.Duration `json:"load"`
+	Recovery time.Duration `json:"recovery"`
+	// Requests bounds the load window by count (0: duration only).
+	Requests int64 `json:"requests,omitempty"`
+}
+
+// RatePhases are seed 002's phases, the defaults for constant-rate runs.
+func RatePhases() Phases {
+	return Phases{Baseline: 1500 * time.Millisecond, Warmup: 15 * time.Second, Settle: 6 * time.Second,
+		Load: 60 * time.Second, Recovery: 30 * time.Second}
+}
+
+// Validate reports a negative phase or an unbounded load window.
+func (p Phases) Validate() error {
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"baseline", p.Baseline}, {"warmup", p.Warmup}, {"settle", p.Settle}, {"load", p.Load}, {"recovery", p.Recovery}} {
+		if f.d < 0 {
+			return fmt.Errorf("phase %s must be ≥ 0, got %s", f.name, f.d)
+		}
+	}
+	if p.Requests < 0 {
+		return fmt.Errorf("requests must be ≥ 0, got %d", p.Requests)
+	}
+	if p.Load == 0 && p.Requests == 0 {
+		return fmt.Errorf("the load phase needs a duration > 0 or a request count")
+	}
+	return nil
+}
+
+// Total is the planned wall time of the phases (a count-bound load counts 0).
+func (p Phases) Total() time.Duration {
+	return p.Baseline + p.Warmup + p.Settle + p.Load + p.Recovery
+}
+
+// Spec is everything Measure needs for one sample.
+type Spec struct {
+	Key    string
+	Cell   string
+	Repeat int
+	Smoke  bool
+
+	Protocol string
+	// Config is the resolved configuration recorded in the sample.
+	Config json.RawMessage
+
+	// Start starts a fresh target; nil means the system under test is
+	// already there (an address, or Attach).
+	Start Starter
+	// Attach, when Start is nil, is an already running target to sample
+	// (never started or stopped by benchrig).
+	Attach     Target
+	AttachInfo *result.TargetInfo
+
+	Driver     driver.Driver
+	Engine     load.Config
+	Phases     Phases
+	PreChecks  []Check
+	PostChecks []Check
+	Stats      StatsSource
+	Thresholds result.Thresholds
+
+	// SamplerInterval is the resource sampling period (0: 1 s).
+	SamplerInterval time.Duration
+	// ClientCPUs pins benchrig's load generation to these CPUs ("" none).
+	ClientCPUs string
+
+	// OnPhase, if set, is told when each phase starts (for progress).
+	OnPhase func(phase string, planned time.Duration)
+	// OnEngine, if set, receives the engine once it is open (for a live
+	// status line).
+	OnEngine func(e *load.Engine)
+}

@@ -1,0 +1,195 @@
+package sample
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestFixtureChanges samples a fake tree that changes between samples, as
+// real trees do: children exit and are reaped, leave the tree, PIDs are
+// reused, threads come and go, the root exits.
+func TestFixtureChanges(t *testing.T) {
+	init := fakeProc{pid: 1, utime: 7}
+	type step struct {
+		procs      []fakeProc
+		user, sys  float64 // cumulative seconds expected after this step
+		procsCount int
+		sched      uint64
+		pssUnavail bool
+		exited     bool // the root is gone: no sample for this step
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"child reaped by root", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100, stime: 10}, {pid: 11, ppid: 10, utime: 50, stime: 5}}, user: 1.50, sys: 0.15, procsCount: 2},
+			// 11 used 20+2 more ticks, exited and was reaped: 10's cutime/cstime hold its 70+7.
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100, stime: 10, cutime: 70, cstime: 7}}, user: 1.70, sys: 0.17, procsCount: 1},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 105, stime: 10, cutime: 70, cstime: 7}}, user: 1.75, sys: 0.17, procsCount: 1},
+		}},
+		{"reaping seen late (exit read before the parent's cutime grew)", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100}, {pid: 11, ppid: 10, utime: 50}}, user: 1.50, procsCount: 2},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100}}, user: 1.50, procsCount: 1},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100, cutime: 60}}, user: 1.60, procsCount: 1},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 130, cutime: 60}}, user: 1.90, procsCount: 1},
+		}},
+		{"grandchild reaped by child, child reaped by root", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 10}, {pid: 11, ppid: 10, utime: 20}, {pid: 12, ppid: 11, utime: 30}}, user: 0.60, procsCount: 3},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 10}, {pid: 11, ppid: 10, utime: 25, cutime: 35}}, user: 0.70, procsCount: 2},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 10, cutime: 60}}, user: 0.70, procsCount: 1},
+		}},
+		{"child re-parented out of the tree", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100}, {pid: 11, ppid: 10, utime: 50}}, user: 1.50, procsCount: 2},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 110}, {pid: 11, ppid: 1, utime: 80}}, user: 1.60, procsCount: 1},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 110}, {pid: 11, ppid: 1, utime: 500}}, user: 1.60, procsCount: 1},
+		}},
+		{"PID reused by a new child", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100}, {pid: 11, ppid: 10, utime: 50}}, user: 1.50, procsCount: 2},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100, cutime: 50}, {pid: 11, ppid: 10, utime: 3, start: 9999}}, user: 1.53, procsCount: 2},
+		}},
+		{"zombie child counts CPU until reaped", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100}, {pid: 11, ppid: 10, utime: 50}}, user: 1.50, procsCount: 2},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100}, {pid: 11, ppid: 10, utime: 55, state: "Z"}}, user: 1.55, procsCount: 1},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100, cutime: 55}}, user: 1.55, procsCount: 1},
+		}},
+		{"threads come and go", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, sched: map[int]uint64{10: 1000, 20: 500}}}, sched: 1500, procsCount: 1},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, sched: map[int]uint64{10: 1200, 21: 300}}}, sched: 2000, procsCount: 1},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, sched: map[int]uint64{10: 1300, 21: 350}}}, sched: 2150, procsCount: 1},
+		}},
+		{"PSS unreadable for one process", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, pssKB: 10}, {pid: 11, ppid: 10, pssKB: 20, noRollup: true}}, procsCount: 2, pssUnavail: true},
+		}},
+		{"root exits", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100}}, user: 1.00, procsCount: 1},
+			{procs: []fakeProc{init}, exited: true},
+		}},
+		{"root becomes a zombie", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100}}, user: 1.00, procsCount: 1},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100, state: "Z"}}, exited: true},
+		}},
+		{"root PID reused", []step{
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 100}}, user: 1.00, procsCount: 1},
+			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 1, start: 5}}, exited: true},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, tc.steps[0].procs...)
+			s := startFixture(t, root, 10)
+			for i, st := range tc.steps {
+				if i > 0 {
+					writeTree(t, root, st.procs...)
+					s.Mark(fmt.Sprintf("step %d", i))
+				}
+				samples := s.Samples()
+				status := s.Status()
+				if st.exited {
+					if !status.RootExited || status.ExitedAt.IsZero() || len(samples) != i {
+						t.Fatalf("step %d: status %+v with %d samples; want the root's exit noticed and %d samples kept", i, status, len(samples), i)
+					}
+					continue
+				}
+				if status.RootExited || len(samples) != i+1 {
+					t.Fatalf("step %d: status %+v with %d samples; want %d", i, status, len(samples), i+1)
+				}
+				x := samples[i]
+				if !approx(x.CPUUser, st.user) || !approx(x.CPUSystem, st.sys) {
+					t.Errorf("step %d: CPU user %v system %v; want %v %v", i, x.CPUUser, x.CPUSystem, st.user, st.sys)
+				}
+				if x.Processes != st.procsCount {
+					t.Errorf("step %d: %d processes, want %d", i, x.Processes, st.procsCount)
+				}
+				if x.SchedRunNS != st.sched {
+					t.Errorf("step %d: sched %d ns, want %d", i, x.SchedRunNS, st.sched)
+				}
+				if x.PSSUnavailable != st.pssUnavail || (st.pssUnavail && x.PSS != 0) {
+					t.Errorf("step %d: PSS %d unavailable %v; want unavailable %v", i, x.PSS, x.PSSUnavailable, st.pssUnavail)
+				}
+			}
+			// After the root's exit Mark only sets the phase.
+			n := len(s.Samples())
+			s.Mark("after")
+			if s.Status().RootExited && len(s.Samples()) != n {
+				t.Errorf("Mark sampled after the root exited")
+			}
+		})
+	}
+}
+
+// TestIncrementalScan checks that processes found outside the tree are read
+// again only at the next full scan, and that a PID reused by a new child of
+// the tree meanwhile is found then, with all its CPU.
+func TestIncrementalScan(t *testing.T) {
+	root := t.TempDir()
+	outsider := fakeProc{pid: 20, ppid: 1, utime: 900}
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, utime: 100}, outsider)
+	r, err := newReader(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := r.rootStart(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acct cpuAccount
+	t0 := time.Now()
+	step := func(at time.Duration, wantProcs int, wantUser float64) {
+		t.Helper()
+		tr, err := r.read(10, start, false, t0.Add(at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		acct.update(tr)
+		user, _ := acct.seconds()
+		if tr.processes != wantProcs || !approx(user, wantUser) {
+			t.Errorf("at %v: %d processes, %v s user; want %d, %v", at, tr.processes, user, wantProcs, wantUser)
+		}
+	}
+	step(0, 1, 1.00)
+	// PID 20 exits and a new child of 10 gets its number.
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, utime: 100}, fakeProc{pid: 20, ppid: 10, utime: 30, start: 7777})
+	step(time.Second, 1, 1.00)                 // still taken for the outsider
+	step(fullScanEvery+time.Second, 2, 1.30)   // found at the full scan, with all its CPU
+	step(fullScanEvery+2*time.Second, 2, 1.30) // and read at every tick since
+	if _, ok := r.outside[20]; ok {
+		t.Errorf("PID 20 still listed as outside the tree")
+	}
+}
+
+// TestPSSInterval checks that periodic samples read PSS only every
+// PSSInterval, while Start and Mark always read it, and that Derive uses
+// only the samples that read it.
+func TestPSSInterval(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 100, pssKB: 300})
+	s, err := Start(context.Background(), Config{Root: root, Interval: MinInterval, PSSInterval: time.Hour, PID: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	s.Mark(PhaseLoad)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.Samples()) < 4 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.Mark(PhaseRecovery)
+	samples := s.Stop()
+	if len(samples) < 5 {
+		t.Fatalf("%d samples in 10 s at %v", len(samples), MinInterval)
+	}
+	for i, x := range samples {
+		mark := i <= 1 || i == len(samples)-1 // Start, Mark(load), Mark(recovery)
+		if x.PSSSkipped == mark || (mark && x.PSS != 300*1024) || (!mark && x.PSS != 0) {
+			t.Errorf("sample %d (%s): PSS %d skipped %v", i, x.Phase, x.PSS, x.PSSSkipped)
+		}
+	}
+	f := Derive(samples, Window{Phase: PhaseLoad}, 1, 1)
+	if f.PSSLoad != 300*1024 || f.PSSPeak != 300*1024 {
+		t.Errorf("PSS load %d peak %d, want %d from the Mark samples only", f.PSSLoad, f.PSSPeak, 300*1024)
+	}
+}
