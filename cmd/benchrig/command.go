@@ -77,4 +77,3 @@ func resolveBinary(name string) (string, error) {
 	}
 	return filepath.Abs(p)
 }
-

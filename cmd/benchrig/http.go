@@ -211,7 +211,7 @@ func runHTTP(ctx context.Context, c *cobra.Command, hf *httpFlags, rawURL string
 	}
 	conf := struct {
 		Engine load.Config    `json:"engine"`
-		Phases runner.Phases     `json:"phases"`
+		Phases runner.Phases  `json:"phases"`
 		HTTP   httpdrv.Config `json:"http"`
 	}{cfg, phases, dc}
 	spec, err := quickSpec("http", conf, cfg, phases, drv, &hf.quickFlags)
