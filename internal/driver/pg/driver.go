@@ -1,0 +1,157 @@
+package pg
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/workload"
+)
+
+// Prepared statement names, one set per connection.
+const (
+	stmtRead   = "benchrig_read"
+	stmtUpdate = "benchrig_update"
+)
+
+// cancelDeadline is how long after a timeout the socket is given up on
+// when the server does not answer the cancel request.
+const cancelDeadline = 2 * time.Second
+
+// Driver opens pgx connections that read and write the dataset along one
+// access path. It is safe for concurrent use.
+type Driver struct {
+	cfg       Config
+	conn      *pgx.ConnConfig
+	wl        *workload.Workload
+	pkName    string // the primary key's name as row_to_json spells it
+	readSQL   string // "" when the workload never reads
+	updateSQL string // "" when the workload never writes
+}
+
+var (
+	_ driver.Driver = (*Driver)(nil)
+	_ driver.Conn   = (*Conn)(nil)
+)
+
+// New validates cfg (after defaults) and parses its DSN. It does not
+// contact the server: Open and Preflight do.
+func New(cfg Config) (*Driver, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	wl, err := workload.New(cfg.Workload)
+	if err != nil {
+		return nil, fmt.Errorf("pg.%w", err)
+	}
+	cc, err := postgres.ParseDSN(cfg.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("pg.dsn: %w", err)
+	}
+	// A timed-out statement is cancelled on the server and the connection
+	// kept; the socket is abandoned only if the server does not answer.
+	cc.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelDeadline}
+	}
+	tableID, _ := postgres.ParseIdent("pg.table", cfg.Table)
+	pkID, _ := postgres.ParseIdent("pg.pk", cfg.PK)
+	table, pk := tableID.Sanitize(), pkID.Sanitize()
+	d := &Driver{cfg: cfg, conn: cc, wl: wl, pkName: pkID[0]}
+	if wl.Kind() != workload.Writes {
+		switch cfg.Path {
+		case PreparedOne:
+			d.readSQL = "SELECT row_to_json(t) FROM " + table + " t WHERE t." + pk + " = $1"
+		case Any:
+			d.readSQL = "SELECT t." + pk + ", row_to_json(t) FROM " + table + " t WHERE t." + pk + " = ANY($1)"
+		case SQL:
+			d.readSQL = cfg.SQL
+		}
+	}
+	if wl.Kind() == workload.Writes || wl.Kind() == workload.Mixed {
+		d.updateSQL = cfg.UpdateSQL
+		if d.updateSQL == "" {
+			d.updateSQL = "UPDATE " + table + " SET revision = revision + 1 WHERE " + pk + " = $1"
+		}
+	}
+	return d, nil
+}
+
+// Config returns the resolved configuration (its String and JSON are
+// redacted).
+func (d *Driver) Config() Config { return d.cfg }
+
+// Workload returns the driver's workload.
+func (d *Driver) Workload() *workload.Workload { return d.wl }
+
+// ReadSQL returns the statement the read path prepares ("" for writes only),
+// for provenance and Explain.
+func (d *Driver) ReadSQL() string { return d.readSQL }
+
+// UpdateSQL returns the write statement ("" when the workload never writes).
+func (d *Driver) UpdateSQL() string { return d.updateSQL }
+
+// Name returns "pg".
+func (d *Driver) Name() string { return "pg" }
+
+// Ops returns the workload's operation classes: ["read"], ["write"] or
+// ["read", "write"].
+func (d *Driver) Ops() []string { return d.wl.Ops() }
+
+// MaxPipeline returns 1: the batch of keys is the request; requests are not
+// pipelined.
+func (d *Driver) MaxPipeline() int { return 1 }
+
+// Open opens one connection and prepares its statements.
+func (d *Driver) Open(ctx context.Context, worker int) (driver.Conn, error) {
+	c, err := d.OpenConn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pg: worker %d: %w", worker, err)
+	}
+	return c, nil
+}
+
+// OpenConn is Open returning the concrete connection, whose Fetch
+// pre-flight checks use.
+func (d *Driver) OpenConn(ctx context.Context) (*Conn, error) {
+	pc, err := postgres.ConnectConfig(ctx, d.conn, d.cfg.DSN)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{d: d, pg: pc, keys: make([]int64, 0, d.wl.Batch()), byKey: make(map[int64]any)}
+	param := "$1: the key"
+	if d.cfg.Path == Any || d.cfg.Path == SQL {
+		param = "$1: the key array"
+	}
+	if err := c.prepare(ctx, stmtRead, d.readSQL, "read ("+d.cfg.Label()+" path)", param); err != nil {
+		pc.Close(context.Background())
+		return nil, err
+	}
+	if err := c.prepare(ctx, stmtUpdate, d.updateSQL, "update", "$1: the key"); err != nil {
+		pc.Close(context.Background())
+		return nil, err
+	}
+	return c, nil
+}
+
+// prepare prepares one statement taking exactly one parameter.
+func (c *Conn) prepare(ctx context.Context, name, sql, what, param string) error {
+	if sql == "" {
+		return nil
+	}
+	sd, err := c.pg.Prepare(ctx, name, sql)
+	if err != nil {
+		return fmt.Errorf("pg: prepare %s statement %q: %w", what, sql, err)
+	}
+	if len(sd.ParamOIDs) != 1 {
+		return fmt.Errorf("pg: %s statement %q takes %d parameters; it must take exactly one (%s)",
+			what, sql, len(sd.ParamOIDs), param)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/target/postgres"
+)
+
+// The package's shared server and dataset, set up by the first test that
+// needs them and stopped by TestMain.
+var (
+	srvOnce sync.Once
+	srv     *postgres.Server
+	srvErr  error
+)
+
+const (
+	testRows    = 256
+	testPayload = 48
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if srv != nil {
+		if err := srv.Stop(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "stop server:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// startServer starts the ephemeral server and loads the items dataset.
+func startServer(ctx context.Context) (*postgres.Server, error) {
+	s, err := postgres.StartEphemeral(ctx, postgres.Options{MaxConnections: 30})
+	if err != nil {
+		return nil, err
+	}
+	conn, err := postgres.Connect(ctx, s.DSN())
+	if err != nil {
+		s.Stop(context.Background())
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	if err := postgres.CreateDataset(ctx, conn, postgres.Dataset{Rows: testRows, PayloadBytes: testPayload}); err != nil {
+		s.Stop(context.Background())
+		return nil, err
+	}
+	return s, nil
+}
+
+func needServer(t *testing.T) *postgres.Server {
+	t.Helper()
+	srvOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		srv, srvErr = startServer(ctx)
+	})
+	if srvErr != nil {
+		if errors.Is(srvErr, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
+			t.Skip(srvErr)
+		}
+		t.Fatal(srvErr)
+	}
+	return srv
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
