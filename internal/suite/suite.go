@@ -39,10 +39,10 @@ type Suite struct {
 
 	// Source is the file the suite was read from; set by Parse, not read
 	// from YAML.
-	Source Source `json:"source" yaml:"-"`
+	Source Source `json:"-" yaml:"-"`
 	// Overrides lists the environment variables and --set flags applied,
 	// in order; set by ApplyOverrides, not read from YAML.
-	Overrides []Override `json:"overrides,omitempty" yaml:"-"`
+	Overrides []Override `json:"-" yaml:"-"`
 
 	loc *located
 }
