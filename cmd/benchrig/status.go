@@ -49,6 +49,12 @@ func (s *status) setPhase(phase string, planned time.Duration) {
 	s.mu.Unlock()
 }
 
+func (s *status) setPrefix(p string) {
+	s.mu.Lock()
+	s.prefix = p
+	s.mu.Unlock()
+}
+
 func (s *status) setEngine(e *load.Engine) {
 	s.mu.Lock()
 	s.engine = e

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchrig/benchrig/internal/report"
+	"github.com/benchrig/benchrig/internal/result"
+	runner "github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/suite"
+)
+
+// loadPlan reads a suite, applies the environment overrides of the seeds
+// (CONNECTIONS, BATCHES, …) and --set, and expands the plan.
+func loadPlan(path string, sets []string, smoke bool) (*suite.Suite, *suite.Plan, error) {
+	s, err := suite.Load(path)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	if err := suite.ApplyOverrides(s, os.Getenv, sets); err != nil {
+		return nil, nil, usageError{err}
+	}
+	p, err := s.Plan()
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	if smoke {
+		p = p.Smoke()
+	}
+	return s, p, nil
+}
+
+// planEntries is the plan as the results file records it.
+func planEntries(p *suite.Plan) []result.PlanEntry {
+	out := make([]result.PlanEntry, len(p.Samples))
+	for i, s := range p.Samples {
+		out[i] = result.PlanEntry{Index: s.Index, Key: s.Key, Cell: s.CellID, Repeat: s.Repeat}
+	}
+	return out
+}
+
+// replan re-expands the plan from a recorded, resolved suite.
+func replan(resolved json.RawMessage, smoke bool) (*suite.Plan, error) {
+	s, err := suite.Parse("recorded suite", resolved)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.Plan()
+	if err != nil {
+		return nil, err
+	}
+	if smoke {
+		p = p.Smoke()
+	}
+	return p, nil
+}
+
+func planCmd(stdout io.Writer) *cobra.Command {
+	var sets []string
+	var smoke bool
+	c := &cobra.Command{
+		Use:   "plan SUITE.yaml",
+		Short: "Print the samples a suite expands to, in the order they run, and the estimated wall time",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			_, p, err := loadPlan(args[0], sets, smoke)
+			if err != nil {
+				return err
+			}
+			return p.Format(stdout)
+		},
+	}
+	c.Flags().StringArrayVar(&sets, "set", nil, "override a suite value, e.g. --set connections=4,64 (repeatable; after the environment's CONNECTIONS=…)")
+	c.Flags().BoolVar(&smoke, "smoke", false, "every cell once with short phases")
+	return c
+}
+
+func runCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var (
+		sets                 []string
+		out                  string
+		smoke, resume, force bool
+	)
+	c := &cobra.Command{
+		Use:   "run SUITE.yaml -o RESULTS.json",
+		Short: "Run a suite's whole matrix, writing every sample to the results file as it finishes",
+		Example: `  benchrig run examples/suites/http-demo.yaml -o results.json
+  CONNECTIONS=4,64 REPEATS=5 benchrig run suite.yaml -o results.json
+  benchrig run suite.yaml -o results.json --resume     # continue after a crash or Ctrl-C`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("-o/--out RESULTS.json is required")
+			}
+			if resume && force {
+				return usagef("give --resume or --force, not both")
+			}
+			return runSuite(ctx, args[0], out, sets, smoke, resume, force, stdout, stderr)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&out, "out", "o", "", "results file (JSON Lines: header, one line per sample, footer with a SHA-256)")
+	f.StringArrayVar(&sets, "set", nil, "override a suite value, e.g. --set connections=4,64 (repeatable)")
+	f.BoolVar(&smoke, "smoke", false, "prove the suite works: every cell once, short phases; results marked as smoke")
+	f.BoolVar(&resume, "resume", false, "continue a partial results file, skipping the samples it holds")
+	f.BoolVar(&force, "force", false, "replace an existing results file")
+	return c
+}
+
+func runSuite(ctx context.Context, path, out string, sets []string, smoke, resume, force bool, stdout, stderr io.Writer) error {
+	var (
+		w   *result.Writer
+		hdr *result.Header
+		p   *suite.Plan
+		s   *suite.Suite
+	)
+	if resume {
+		var err error
+		w, hdr, err = result.Resume(out)
+		if err != nil {
+			return err
+		}
+		if p, err = replan(hdr.Suite.Resolved, hdr.Smoke); err != nil {
+			w.Abandon()
+			return fmt.Errorf("%s: the recorded suite: %w", out, err)
+		}
+		s = p.Suite
+		fmt.Fprintf(stderr, "Resuming %s: %d of %d samples already recorded\n", out, countDone(w, p), len(p.Samples))
+	} else {
+		var err error
+		if s, p, err = loadPlan(path, sets, smoke); err != nil {
+			return err
+		}
+		if _, err := os.Stat(out); err == nil && !force {
+			return fmt.Errorf("%s already exists: refusing to overwrite results (use --resume to continue a partial file, --force to replace it, or another -o)", out)
+		}
+	}
+	st := newStatus(stderr, "")
+	defer st.stop()
+	r := runner.NewRunner(p, runner.PlanOptions{
+		OnProgress: func(pr runner.Progress) {
+			st.setPrefix(fmt.Sprintf("[%d/%d] %s · ETA %s · ", pr.Index, pr.Total, pr.Key, pr.ETA.Round(time.Second)))
+			st.setPhase(pr.Phase, pr.PhasePlanned)
+		},
+		OnEngine: st.setEngine,
+	})
+	defer r.Close()
+	fmt.Fprintf(stderr, "Preparing %d target(s)…\n", len(p.Cells))
+	prov, err := r.Prepare(ctx)
+	if err != nil {
+		if w != nil {
+			w.Abandon()
+		}
+		return err
+	}
+	if w == nil {
+		resolved, err := s.Resolved()
+		if err != nil {
+			return err
+		}
+		var overrides []string
+		for _, o := range s.Overrides {
+			overrides = append(overrides, o.From+":"+o.Name+"="+o.Value)
+		}
+		h := result.Header{Tool: toolInfo(), Host: result.ReadHost(), Started: time.Now().UTC(), Args: os.Args[1:], Smoke: p.IsSmoke,
+			Suite: result.SuiteInfo{Name: s.Name, File: path, SHA256: s.SHA256(), Resolved: resolved, Overrides: overrides},
+			Plan:  planEntries(p), Targets: prov}
+		if w, err = result.Create(out, h, force); err != nil {
+			return err
+		}
+	}
+	interrupted, err := r.Run(ctx, w)
+	st.stop()
+	if err != nil {
+		w.Abandon()
+		return err
+	}
+	if err := w.Close(interrupted); err != nil {
+		return err
+	}
+	if interrupted {
+		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out, path, out)
+	}
+	fmt.Fprintf(stdout, "%d samples written to %s\n\n", len(p.Samples), out)
+	return reportFile(out, false, stdout)
+}
+
+func countDone(w *result.Writer, p *suite.Plan) int {
+	n := 0
+	for _, s := range p.Samples {
+		if w.Done(s.Key) {
+			n++
+		}
+	}
+	return n
+}
+
+func verifyCmd(stdout io.Writer) *cobra.Command {
+	var allowSmoke bool
+	c := &cobra.Command{
+		Use:   "verify RESULTS.json",
+		Short: "Check a results file: schema, checksum, plan re-expanded from the recorded suite, completeness, consistency",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			rep, err := result.Verify(args[0], func(resolved json.RawMessage, smoke bool) ([]result.PlanEntry, error) {
+				p, err := replan(resolved, smoke)
+				if err != nil {
+					return nil, err
+				}
+				return planEntries(p), nil
+			})
+			if err != nil {
+				return err
+			}
+			hdr, _, _, _ := result.ReadFile(args[0])
+			if hdr != nil && hdr.Smoke && !allowSmoke {
+				rep.Problems = append(rep.Problems, "smoke results: a smoke run proves the suite works, its figures are not results (--allow-smoke to verify it anyway)")
+			}
+			if len(rep.Problems) == 0 && rep.Complete {
+				fmt.Fprintf(stdout, "OK: %s: %d of %d planned samples, checksum and plan verified\n", args[0], rep.Samples, rep.Planned)
+				return nil
+			}
+			kind := "FAILED"
+			if rep.Incomplete && onlyIncomplete(rep.Problems) {
+				kind = "INCOMPLETE (not corrupt)"
+			}
+			fmt.Fprintf(stdout, "%s: %s\n", kind, args[0])
+			for _, p := range rep.Problems {
+				fmt.Fprintf(stdout, "  - %s\n", p)
+			}
+			return errors.New("verification failed")
+		},
+	}
+	c.Flags().BoolVar(&allowSmoke, "allow-smoke", false, "accept a smoke run's results")
+	return c
+}
+
+func onlyIncomplete(problems []string) bool {
+	for _, p := range problems {
+		if !strings.HasPrefix(p, "incomplete:") {
+			return false
+		}
+	}
+	return true
+}
+
+func checksumCmd(stdout io.Writer) *cobra.Command {
+	var check bool
+	c := &cobra.Command{
+		Use:   "checksum RESULTS.json",
+		Short: "Write RESULTS.json.sha256 (sha256sum format) for publishing, or --check it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return checksum(args[0], check, stdout)
+		},
+	}
+	c.Flags().BoolVar(&check, "check", false, "verify RESULTS.json against RESULTS.json.sha256")
+	return c
+}
+
+func reportCmd(stdout io.Writer) *cobra.Command {
+	var allowSmoke bool
+	c := &cobra.Command{
+		Use:   "report RESULTS.json",
+		Short: "Print the comparison tables of a results file (median [min–max] across repeats)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return reportFile(args[0], allowSmoke, stdout)
+		},
+	}
+	c.Flags().BoolVar(&allowSmoke, "allow-smoke", false, "report a smoke run's results")
+	return c
+}
+
+// reportFile renders a results file's comparison: variants (target, path,
+// workload) as columns, the numeric axes as rows.
+func reportFile(path string, allowSmoke bool, stdout io.Writer) error {
+	hdr, samples, _, err := result.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if hdr == nil {
+		return fmt.Errorf("%s: no header: not a benchrig results file", path)
+	}
+	if hdr.Smoke && !allowSmoke {
+		fmt.Fprintf(stdout, "%s holds smoke results (proof the suite runs, not figures); pass --allow-smoke to see them\n", path)
+		if allowSmoke {
+			return nil
+		}
+	}
+	p, err := replan(hdr.Suite.Resolved, hdr.Smoke)
+	if err != nil {
+		return err
+	}
+	cells := map[string]suite.Cell{}
+	for _, c := range p.Cells {
+		cells[c.ID] = c
+	}
+	var rows []report.Row
+	for i := range samples {
+		s := &samples[i]
+		c, ok := cells[s.Cell]
+		if !ok {
+			continue
+		}
+		rows = append(rows, report.Row{Case: caseLabel(c), Variant: variantLabel(c), Sample: s})
+	}
+	fmt.Fprintf(stdout, "%s · %s · %d samples\n\n", hdr.Suite.Name, path, len(samples))
+	return report.Matrix(stdout, rows)
+}
+
+func caseLabel(c suite.Cell) string {
+	parts := []string{fmt.Sprintf("%d conns", c.Connections)}
+	if c.Protocol != suite.HTTP {
+		parts = append([]string{fmt.Sprintf("%d keys", c.Batch)}, parts...)
+	}
+	if c.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("%v req/s", c.Rate))
+	}
+	if c.Pipeline > 1 {
+		parts = append(parts, fmt.Sprintf("p=%d", c.Pipeline))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func variantLabel(c suite.Cell) string {
+	v := c.Target
+	for k, val := range c.Params {
+		v += " " + k + "=" + val
+	}
+	v += " " + c.Path
+	if c.Workload != "" {
+		v += " " + c.Workload
+	}
+	return v
+}

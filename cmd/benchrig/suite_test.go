@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func writeSuite(t *testing.T, dir, hello string) string {
+	t.Helper()
+	suite := fmt.Sprintf(`name: two-targets
+seed: 3
+repeats: 2
+sampler: {interval: 200ms}
+phases: {baseline: 200ms, warmup: 200ms, settle: 0s, load: 700ms, recovery: 200ms}
+targets:
+  hello-a:
+    command: [%[1]q, "-addr", "127.0.0.1:{port}"]
+    ready: {http: "http://127.0.0.1:{port}/"}
+    checks: [{url: "http://127.0.0.1:{port}/", status: 200, body_equals: "hello\n"}]
+  hello-b:
+    command: [%[1]q, "-addr", "127.0.0.1:{port}"]
+    env: {GOMAXPROCS: "1"}
+paths:
+  hello: {http: {url: "http://127.0.0.1:{port}/"}}
+matrix:
+  targets: [hello-a, hello-b]
+  paths: [hello]
+  connections: [2, 4]
+`, hello)
+	p := filepath.Join(dir, "suite.yaml")
+	if err := os.WriteFile(p, []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func sampleLines(path string) int {
+	b, _ := os.ReadFile(path)
+	return bytes.Count(b, []byte(`{"type":"sample"`))
+}
+
+// helloProcesses lists running processes whose executable is bin.
+func helloProcesses(bin string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err == nil && exe == bin && !pidGoneStr(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func pidGoneStr(pid string) bool {
+	var n int
+	fmt.Sscan(pid, &n)
+	return pidGone(n)
+}
+
+// TestSuiteKillResumeVerify: a suite of 2 targets × 2 connection counts × 2
+// repeats; benchrig is killed with SIGKILL in the middle: the file holds
+// every finished sample, verify calls it incomplete (not corrupt), no target
+// is left running, --resume completes it and verify says OK.
+func TestSuiteKillResumeVerify(t *testing.T) {
+	dir := t.TempDir()
+	br := filepath.Join(dir, "benchrig")
+	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	hello := buildExample(t, "hello")
+	suite := writeSuite(t, dir, hello)
+	out := filepath.Join(dir, "results.json")
+
+	_, stderr, code := cli(t, "plan", suite)
+	if code != 0 {
+		t.Fatalf("plan: %d %s", code, stderr)
+	}
+	cmd := exec.Command(br, "run", suite, "-o", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for sampleLines(out) < 3 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	done := sampleLines(out)
+	if done < 3 || done >= 8 {
+		t.Fatalf("killed with %d samples written; want some but not all", done)
+	}
+	time.Sleep(300 * time.Millisecond) // Pdeathsig delivery
+	if left := helloProcesses(hello); len(left) > 0 {
+		t.Errorf("target processes left after kill -9: %v", left)
+	}
+
+	stdout, _, code := cli(t, "verify", out)
+	if code != 1 || !strings.Contains(stdout, "INCOMPLETE (not corrupt)") {
+		t.Errorf("verify of the partial file: exit %d\n%s", code, stdout)
+	}
+	stdout, stderr, code = cli(t, "run", suite, "-o", out, "--resume")
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if n := sampleLines(out); n != 8 {
+		t.Errorf("after resume %d samples, want 8", n)
+	}
+	stdout, _, code = cli(t, "verify", out)
+	if code != 0 || !strings.HasPrefix(stdout, "OK") {
+		t.Errorf("verify after resume: exit %d\n%s", code, stdout)
+	}
+	if left := helloProcesses(hello); len(left) > 0 {
+		t.Errorf("target processes left after the run: %v", left)
+	}
+	// a complete file is never overwritten, and a flipped byte fails verify.
+	if _, stderr, code := cli(t, "run", suite, "-o", out); code != 1 || !strings.Contains(stderr, "refusing to overwrite") {
+		t.Errorf("rerun over a complete file: exit %d %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	i := bytes.LastIndex(b, []byte(`"sent":`)) + len(`"sent":`)
+	if b[i] == '9' { // one digit of a sample's count, still valid JSON
+		b[i] = '8'
+	} else {
+		b[i]++
+	}
+	flipped := filepath.Join(dir, "flipped.json")
+	os.WriteFile(flipped, b, 0o644)
+	stdout, _, code = cli(t, "verify", flipped)
+	if code != 1 || !strings.Contains(stdout, "checksum mismatch") {
+		t.Errorf("verify of a flipped byte: exit %d\n%s", code, stdout)
+	}
+	// the checksum file for publishing.
+	if _, _, code := cli(t, "checksum", out); code != 0 {
+		t.Fatal("checksum failed")
+	}
+	if stdout, _, code := cli(t, "checksum", "--check", out); code != 0 || !strings.Contains(stdout, "OK") {
+		t.Errorf("checksum --check: %d %s", code, stdout)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(dir, "benchrig-*")); len(entries) > 1 {
+		// one may remain: the killed run could not remove its own
+		t.Errorf("temp dirs left: %v", entries)
+	}
+}
