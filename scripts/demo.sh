@@ -1,33 +1,54 @@
 #!/usr/bin/env bash
-# The built-in demo: start the example Go server on a free loopback port,
-# run benchrig's quick mode against it (closed loop, then a constant rate),
-# and stop the server. Run through `make demo`, which builds bin/ first.
+# The built-in demo (`make demo`, which builds bin/ first):
+#  1. quick mode, closed loop, against the example Go server started here;
+#  2. quick mode at a constant rate with a managed target: benchrig starts
+#     the server itself, samples its CPU and memory through every phase and
+#     stops it;
+#  3. a suite: two servers (Go, and Node.js when installed) × two
+#     connection counts × two repeats, written to a results file as it goes,
+#     then verified and reported.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-log=$(mktemp -t benchrig-demo.XXXXXX)
+work=$(mktemp -d -t benchrig-demo.XXXXXX)
 server_pid=
 cleanup() {
 	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
 		kill "$server_pid" 2>/dev/null || true
 		wait "$server_pid" 2>/dev/null || true
 	fi
-	rm -f "$log"
+	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
 
-./bin/hello -addr 127.0.0.1:0 >"$log" 2>&1 &
+./bin/hello -addr 127.0.0.1:0 >"$work/server.log" 2>&1 &
 server_pid=$!
 addr=
 for _ in $(seq 1 100); do
-	addr=$(sed -n 's/^listening on //p' "$log" | head -n1)
+	addr=$(sed -n 's/^listening on //p' "$work/server.log" | head -n1)
 	[ -n "$addr" ] && break
 	sleep 0.05
 done
-[ -n "$addr" ] || { echo "demo: example server did not start:" >&2; cat "$log" >&2; exit 1; }
+[ -n "$addr" ] || { echo "demo: example server did not start:" >&2; cat "$work/server.log" >&2; exit 1; }
 
-echo "== Closed loop: 10 connections for 5 s against the example Go server (pid $server_pid) =="
+echo "== 1. Closed loop: 10 connections for 5 s against the example Go server (pid $server_pid) =="
 ./bin/benchrig http "http://$addr/" -c 10 -d 5s --warmup 1s
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 echo
-echo "== Constant rate: 1,000 req/s over 32 connections for 5 s =="
-./bin/benchrig http "http://$addr/" -R 1000 -d 5s
+echo "== 2. Constant rate with a managed target: 1,000 req/s for 5 s; benchrig starts, samples and stops the server =="
+./bin/benchrig http "http://127.0.0.1:$port/" --target "./bin/hello -addr 127.0.0.1:$port" \
+	-R 1000 -d 5s --baseline 1s --warmup 2s --settle 1s --recovery 2s --sample-interval 250ms
+
+echo
+suite=examples/suites/http-demo.yaml
+if ! command -v node >/dev/null; then
+	echo "(node is not installed: the suite runs the Go server only)"
+	sed 's/targets: \[go-hello, node-http\]/targets: [go-hello]/' "$suite" >"$work/suite.yaml"
+	suite="$work/suite.yaml"
+fi
+echo "== 3. A suite: $(./bin/benchrig plan "$suite" | head -n1) =="
+./bin/benchrig run "$suite" -o "$work/results.json"
+echo
+./bin/benchrig verify "$work/results.json"

@@ -153,7 +153,7 @@ func runSuite(ctx context.Context, path, out string, sets []string, smoke, resum
 		OnEngine: st.setEngine,
 	})
 	defer r.Close()
-	fmt.Fprintf(stderr, "Preparing %d target(s)…\n", len(p.Cells))
+	fmt.Fprintf(stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
 	prov, err := r.Prepare(ctx)
 	if err != nil {
 		if w != nil {
