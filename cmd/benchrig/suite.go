@@ -190,7 +190,7 @@ func runSuite(ctx context.Context, path, out string, sets []string, smoke, resum
 		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out, path, out)
 	}
 	fmt.Fprintf(stdout, "%d samples written to %s\n\n", len(p.Samples), out)
-	return reportFile(out, false, stdout)
+	return reportFile(out, p.IsSmoke, stdout)
 }
 
 func countDone(w *result.Writer, p *suite.Plan) int {
@@ -291,10 +291,7 @@ func reportFile(path string, allowSmoke bool, stdout io.Writer) error {
 		return fmt.Errorf("%s: no header: not a benchrig results file", path)
 	}
 	if hdr.Smoke && !allowSmoke {
-		fmt.Fprintf(stdout, "%s holds smoke results (proof the suite runs, not figures); pass --allow-smoke to see them\n", path)
-		if allowSmoke {
-			return nil
-		}
+		return fmt.Errorf("%s holds smoke results: they prove the suite runs, they are not figures (--allow-smoke to report them anyway)", path)
 	}
 	p, err := replan(hdr.Suite.Resolved, hdr.Smoke)
 	if err != nil {

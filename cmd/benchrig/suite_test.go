@@ -145,6 +145,24 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 	if stdout, _, code := cli(t, "checksum", "--check", out); code != 0 || !strings.Contains(stdout, "OK") {
 		t.Errorf("checksum --check: %d %s", code, stdout)
 	}
+	// a smoke run: every cell once, marked as smoke, refused by verify and
+	// report unless --allow-smoke.
+	smoke := filepath.Join(dir, "smoke.json")
+	if _, stderr, code := cli(t, "run", suite, "-o", smoke, "--smoke"); code != 0 {
+		t.Fatalf("smoke run: exit %d %s", code, stderr)
+	}
+	if n := sampleLines(smoke); n != 4 {
+		t.Errorf("smoke run wrote %d samples, want one per cell (4)", n)
+	}
+	if stdout, _, code := cli(t, "verify", smoke); code != 1 || !strings.Contains(stdout, "smoke results") {
+		t.Errorf("verify of smoke results without --allow-smoke: exit %d %s", code, stdout)
+	}
+	if _, _, code := cli(t, "verify", smoke, "--allow-smoke"); code != 0 {
+		t.Errorf("verify --allow-smoke: exit %d", code)
+	}
+	if _, stderr, code := cli(t, "report", smoke); code != 1 || !strings.Contains(stderr, "smoke results") {
+		t.Errorf("report of smoke results: exit %d %s", code, stderr)
+	}
 	if entries, _ := filepath.Glob(filepath.Join(dir, "benchrig-*")); len(entries) > 1 {
 		// one may remain: the killed run could not remove its own
 		t.Errorf("temp dirs left: %v", entries)
