@@ -30,6 +30,20 @@ type Conn struct {
 	byKey map[int64]any
 	batch pgx.Batch
 	bytes int64 // response bytes of the current operation
+
+	// The hot path (fast.go): the statements it runs (nil: pgx runs
+	// them), the encoded parameter, the decoder and its reused rows.
+	read1  *stmt
+	upd    *stmt
+	params [1][]byte
+	pbuf   []byte
+	dec    rowDecoder
+	slots  []map[string]any
+	// The request timeout: a timer reset per request; when it fires,
+	// onTimeout cancels and Do waits for it through these channels.
+	timer      *time.Timer
+	reqDone    chan struct{}
+	cancelDone chan struct{}
 }
 
 // unexpected is a response that arrived but is not what was asked for.
@@ -46,34 +60,42 @@ func errUnexpected(format string, args ...any) error {
 // driver's path, decoding every row from JSON, or a write through the update
 // statement. A read is Unexpected when a key the dataset should hold has no
 // row. Do returns an error only when the connection is lost.
+//
+// ctx is checked between requests, not watched during one (that costs an
+// allocation and a goroutine hand-off per request): the engine aborts a
+// request in flight with Close. The rows of a request are valid until the
+// next one.
 func (c *Conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outcome) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	bg := context.Background()
 	for i, r := range reqs {
 		if c.pg.IsClosed() {
 			c.fail(reqs[i:], out[i:], "connection closed")
 			return errors.New("pg: connection closed")
 		}
+		if ctx.Err() != nil {
+			c.fail(reqs[i:], out[i:], "canceled")
+			return fmt.Errorf("pg: %w", ctx.Err())
+		}
 		op, keys := c.d.wl.Keys(r.Seq, c.keys)
 		out[i] = driver.Outcome{Op: c.d.wl.Index(op)}
-		rctx, cancel := ctx, context.CancelFunc(func() {})
-		if c.d.cfg.Timeout > 0 {
-			rctx, cancel = context.WithTimeout(ctx, c.d.cfg.Timeout)
-		}
 		c.bytes = 0
+		c.arm()
 		var err error
 		switch {
+		case op == workload.Write && c.upd != nil:
+			err = c.updateFast(keys[0])
 		case op == workload.Write:
-			err = c.update(rctx, keys[0])
+			err = c.update(bg, keys[0])
 		case len(keys) == 0:
 			err = errUnexpected("no keys: the cold workload has read every row")
 		default:
-			if err = c.read(rctx, keys, nil); err == nil {
+			if err = c.readFor(bg, keys); err == nil {
 				err = c.checkFound(keys)
 			}
 		}
-		timedOut := errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-		cancel()
+		timedOut := c.disarm()
 		o := &out[i]
 		o.Bytes, o.Done = c.bytes, driver.Now()
 		var u *unexpected
@@ -106,6 +128,22 @@ func (c *Conn) fail(reqs []driver.Request, out []driver.Outcome, msg string) {
 	for i, r := range reqs {
 		out[i] = driver.Outcome{Class: driver.Error, Op: c.d.wl.Index(c.d.wl.Op(r.Seq)), Done: now, Msg: msg}
 	}
+}
+
+// readFor reads keys for Do: along the hot path when it runs the path,
+// else through pgx.
+func (c *Conn) readFor(ctx context.Context, keys []int64) error {
+	if c.read1 == nil {
+		return c.read(ctx, keys, nil)
+	}
+	c.rows = c.rows[:0]
+	for range keys {
+		c.rows = append(c.rows, nil)
+	}
+	if c.d.cfg.Path == Any {
+		return c.readAnyFast(keys)
+	}
+	return c.readOneFast(keys)
 }
 
 // checkFound fails a read in which a key of the dataset came back missing.
@@ -168,6 +206,9 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := c.pg.Close(ctx); err != nil && !errors.Is(err, net.ErrClosed) {

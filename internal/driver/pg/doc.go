@@ -13,6 +13,15 @@
 // The workload decides, from each operation's global sequence number,
 // whether it reads or writes and which keys; Outcome.Op indexes Ops().
 //
+// Do is the load's hot path (fast.go): the prepared-one (round trips), any
+// and update statements run through pgconn with their integer parameter
+// encoded in binary into a reused buffer, rows are decoded by a one-pass
+// decoder that gives encoding/json's values and reuses each row slot's map,
+// and the per-request timeout is a timer per connection (on expiry: a
+// cancel request, then a socket deadline) instead of a context per request.
+// Do checks ctx between requests; the engine aborts one in flight with
+// Close. Fetch, used by Preflight, keeps pgx and encoding/json.
+//
 // Example:
 //
 //	d, err := pg.New(pg.Config{

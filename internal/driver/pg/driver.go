@@ -124,34 +124,49 @@ func (d *Driver) OpenConn(ctx context.Context) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{d: d, pg: pc, keys: make([]int64, 0, d.wl.Batch()), byKey: make(map[int64]any)}
+	c := &Conn{d: d, pg: pc, keys: make([]int64, 0, d.wl.Batch()), byKey: make(map[int64]any),
+		reqDone: make(chan struct{}, 1), cancelDone: make(chan struct{}, 1)}
 	param := "$1: the key"
 	if d.cfg.Path == Any || d.cfg.Path == SQL {
 		param = "$1: the key array"
 	}
-	if err := c.prepare(ctx, stmtRead, d.readSQL, "read ("+d.cfg.Label()+" path)", param); err != nil {
+	read, err := c.prepare(ctx, stmtRead, d.readSQL, "read ("+d.cfg.Label()+" path)", param)
+	if err != nil {
 		pc.Close(context.Background())
 		return nil, err
 	}
-	if err := c.prepare(ctx, stmtUpdate, d.updateSQL, "update", "$1: the key"); err != nil {
+	upd, err := c.prepare(ctx, stmtUpdate, d.updateSQL, "update", "$1: the key")
+	if err != nil {
 		pc.Close(context.Background())
 		return nil, err
 	}
+	// The hot path takes the statements whose parameters it encodes.
+	switch {
+	case d.cfg.Path == PreparedOne && d.cfg.BatchMode != Pipeline && read.fastKey():
+		c.read1 = read
+	case d.cfg.Path == Any && read.fastArray():
+		c.read1 = read
+	}
+	if upd.fastKey() {
+		c.upd = upd
+	}
+	c.timer = time.AfterFunc(time.Hour, c.onTimeout)
+	c.timer.Stop()
 	return c, nil
 }
 
 // prepare prepares one statement taking exactly one parameter.
-func (c *Conn) prepare(ctx context.Context, name, sql, what, param string) error {
+func (c *Conn) prepare(ctx context.Context, name, sql, what, param string) (*stmt, error) {
 	if sql == "" {
-		return nil
+		return nil, nil
 	}
 	sd, err := c.pg.Prepare(ctx, name, sql)
 	if err != nil {
-		return fmt.Errorf("pg: prepare %s statement %q: %w", what, sql, err)
+		return nil, fmt.Errorf("pg: prepare %s statement %q: %w", what, sql, err)
 	}
 	if len(sd.ParamOIDs) != 1 {
-		return fmt.Errorf("pg: %s statement %q takes %d parameters; it must take exactly one (%s)",
+		return nil, fmt.Errorf("pg: %s statement %q takes %d parameters; it must take exactly one (%s)",
 			what, sql, len(sd.ParamOIDs), param)
 	}
-	return nil
+	return newStmt(sd), nil
 }

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# benchrig pg beside pgbench against the same PostgreSQL server: the server
+# (started here with initdb/pg_ctl in a temporary directory, as the postgres
+# user when run as root) pinned to SERVER_CPU, every client pinned to
+# CLIENT_CPU, the same connections, duration and queries, each tool RUNS
+# times, interleaved. Prints tps / req/s and requests per client CPU-second
+# as median [min–max] for two workloads, and each tool's ratio to pgbench.
+#
+#   bench/pg-peers.sh                  # 64 connections, 5 s, 3 runs
+#   CONNECTIONS=16 DURATION=10 RUNS=5 bench/pg-peers.sh
+#
+# The two workloads, with the items table of `benchrig pg --ephemeral`
+# (4096 rows: id bigint primary key, revision, a 128-byte payload):
+#
+#   single key  SELECT row_to_json(t) FROM items t WHERE id = $1
+#               pgbench: \set id random(1, 4096), -M prepared;
+#               benchrig: --path prepared-one --batch 1 --workload uniform
+#               (keys drawn uniformly from 1…4096 too).
+#   64 keys     SELECT id, row_to_json(t) FROM items t WHERE id = ANY(…)
+#               pgbench cannot bind an array variable, so its script draws
+#               64 keys with \set k1 … \set k64 random(1, 4096) and sends
+#               ANY(ARRAY[:k1, …, :k64]::bigint[]): one prepared statement
+#               with 64 bigint parameters, the same index scan on the server;
+#               benchrig: --path any --batch 64 --workload uniform (one
+#               bigint[] parameter, rows decoded from JSON and put back in
+#               key order on the client, which pgbench does not do).
+#
+# Client CPU is user+sys of the whole client process (bench/lib/measure.py,
+# getrusage of the children): for benchrig that includes its start-up,
+# pre-flight and the resource sampler, so a second benchrig row gives the CPU
+# it reports for the load window alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONNECTIONS=${CONNECTIONS:-64}
+DURATION=${DURATION:-5}
+RUNS=${RUNS:-3}
+ROWS=${ROWS:-4096}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+
+pgbin=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
+[ -x "$pgbin/pgbench" ] && [ -x "$pgbin/initdb" ] || { echo "PostgreSQL server binaries and pgbench are needed (PGBIN=…/bin)" >&2; exit 1; }
+command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
+
+work=$(mktemp -d -t benchrig-pg-peers.XXXXXX)
+chmod 755 "$work"
+as=()
+if [ "$(id -u)" = 0 ]; then
+	id postgres >/dev/null 2>&1 || { echo "run as a user other than root, or create the postgres user" >&2; exit 1; }
+	as=(runuser -u postgres --)
+	chown postgres "$work"
+fi
+started=
+cleanup() {
+	[ -n "$started" ] && "${as[@]}" "$pgbin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+benchrig=${BENCHRIG:-}
+if [ -z "$benchrig" ]; then
+	go build -o "$work/benchrig" ./cmd/benchrig
+	benchrig=$work/benchrig
+fi
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"${as[@]}" "$pgbin/initdb" -D "$work/data" -U postgres -A trust --no-sync >"$work/initdb.log" 2>&1
+taskset -c "$SERVER_CPU" "${as[@]}" "$pgbin/pg_ctl" -D "$work/data" -l "$work/server.log" -w -o \
+	"-c port=$port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$work -c max_connections=$((CONNECTIONS + 10)) \
+	 -c shared_buffers=128MB -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c jit=off -c autovacuum=off" \
+	start >/dev/null
+started=1
+dsn="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+"$pgbin/psql" -q -X -v ON_ERROR_STOP=1 "$dsn" <<SQL
+CREATE TABLE items (id bigint PRIMARY KEY, revision bigint NOT NULL DEFAULT 0, payload text NOT NULL);
+INSERT INTO items SELECT i, 0, rpad('item-' || i || '-', 128, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')
+	FROM generate_series(1, $ROWS) i;
+VACUUM (FREEZE, ANALYZE) items;
+SQL
+
+printf '\\set id random(1, %d)\nSELECT row_to_json(t) FROM items t WHERE id = :id;\n' "$ROWS" >"$work/one.sql"
+{
+	for i in $(seq 64); do printf '\\set k%d random(1, %d)\n' "$i" "$ROWS"; done
+	printf 'SELECT id, row_to_json(t) FROM items t WHERE id = ANY(ARRAY['
+	for i in $(seq 64); do printf ':k%d' "$i"; [ "$i" -lt 64 ] && printf ', '; done
+	printf ']::bigint[]);\n'
+} >"$work/any.sql"
+
+echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
+
+measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
+cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+
+# pgbench_row TOOL SCRIPT ROWS: one pgbench run, one thread (the client
+# has one core); seconds = transactions ÷ tps (without connection time).
+pgbench_row() {
+	local cpu n tps
+	cpu=$(measure "$pgbin/pgbench" -n -M prepared -c "$CONNECTIONS" -j 1 -T "$DURATION" -f "$2" "$dsn" | cpu_of)
+	n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$work/out")
+	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$work/out")
+	echo "$1 $n $(python3 -c "print($n / $tps)") $cpu" >>"$3"
+}
+
+# benchrig_row TOOL ROWS ARGS…: one benchrig pg run, GOMAXPROCS=1, no idle
+# phases; also a row with the client CPU of the load window alone.
+benchrig_row() {
+	local tool=$1 rows=$2 cpu
+	shift 2
+	cpu=$(GOMAXPROCS=1 measure "$benchrig" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
+		--baseline 0 --warmup 0 --settle 0 --recovery 0 --json "$@" | cpu_of)
+	python3 - "$work/out" "$tool" "$cpu" >>"$rows" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["samples"][0]
+l = s["load"]
+if s.get("error") or l["errors"] + l["timeouts"] + l["unexpected"]:
+    sys.exit("benchrig failed: %s %s" % (s.get("error"), l.get("messages")))
+c = l["client"]
+print(sys.argv[2], l["requests"], l["seconds"], sys.argv[3])
+print(sys.argv[2] + "(load-window)", l["requests"], l["seconds"], c["user_seconds"] + c["system_seconds"])
+PY
+}
+
+: >"$work/rows1"
+: >"$work/rows64"
+for run in $(seq "$RUNS"); do
+	pgbench_row pgbench "$work/one.sql" "$work/rows1"
+	benchrig_row benchrig "$work/rows1" --path prepared-one --batch 1
+	pgbench_row pgbench "$work/any.sql" "$work/rows64"
+	benchrig_row benchrig "$work/rows64" --path any --batch 64
+	echo "run $run done" >&2
+done
+echo
+echo "Single-key SELECT row_to_json(t) … WHERE id = \$1, prepared, $CONNECTIONS connections, ${DURATION}s × $RUNS (client CPU = user+sys of the client process):"
+python3 bench/lib/summary.py pgbench <"$work/rows1"
+echo
+echo "64-key SELECT id, row_to_json(t) … WHERE id = ANY(…), prepared, $CONNECTIONS connections, ${DURATION}s × $RUNS:"
+python3 bench/lib/summary.py pgbench <"$work/rows64"

@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/target/postgres"
+)
+
+// pgDocOut is the part of benchrig pg's JSON document the tests read.
+type pgDocOut struct {
+	Schema  string             `json:"schema"`
+	Args    []string           `json:"args"`
+	Server  *result.TargetInfo `json:"server"`
+	Plans   map[string]string  `json:"query_plans"`
+	Samples []result.Sample    `json:"samples"`
+}
+
+// pgShortPhases keep every sample of a test around two seconds.
+var pgShortPhases = []string{"-d", "1s", "--baseline", "200ms", "--settle", "100ms", "--recovery", "200ms", "--sample-interval", "100ms"}
+
+// pgSkip skips (outside CI) when there are no PostgreSQL binaries.
+func pgSkip(t *testing.T, err error) {
+	t.Helper()
+	if errors.Is(err, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
+		t.Skip(err)
+	}
+	t.Fatal(err)
+}
+
+func pgNeedBinaries(t *testing.T) {
+	t.Helper()
+	if _, err := postgres.FindBinaries(context.Background(), ""); err != nil {
+		pgSkip(t, err)
+	}
+}
+
+// pgCLI runs benchrig with a bounded context and returns its outputs and
+// the error run returned.
+func pgCLI(t *testing.T, args ...string) (stdout, stderr string, code int, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	var o, e bytes.Buffer
+	err = run(ctx, args, &o, &e)
+	code = exitCode(err, &e)
+	return o.String(), e.String(), code, err
+}
+
+func pgReadDoc(t *testing.T, b []byte) pgDocOut {
+	t.Helper()
+	var doc pgDocOut
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("JSON document: %v\n%s", err, b)
+	}
+	return doc
+}
+
+// TestPGQuickMatrix runs 2 paths × 2 cases on an ephemeral server: the
+// comparison table on stdout, and a JSON file with every sample, its
+// server figures, statistics deltas and the plans.
+func TestPGQuickMatrix(t *testing.T) {
+	pgNeedBinaries(t)
+	out := filepath.Join(t.TempDir(), "pg.json")
+	args := append([]string{"pg", "--ephemeral", "--path", "prepared-one,any", "--batch", "1,4", "-c", "2",
+		"--rows", "512", "--warmup", "0", "-o", out}, pgShortPhases...)
+	stdout, stderr, code, _ := pgCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"Requests/s, median", "prepared-one", "any", "1 key · 2 conns", "4 keys · 2 conns", "Server µs/request"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !regexp.MustCompile(`\[4/4\] \S+ · 4 keys · 2 conns: [\d,]+ req/s, p99 .+, server \d+\.\d\d cores`).MatchString(stderr) {
+		t.Errorf("no progress line for the 4th sample:\n%s", stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := pgReadDoc(t, b)
+	if doc.Schema != pgDocSchema || len(doc.Samples) != 4 {
+		t.Fatalf("schema %q, %d samples", doc.Schema, len(doc.Samples))
+	}
+	if doc.Server == nil || doc.Server.Version == "" || doc.Server.Settings["fsync"] != "off" || doc.Server.SHA256 == "" {
+		t.Errorf("server provenance %+v", doc.Server)
+	}
+	for _, label := range []string{"prepared-one", "any"} {
+		if !json.Valid([]byte(doc.Plans[label])) || !strings.Contains(doc.Plans[label], "Index") {
+			t.Errorf("plan of %s: %q", label, doc.Plans[label])
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range doc.Samples {
+		seen[s.Cell] = true
+		if s.Error != "" || s.Load == nil || s.Load.Requests == 0 {
+			t.Errorf("sample %s: error %q", s.Key, s.Error)
+			continue
+		}
+		if s.Server == nil || s.Server.Figures.Cores <= 0 || s.Server.Figures.PSSPeak == 0 {
+			t.Errorf("sample %s: server figures %+v", s.Key, s.Server)
+		}
+		if s.Stats["xact_commit"] < float64(s.Load.Requests) {
+			t.Errorf("sample %s: xact_commit delta %v < %d requests", s.Key, s.Stats["xact_commit"], s.Load.Requests)
+		}
+		if s.Target == nil || s.Target.Kind != "postgres" || s.Target.PID == 0 {
+			t.Errorf("sample %s: target %+v", s.Key, s.Target)
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("cells %v, want 4 distinct", seen)
+	}
+}
+
+// pgTestServer is a server started by the test, reached by DSN: database
+// bench holds the dataset, owned by role bench (password pgTestPassword);
+// database nopk holds items without a primary key; database empty has no
+// items; max_connections is 20.
+type pgTestServer struct {
+	srv  *postgres.Server
+	port int
+}
+
+const pgTestPassword = "Right-Secret-4711"
+
+func (s *pgTestServer) dsn(user, password, db string) string {
+	if password != "" {
+		user += ":" + password
+	}
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", user, s.port, db)
+}
+
+func startPGTestServer(t *testing.T) *pgTestServer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv, err := postgres.StartEphemeral(ctx, postgres.Options{MaxConnections: 20})
+	if err != nil {
+		pgSkip(t, err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	s := &pgTestServer{srv: srv, port: srv.Port()}
+	exec := func(db string, stmts ...string) {
+		conn, err := postgres.Connect(ctx, s.dsn("postgres", "", db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		for _, q := range stmts {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		if db == "bench" {
+			if err := postgres.CreateDataset(ctx, conn, postgres.Dataset{Rows: 512, PayloadBytes: 64}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, "ALTER TABLE items OWNER TO bench"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	exec("postgres", "CREATE ROLE bench LOGIN PASSWORD '"+pgTestPassword+"'",
+		"CREATE DATABASE bench OWNER bench", "CREATE DATABASE nopk OWNER bench", "CREATE DATABASE empty OWNER bench")
+	exec("bench")
+	exec("nopk", "CREATE TABLE items (id bigint NOT NULL, revision bigint NOT NULL DEFAULT 0, payload text NOT NULL)",
+		"INSERT INTO items SELECT i, 0, 'x' FROM generate_series(1, 512) i", "ALTER TABLE items OWNER TO bench")
+	return s
+}
+
+// closedPort returns a loopback port nothing listens on.
+func closedPort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
+
+// TestPGQuickDSN runs against a server reached by DSN with a password: a
+// mixed workload whose reads and writes are counted apart and whose
+// tup_updated delta equals the writes, then every refusal, with exit codes,
+// one-line messages and the password never shown.
+func TestPGQuickDSN(t *testing.T) {
+	pgNeedBinaries(t)
+	t.Setenv("PGDSN", "")
+	t.Setenv("DATABASE_URL", "")
+	s := startPGTestServer(t)
+	good := s.dsn("bench", pgTestPassword, "bench")
+
+	t.Run("mixed", func(t *testing.T) {
+		t.Setenv("BENCH_DSN", good)
+		args := append([]string{"pg", "--dsn-env", "BENCH_DSN", "--path", "any", "--batch", "4", "-c", "2", "--rows", "512",
+			"--workload", "mixed", "--write-every", "4", "--warmup", "300ms", "--json"}, pgShortPhases...)
+		stdout, stderr, code, _ := pgCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		if strings.Contains(stdout+stderr, pgTestPassword) {
+			t.Fatal("the password appears in the output")
+		}
+		doc := pgReadDoc(t, []byte(stdout))
+		if len(doc.Samples) != 1 {
+			t.Fatalf("%d samples", len(doc.Samples))
+		}
+		smp := doc.Samples[0]
+		if smp.Error != "" || smp.Load == nil {
+			t.Fatalf("sample error %q", smp.Error)
+		}
+		ops := map[string]int64{}
+		for _, o := range smp.Load.Ops {
+			ops[o.Name] = o.Requests
+		}
+		if ops["read"] == 0 || ops["write"] == 0 || ops["read"]+ops["write"] != smp.Load.Requests {
+			t.Fatalf("ops %v, requests %d", ops, smp.Load.Requests)
+		}
+		if smp.Stats["tup_updated"] != float64(ops["write"]) {
+			t.Errorf("tup_updated delta %v, want the %d writes (stats %v)", smp.Stats["tup_updated"], ops["write"], smp.Stats)
+		}
+		if smp.Server == nil || smp.Server.Figures.Cores <= 0 {
+			t.Errorf("the local DSN server was not sampled: %+v", smp.Server)
+		}
+		if doc.Server == nil || !strings.Contains(doc.Server.Name, postgres.Redacted) {
+			t.Errorf("server name %+v, want the redacted DSN", doc.Server)
+		}
+	})
+
+	fails := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unreachable", []string{"--dsn", fmt.Sprintf("postgres://bench:%s@127.0.0.1:%d/bench", pgTestPassword, closedPort(t))}, 1, "connect to"},
+		{"wrong password", []string{"--dsn", s.dsn("bench", "Wrong-Secret-0815", "bench")}, 1, "password authentication failed"},
+		{"missing table", []string{"--dsn", s.dsn("bench", pgTestPassword, "empty")}, 1, `table "items" does not exist`},
+		{"no primary key", []string{"--dsn", s.dsn("bench", pgTestPassword, "nopk")}, 1, "has no primary key"},
+		{"sql wrong rows", []string{"--dsn", good, "--path", "any,sql", "--batch", "4",
+			"--sql", "SELECT row_to_json(t) FROM items t WHERE id = ANY($1) ORDER BY id LIMIT 1"}, 1, "preflight"},
+		{"too many connections", []string{"--dsn", good, "-c", "64"}, 1, "max_connections 20"},
+		{"bad path", []string{"--dsn", good, "--path", "any,fastest"}, 2, `--path "fastest"`},
+		{"sql without statement", []string{"--dsn", good, "--path", "sql"}, 2, "--path sql needs --sql"},
+		{"batch 0", []string{"--dsn", good, "--batch", "0"}, 2, "--batch 0"},
+		{"connections 0", []string{"--dsn", good, "-c", "4,0"}, 2, "--connections must be ≥ 1"},
+		{"both", []string{"--dsn", good, "--ephemeral"}, 2, "not both"},
+		{"neither", nil, 2, "give --ephemeral or --dsn"},
+	}
+	for _, tc := range fails {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.json")
+			args := append(append([]string{"pg", "--rows", "512", "-o", out}, tc.args...), pgShortPhases...)
+			stdout, stderr, code, err := pgCLI(t, args...)
+			if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("exit %d, error %v; want exit %d with %q\nstderr:\n%s", code, err, tc.code, tc.want, stderr)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("message is not one line: %q", err)
+			}
+			b, _ := os.ReadFile(out)
+			for _, secret := range []string{pgTestPassword, "Wrong-Secret-0815"} {
+				if strings.Contains(stdout+stderr+string(b), secret) {
+					t.Errorf("the password %q appears in the output:\n%s\n%s", secret, stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestPGQuickInterrupt cancels a run mid-sample, as Ctrl-C does: the
+// ephemeral server's postmaster and its directory must be gone when run
+// returns.
+func TestPGQuickInterrupt(t *testing.T) {
+	pgNeedBinaries(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"pg", "--ephemeral", "-c", "2", "-d", "20s", "--rows", "256", "--sample-interval", "100ms"}, &stdout, &stderr)
+	}()
+	started := regexp.MustCompile(`ephemeral, data (\S+) · postmaster pid (\d+)`)
+	var m []string
+	deadline := time.Now().Add(40 * time.Second)
+	for m == nil && time.Now().Before(deadline) {
+		select {
+		case err := <-done:
+			t.Fatalf("run ended before the interrupt: %v\n%s", err, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		m = started.FindStringSubmatch(stderr.String())
+	}
+	if m == nil {
+		cancel()
+		<-done
+		t.Fatalf("the server did not start:\n%s", stderr.String())
+	}
+	time.Sleep(1500 * time.Millisecond) // into the sample's phases
+	cancel()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not return 30 s after the interrupt")
+	}
+	if err == nil {
+		t.Error("an interrupted run returned no error")
+	}
+	dir := filepath.Dir(m[1])
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the server directory %s is still there (%v)", dir, err)
+	}
+	pid, _ := strconv.Atoi(m[2])
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if i := bytes.LastIndexByte(b, ')'); i < 0 || i+2 >= len(b) || b[i+2] != 'Z' {
+			t.Errorf("postmaster %d still runs: %s", pid, b)
+		}
+	}
+}
+
+func TestPGPlanFairOrder(t *testing.T) {
+	cases := []pgCase{{1, 4}, {64, 4}}
+	var got []string
+	for _, p := range pgPlan(cases, 3, 2) {
+		got = append(got, fmt.Sprintf("%d%c", p.c.batch, 'A'+p.path))
+	}
+	want := "1A 1B 1C 64A 64B 64C 64B 64C 64A 1B 1C 1A"
+	if strings.Join(got, " ") != want {
+		t.Errorf("order %v, want %s", got, want)
+	}
+}
+
+func TestPGRedactArgs(t *testing.T) {
+	got := pgRedactArgs([]string{"pg", "--dsn", "postgres://u:pw1@h/db", "--dsn=host=h password=pw2", "--sql", "x pw3"}, "pw3")
+	text := strings.Join(got, " ")
+	for _, s := range []string{"pw1", "pw2", "pw3"} {
+		if strings.Contains(text, s) {
+			t.Errorf("%q left in %q", s, text)
+		}
+	}
+	if !strings.Contains(text, "postgres://u:xxxxx@h/db") {
+		t.Errorf("redacted args %q", text)
+	}
+}

@@ -1,0 +1,173 @@
+package pg
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/workload"
+)
+
+// execCtl runs statements on a control connection of the test server.
+func execCtl(t *testing.T, stmts ...string) {
+	t.Helper()
+	ctl, err := postgres.Connect(testCtx(t), needServer(t).DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close(context.Background())
+	for _, q := range stmts {
+		if _, err := ctl.Exec(testCtx(t), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestHotPathMatchesFetch checks that Do's hot path (pgconn, binary
+// parameters, the reusing decoder) returns the rows Fetch (pgx,
+// encoding/json) returns, for bigint and integer keys.
+func TestHotPathMatchesFetch(t *testing.T) {
+	execCtl(t, "CREATE TABLE IF NOT EXISTS items4 (id integer PRIMARY KEY, revision bigint NOT NULL, payload text NOT NULL)",
+		"INSERT INTO items4 SELECT id, revision, payload FROM items ON CONFLICT DO NOTHING")
+	for _, table := range []string{"items", "items4"} {
+		for _, path := range []Path{PreparedOne, Any} {
+			t.Run(table+"/"+string(path), func(t *testing.T) {
+				c := openCfg(t, Config{Path: path, Table: table, Workload: workload.Config{Kind: workload.Uniform, Batch: 8}})
+				if c.read1 == nil {
+					t.Fatal("the hot path is not used")
+				}
+				out := make([]driver.Outcome, 1)
+				for seq := uint64(0); seq < 5; seq++ {
+					if err := c.Do(testCtx(t), []driver.Request{{Seq: seq}}, out); err != nil || out[0].Class != driver.OK {
+						t.Fatalf("Do: %+v %v", out[0], err)
+					}
+					_, keys := c.d.wl.Keys(seq, nil)
+					got := append([]any(nil), c.rows[:len(keys)]...)
+					ptrs := make([]*int64, len(keys))
+					for i := range keys {
+						ptrs[i] = &keys[i]
+					}
+					want, err := c.Fetch(testCtx(t), ptrs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("seq %d keys %v: Do rows\n%v\nFetch rows\n%v", seq, keys, got, want)
+					}
+				}
+				if path == Any {
+					if err := c.encodeArray(c.read1, nil); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := c.exec(c.read1).Close(); err != nil {
+						t.Errorf("empty key array: %v", err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestHotPathTimeout checks the timer-based timeout on the hot path: the
+// statement is cancelled on the server, the outcome is a Timeout, and the
+// connection serves the next request.
+func TestHotPathTimeout(t *testing.T) {
+	execCtl(t, "CREATE OR REPLACE VIEW slow_items AS SELECT i.* FROM items i CROSS JOIN LATERAL pg_sleep(CASE WHEN i.id = 1 THEN 5 ELSE 0 END) s")
+	for _, path := range []Path{PreparedOne, Any} {
+		t.Run(string(path), func(t *testing.T) {
+			c := openCfg(t, Config{Path: path, Table: "slow_items", Timeout: 200 * time.Millisecond,
+				Workload: workload.Config{Kind: workload.Hot, Hot: 2}})
+			if c.read1 == nil {
+				t.Fatal("the hot path is not used")
+			}
+			start := time.Now()
+			o, err := doOne(t, c, 0) // key 1: sleeps
+			if err != nil || o.Class != driver.Timeout || o.Msg != "timeout" {
+				t.Fatalf("outcome %+v, %v; want a timeout on a live connection", o, err)
+			}
+			if d := time.Since(start); d > 4*time.Second {
+				t.Errorf("the timeout took %s", d)
+			}
+			if o, err := doOne(t, c, 1); err != nil || o.Class != driver.OK { // key 2
+				t.Errorf("next request: %+v, %v; want OK on the same connection", o, err)
+			}
+		})
+	}
+}
+
+// decoderCases are JSON texts the decoder must read exactly as
+// encoding/json does (or refuse as it does).
+var decoderCases = []string{
+	`{"id":42,"revision":0,"payload":"item-42-abc"}`,
+	` { "a" : [1, -2.5e3, 0, true, false, null, {"b": {}}, []], "c": "\u00e9\ud83d\ude00\"\\\/\b\f\n\r\t" } `,
+	`{"dup":1,"dup":2}`,
+	`"lone \ud800 high" `, `"lone \udc00\udc01 low"`, `"bad \ud800\u0041 pair"`, "\"raw \xff bytes\"",
+	`[]`, `{}`, `null`, `-0`, `1E+2`, `0.5`, `123456789012345678901234567890`,
+	``, `{`, `{"a"}`, `{"a":}`, `[1,]`, `01`, `-`, `1.`, `1e`, `+1`, `"\x"`, "\"ctl \x01\"", `tru`, `{"a":1}x`, `1e400`,
+}
+
+func checkDecoder(t *testing.T, text string) {
+	t.Helper()
+	var want any
+	wantErr := json.Unmarshal([]byte(text), &want)
+	var d rowDecoder
+	reuse := map[string]any{"stale": 1}
+	got, err := d.decode([]byte(text), reuse)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("decode(%q): error %v, encoding/json %v", text, err, wantErr)
+	}
+	if err == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("decode(%q) = %#v, encoding/json %#v", text, got, want)
+	}
+}
+
+func TestRowDecoderMatchesEncodingJSON(t *testing.T) {
+	for _, text := range decoderCases {
+		checkDecoder(t, text)
+	}
+	// The reused map is cleared and refilled; keys are interned.
+	var d rowDecoder
+	m := map[string]any{}
+	for _, text := range []string{`{"a":1,"b":2}`, `{"a":3}`} {
+		if _, err := d.decode([]byte(text), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(m, map[string]any{"a": float64(3)}) {
+		t.Errorf("reused map %v", m)
+	}
+}
+
+func FuzzRowDecoder(f *testing.F) {
+	for _, text := range decoderCases {
+		f.Add(text)
+	}
+	f.Fuzz(checkDecoder)
+}
+
+func BenchmarkRowDecoder(b *testing.B) {
+	raw := []byte(`{"id":1234,"revision":0,"payload":"` + postgres.Payload(1234, 128) + `"}`)
+	b.Run("rowDecoder", func(b *testing.B) {
+		var d rowDecoder
+		m := map[string]any{}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := d.decode(raw, m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,463 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/target"
+	"github.com/benchrig/benchrig/internal/target/postgres"
+)
+
+// PGOptions configures a PostgreSQL system under test. Its JSON form and
+// String never contain the DSN's password.
+type PGOptions struct {
+	// Ephemeral starts a throwaway server (initdb in a temporary
+	// directory) that Stop removes. Exactly one of Ephemeral and DSN.
+	Ephemeral bool `json:"ephemeral"`
+	// DSN reaches an existing server (URL or key=value form). It is kept
+	// in memory only; errors, logs and results show it redacted.
+	DSN string `json:"dsn,omitempty"`
+	// Bin is the directory of the server binaries (ephemeral; default:
+	// the newest installation found).
+	Bin string `json:"bin,omitempty"`
+	// MaxConnections and SharedBuffers size the ephemeral server (default
+	// postgres.DefaultMaxConnections and postgres.DefaultSharedBuffers).
+	MaxConnections int    `json:"max_connections,omitempty"`
+	SharedBuffers  string `json:"shared_buffers,omitempty"`
+	// Dataset is the benchmark table: created and reset on an ephemeral
+	// server, checked on a DSN server.
+	Dataset postgres.Dataset `json:"dataset"`
+}
+
+// Redacted returns o with the DSN's password replaced by "xxxxx".
+func (o PGOptions) Redacted() PGOptions {
+	if o.DSN != "" {
+		o.DSN = postgres.Redact(o.DSN)
+	}
+	return o
+}
+
+// MarshalJSON writes the options with the DSN redacted.
+func (o PGOptions) MarshalJSON() ([]byte, error) {
+	type plain PGOptions // no methods: no recursion
+	return json.Marshal(plain(o.Redacted()))
+}
+
+// String describes the server to use, DSN redacted.
+func (o PGOptions) String() string {
+	if o.Ephemeral {
+		return "ephemeral postgres"
+	}
+	return "postgres " + postgres.Redact(o.DSN)
+}
+
+// GoString is String, so that %#v does not print the password either.
+func (o PGOptions) GoString() string { return o.String() }
+
+// PGServer is a PostgreSQL system under test that lives across samples:
+// ephemeral (started and removed by benchrig) or an existing server reached
+// by DSN. It satisfies Target: Measure samples its process tree (the
+// postmaster and every backend) when it runs on this machine, and never
+// stops it (give it as Spec.Attach); the caller calls Stop once at the end.
+// Its methods are safe for concurrent use.
+type PGServer struct {
+	opts PGOptions
+	eph  *postgres.Server // nil for a DSN server
+	dsn  string
+	proc *target.Attached // the postmaster, when visible; nil otherwise
+	info result.TargetInfo
+
+	mu     sync.Mutex // guards ctl, plans, writes
+	ctl    *pgx.Conn  // the control connection
+	plans  map[string]string
+	writes bool // a prepared path writes: Reset reloads a DSN server's table
+	// hasRevision caches whether the table has a revision column.
+	hasRevision *bool
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+var _ Target = (*PGServer)(nil)
+
+// StartPG starts an ephemeral server sized to opts.MaxConnections, or
+// connects a control connection to opts.DSN, and reads the server's
+// version and settings. Errors never contain the password. When it fails,
+// nothing is left running.
+func StartPG(ctx context.Context, opts PGOptions) (*PGServer, error) {
+	opts.Dataset = opts.Dataset.WithDefaults()
+	if err := opts.Dataset.Validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case opts.Ephemeral && opts.DSN != "":
+		return nil, errors.New("postgres: give an ephemeral server or a DSN, not both")
+	case !opts.Ephemeral && opts.DSN == "":
+		return nil, errors.New("postgres: give an ephemeral server or a DSN")
+	}
+	s := &PGServer{opts: opts, dsn: opts.DSN}
+	if opts.Ephemeral {
+		eph, err := postgres.StartEphemeral(ctx, postgres.Options{
+			Bin: opts.Bin, MaxConnections: opts.MaxConnections, SharedBuffers: opts.SharedBuffers,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.eph, s.dsn = eph, eph.DSN()
+	}
+	if err := s.connect(ctx); err != nil {
+		_ = s.Stop(context.Background())
+		return nil, err
+	}
+	return s, nil
+}
+
+// connect opens the control connection and fills the provenance.
+func (s *PGServer) connect(ctx context.Context) error {
+	ctl, err := postgres.Connect(ctx, s.dsn)
+	if err != nil {
+		return err
+	}
+	s.ctl = ctl
+	si, err := postgres.ServerInfo(ctx, ctl)
+	if err != nil {
+		return fmt.Errorf("%w (server %s)", err, postgres.Redact(s.dsn))
+	}
+	s.info = result.TargetInfo{
+		Name: postgres.Redact(s.dsn), Kind: "postgres", Version: si.Version, Settings: si.Settings,
+	}
+	pid := 0
+	if s.eph != nil {
+		pid = s.eph.PID()
+		s.info.Binary = s.eph.Binaries().Postgres()
+		s.info.Dir = s.eph.DataDir()
+		s.info.LogPath = s.eph.LogPath()
+	} else {
+		pid = localPostmaster(ctl)
+		if pid > 0 {
+			s.info.Binary, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
+		}
+	}
+	if pid > 0 {
+		if a, err := target.Attach(pid); err == nil {
+			s.proc = a
+			s.info.PID = pid
+		}
+	}
+	if s.info.Binary != "" {
+		s.info.SHA256, _ = fileSHA256(s.info.Binary)
+	}
+	return nil
+}
+
+// localPostmaster finds the postmaster of a DSN server that runs on this
+// machine and is visible: the parent of the control connection's backend,
+// confirmed by the port it listens on (or by the backend's name for a Unix
+// socket). 0 when not found: best effort.
+func localPostmaster(ctl *pgx.Conn) int {
+	cfg := ctl.Config()
+	local := strings.HasPrefix(cfg.Host, "/")
+	if ip := net.ParseIP(cfg.Host); ip != nil && ip.IsLoopback() || cfg.Host == "localhost" {
+		local = true
+	}
+	if !local {
+		return 0
+	}
+	backend := int(ctl.PgConn().PID())
+	comm, ppid, ok := procParent(backend)
+	if !ok || !strings.HasPrefix(comm, "postgres") {
+		return 0
+	}
+	if strings.HasPrefix(cfg.Host, "/") {
+		return ppid
+	}
+	if pid, err := target.PIDListeningOn(int(cfg.Port)); err == nil && pid == ppid {
+		return ppid
+	}
+	return 0
+}
+
+// procParent reads a process's name and parent from /proc/PID/stat.
+func procParent(pid int) (comm string, ppid int, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return "", 0, false
+	}
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return "", 0, false
+	}
+	f := bytes.Fields(b[end+1:])
+	if len(f) < 2 {
+		return "", 0, false
+	}
+	ppid, err = strconv.Atoi(string(f[1]))
+	return string(b[open+1 : end]), ppid, err == nil && ppid > 0
+}
+
+// fileSHA256 is the hex SHA-256 of a file's bytes.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// DSN returns the full connection string for drivers. It may hold a
+// password: keep it in memory, show postgres.Redact(DSN()).
+func (s *PGServer) DSN() string { return s.dsn }
+
+// Options returns the options the server was started with (print them
+// redacted: their String and JSON are).
+func (s *PGServer) Options() PGOptions { return s.opts }
+
+// PID returns the postmaster's PID, the root of the process tree to sample:
+// the ephemeral server's, or a DSN server's when it runs on this machine
+// and is visible; 0 otherwise.
+func (s *PGServer) PID() int {
+	if s.proc == nil {
+		return 0
+	}
+	return s.proc.PID()
+}
+
+// Alive reports whether the postmaster still runs; true for a server whose
+// process is not visible (it cannot be told).
+func (s *PGServer) Alive() bool {
+	if s.proc == nil {
+		return true
+	}
+	return s.proc.Alive()
+}
+
+// LogPath returns the ephemeral server's log file ("" for a DSN server).
+func (s *PGServer) LogPath() string { return s.info.LogPath }
+
+// LogTail returns the last n lines of the ephemeral server's log.
+func (s *PGServer) LogTail(n int) string {
+	if s.info.LogPath == "" {
+		return ""
+	}
+	b, err := readTail(s.info.LogPath, 64<<10)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// readTail reads at most the last max bytes of a file.
+func readTail(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > max {
+		if _, err := f.Seek(fi.Size()-max, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// Stop closes the control connection and, for an ephemeral server, stops
+// it and removes its directory. A DSN server keeps running. Stop is
+// idempotent.
+func (s *PGServer) Stop(ctx context.Context) error {
+	s.stopOnce.Do(func() {
+		var errs []error
+		s.mu.Lock()
+		if s.ctl != nil {
+			cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = s.ctl.Close(cctx)
+			cancel()
+		}
+		s.mu.Unlock()
+		if s.eph != nil {
+			if err := s.eph.Stop(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		s.stopErr = errors.Join(errs...)
+	})
+	return s.stopErr
+}
+
+// Info describes the server for every sample: kind "postgres", the
+// redacted DSN as its name, version and settings (fsync, shared_buffers, …),
+// the postmaster's PID, and the binary with its SHA-256 when known.
+func (s *PGServer) Info() *result.TargetInfo {
+	info := s.info
+	info.Settings = make(map[string]string, len(s.info.Settings))
+	for k, v := range s.info.Settings {
+		info.Settings[k] = v
+	}
+	return &info
+}
+
+// Prepare makes the server ready for the paths: it creates the dataset on
+// an ephemeral server, checks that maxConns benchmark connections fit
+// (postgres.CheckReserve), runs pg.Preflight over every path (the table
+// exists with an integer primary key and the dataset's rows, statements
+// prepare, and every read path returns the same rows for the probe
+// batches), and stores the EXPLAIN plan of each path's statements. Paths
+// are completed as Spec does (DSN, table, rows).
+func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctl == nil || s.ctl.IsClosed() {
+		return errors.New("postgres: the server was stopped")
+	}
+	if s.eph != nil {
+		if err := postgres.CreateDataset(ctx, s.ctl, s.opts.Dataset); err != nil {
+			return err
+		}
+	}
+	if err := postgres.CheckReserve(ctx, s.ctl, maxConns); err != nil {
+		return err
+	}
+	done := make([]pgdrv.Config, len(paths))
+	for i, p := range paths {
+		done[i] = s.complete(p)
+	}
+	paths = done
+	if err := pgdrv.Preflight(ctx, s.dsn, paths); err != nil {
+		return err
+	}
+	plans := map[string]string{}
+	writes := false
+	for _, p := range paths {
+		d, err := pgdrv.New(p)
+		if err != nil {
+			return err
+		}
+		label := d.Config().Label()
+		for n := 2; plans[label] != ""; n++ {
+			label = fmt.Sprintf("%s #%d", d.Config().Label(), n)
+		}
+		wl := d.Workload()
+		_, keys := wl.Keys(0, make([]int64, 0, wl.Batch()))
+		if sql := d.ReadSQL(); sql != "" && len(keys) > 0 {
+			var arg any = keys
+			if d.Config().Path == pgdrv.PreparedOne {
+				arg = keys[0]
+			}
+			if plans[label], err = postgres.Explain(ctx, s.ctl, sql, arg); err != nil {
+				return err
+			}
+		}
+		if sql := d.UpdateSQL(); sql != "" {
+			writes = true
+			if plans[label+" update"], err = postgres.Explain(ctx, s.ctl, sql, int64(1)); err != nil {
+				return err
+			}
+		}
+	}
+	s.plans, s.writes = plans, s.writes || writes
+	return nil
+}
+
+// complete fills a path's DSN, and its table and rows from the dataset
+// when unset.
+func (s *PGServer) complete(p pgdrv.Config) pgdrv.Config {
+	p.DSN = s.dsn
+	if p.Table == "" {
+		p.Table = s.opts.Dataset.Table
+	}
+	if p.Workload.Rows == 0 {
+		p.Workload.Rows = s.opts.Dataset.Rows
+	}
+	return p
+}
+
+// Plans returns the EXPLAIN (FORMAT JSON) text of each prepared path's
+// read statement by path label ("any", "prepared-one/pipeline"), and of
+// its update statement as "<label> update", as Prepare stored them.
+func (s *PGServer) Plans() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.plans))
+	for k, v := range s.plans {
+		out[k] = v
+	}
+	return out
+}
+
+// Reset brings the dataset back to its initial state before a sample
+// (postgres.ResetDataset: TRUNCATE and reload, VACUUM (FREEZE, ANALYZE),
+// warm scans). On a DSN server the table is the user's: it is reset only
+// when a prepared path writes, and otherwise left alone.
+func (s *PGServer) Reset(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctl == nil || s.ctl.IsClosed() {
+		return errors.New("postgres: the server was stopped")
+	}
+	if s.eph == nil && !s.writes {
+		return nil
+	}
+	return postgres.ResetDataset(ctx, s.ctl, s.opts.Dataset)
+}
+
+// Stats returns a source of pg_stat_database readings for Spec.Stats (see
+// pgStats): xact_commit, xact_rollback, blks_hit, blks_read, tup_returned,
+// tup_fetched, tup_inserted, tup_updated, tup_deleted, plus rows (the
+// table's row count) and revisions (the sum of its revision column, which
+// every default update increments: an exact count of committed writes).
+// Backends publish their counters lazily; Spec's source makes the
+// sample's own backends publish theirs at the window's edges, this one
+// cannot (see postgres.StatsFlushDelay).
+func (s *PGServer) Stats() StatsSource { return &pgStats{s: s} }
+
+// Spec returns a run.Spec for one sample of path on this server: Protocol
+// "pg", the driver (pg.New with the DSN, table and rows filled), Attach =
+// the server (sampled, never stopped), AttachInfo = Info(), Stats that make
+// the sample's backends publish their counters at the window's edges, and
+// Config = the path's resolved config as JSON (DSN redacted). The caller
+// fills Engine, Phases, Thresholds, Key and the rest, and may replace
+// Config with a fuller document. Call Spec once per sample: its Stats take
+// the before and after readings of one load window, and the after reading
+// closes the sample's connections (the load is over by then).
+func (s *PGServer) Spec(path pgdrv.Config) (Spec, error) {
+	d, err := pgdrv.New(s.complete(path))
+	if err != nil {
+		return Spec{}, err
+	}
+	conf, err := json.Marshal(d.Config())
+	if err != nil {
+		return Spec{}, err
+	}
+	sd := &pgSampleDriver{Driver: d}
+	return Spec{
+		Protocol: "pg", Config: conf, Driver: sd,
+		Attach: s, AttachInfo: s.Info(),
+		Stats: &pgStats{s: s, d: sd},
+	}, nil
+}

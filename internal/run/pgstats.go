@@ -1,0 +1,283 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/target/postgres"
+)
+
+// pgSampleDriver is one sample's pg driver. It keeps the connections it
+// opened, so that the sample's statistics source can make their backends
+// publish their counters at the edges of the load window.
+type pgSampleDriver struct {
+	*pgdrv.Driver
+	mu    sync.Mutex
+	conns []*sampleConn
+}
+
+// sampleConn is a pg connection that remembers when its last operation
+// ended.
+type sampleConn struct {
+	*pgdrv.Conn
+	last atomic.Int64 // driver.Now() of the last outcome
+}
+
+var (
+	_ driver.Driver = (*pgSampleDriver)(nil)
+	_ driver.Conn   = (*sampleConn)(nil)
+)
+
+// Open opens one connection and keeps it.
+func (d *pgSampleDriver) Open(ctx context.Context, worker int) (driver.Conn, error) {
+	c, err := d.Driver.OpenConn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pg: worker %d: %w", worker, err)
+	}
+	sc := &sampleConn{Conn: c}
+	d.mu.Lock()
+	d.conns = append(d.conns, sc)
+	d.mu.Unlock()
+	return sc, nil
+}
+
+// Do performs the operations and notes when the last one ended.
+func (c *sampleConn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outcome) error {
+	err := c.Conn.Do(ctx, reqs, out)
+	if n := len(out); n > 0 {
+		c.last.Store(out[n-1].Done)
+	}
+	return err
+}
+
+// open returns the connections opened so far.
+func (d *pgSampleDriver) open() []*sampleConn {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]*sampleConn(nil), d.conns...)
+}
+
+// pgStats reads pg_stat_database and the table for Spec.Stats. Measure
+// takes two readings per sample, before and after the load window; odd
+// calls are "before", even calls "after".
+//
+// A backend publishes its counters at most once a second, at the end of a
+// transaction, and otherwise only when an idle timer of up to 10 s fires or
+// it exits. With the sample's driver known (Spec), the readings are exact:
+// before the window, once a second has passed since the warm-up's last
+// operation, every connection runs one operation (seq 0 of the workload),
+// whose end publishes what the warm-up left pending; after the window the
+// sample's connections are closed (the load is over) and the reading waits
+// until their backends have exited, which publishes the rest. The control
+// connection's own reading transactions add a few commits to the delta.
+type pgStats struct {
+	s *PGServer
+	d *pgSampleDriver // nil: plain readings
+	n int
+}
+
+// Snapshot takes the next reading (see pgStats).
+func (st *pgStats) Snapshot(ctx context.Context) (map[string]float64, error) {
+	st.n++
+	before := st.n%2 == 1
+	if st.d != nil {
+		if before {
+			if err := st.publishWarmup(ctx); err != nil {
+				return nil, err
+			}
+		} else if err := st.closeSample(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return st.s.readStats(ctx, before)
+}
+
+// publishWarmup makes each connection's backend publish its pending
+// counters: one operation, a flush interval after the last one.
+func (st *pgStats) publishWarmup(ctx context.Context) error {
+	conns := st.d.open()
+	var last int64
+	for _, c := range conns {
+		last = max(last, c.last.Load())
+	}
+	if last == 0 {
+		return nil // no operation yet: nothing of the sample is pending
+	}
+	wait := time.Duration(last + int64(postgres.StatsFlushDelay+statsMargin) - driver.Now())
+	if err := sleepCtx(ctx, wait); err != nil {
+		return err
+	}
+	out := make([]driver.Outcome, 1)
+	for _, c := range conns {
+		_ = c.Conn.Do(ctx, []driver.Request{{Seq: 0}}, out)
+	}
+	return ctx.Err()
+}
+
+// statsMargin covers clock differences between benchrig's view of an
+// operation's end and the server's.
+const statsMargin = 150 * time.Millisecond
+
+// backendExitTimeout bounds the wait for the sample's backends to exit.
+const backendExitTimeout = 5 * time.Second
+
+// closeSample closes the sample's connections and waits, bounded, until
+// their backends have exited (and so published their counters).
+func (st *pgStats) closeSample(ctx context.Context) error {
+	var pids []int
+	for _, c := range st.d.open() {
+		pids = append(pids, int(c.PID()))
+		_ = c.Conn.Close()
+	}
+	if len(pids) == 0 {
+		return nil
+	}
+	return st.s.waitBackendsGone(ctx, pids)
+}
+
+// waitBackendsGone waits until the backends have exited: their processes
+// gone (or zombies) when the server is visible here, else absent from
+// pg_stat_activity and a short grace for the exit to finish.
+func (s *PGServer) waitBackendsGone(ctx context.Context, pids []int) error {
+	deadline := time.Now().Add(backendExitTimeout)
+	for time.Now().Before(deadline) {
+		left, err := s.backendsLeft(ctx, pids)
+		if err != nil {
+			return err
+		}
+		if left == 0 {
+			if s.proc == nil {
+				return sleepCtx(ctx, 100*time.Millisecond)
+			}
+			return nil
+		}
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil // best effort: read what is there
+}
+
+// backendsLeft counts the backends among pids that still run.
+func (s *PGServer) backendsLeft(ctx context.Context, pids []int) (int, error) {
+	if s.proc != nil {
+		n := 0
+		for _, pid := range pids {
+			if b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); err == nil && !zombie(b) {
+				n++
+			}
+		}
+		return n, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int
+	err := s.ctl.QueryRow(ctx, "SELECT count(*)::int FROM pg_stat_get_activity(NULL) a WHERE a.pid = ANY($1)", pids).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: wait for the sample's backends to exit: %w", err)
+	}
+	return n, nil
+}
+
+// zombie reports whether a /proc/PID/stat text shows a finished process.
+func zombie(stat []byte) bool {
+	end := bytes.LastIndexByte(stat, ')')
+	if end < 0 || end+2 >= len(stat) {
+		return false
+	}
+	st := stat[end+2]
+	return st == 'Z' || st == 'X' || st == 'x'
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// readStats reads pg_stat_database and the table's row count and revision
+// sum. The table is read before the statistics in a "before" reading and
+// after them in an "after" one, so that the control connection's own scan
+// lands in neither window.
+func (s *PGServer) readStats(ctx context.Context, before bool) (map[string]float64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctl == nil || s.ctl.IsClosed() {
+		return nil, errors.New("postgres: the server was stopped")
+	}
+	out := map[string]float64{}
+	var err error
+	if before {
+		err = s.readTable(ctx, out)
+	}
+	if err == nil {
+		var st postgres.Stats
+		if st, err = postgres.TakeStats(ctx, s.ctl); err == nil {
+			for k, v := range map[string]int64{
+				"xact_commit": st.XactCommit, "xact_rollback": st.XactRollback,
+				"blks_hit": st.BlksHit, "blks_read": st.BlksRead,
+				"tup_returned": st.TupReturned, "tup_fetched": st.TupFetched,
+				"tup_inserted": st.TupInserted, "tup_updated": st.TupUpdated, "tup_deleted": st.TupDeleted,
+			} {
+				out[k] = float64(v)
+			}
+		}
+	}
+	if err == nil && !before {
+		err = s.readTable(ctx, out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readTable reads the dataset table's row count, and the sum of its
+// revision column when it has one.
+func (s *PGServer) readTable(ctx context.Context, out map[string]float64) error {
+	id, err := postgres.ParseIdent("dataset.table", s.opts.Dataset.Table)
+	if err != nil {
+		return err
+	}
+	table := id.Sanitize()
+	if s.hasRevision == nil {
+		var has bool
+		if err := s.ctl.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
+			WHERE attrelid = to_regclass($1) AND attname = 'revision' AND attnum > 0 AND NOT attisdropped)`, table).Scan(&has); err != nil {
+			return fmt.Errorf("postgres: read columns of table %q: %w", s.opts.Dataset.Table, err)
+		}
+		s.hasRevision = &has
+	}
+	var rows, revisions int64
+	q := "SELECT count(*), 0::bigint FROM " + table
+	if *s.hasRevision {
+		q = "SELECT count(*), coalesce(sum(revision), 0)::bigint FROM " + table
+	}
+	if err := s.ctl.QueryRow(ctx, q).Scan(&rows, &revisions); err != nil {
+		return fmt.Errorf("postgres: count rows of table %q: %w", s.opts.Dataset.Table, err)
+	}
+	out["rows"] = float64(rows)
+	if *s.hasRevision {
+		out["revisions"] = float64(revisions)
+	}
+	return nil
+}
