@@ -75,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		return nil
 	}
-	root.AddCommand(versionCmd(stdout), httpCmd(ctx, stdout, stderr),
+	root.AddCommand(versionCmd(stdout), httpCmd(ctx, stdout, stderr), respCmd(ctx, stdout, stderr), pgCmd(ctx, stdout, stderr),
 		planCmd(stdout), runCmd(ctx, stdout, stderr), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout))
 	stopProfile = func() {}
 	err := root.ExecuteContext(ctx)

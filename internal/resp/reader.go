@@ -78,10 +78,17 @@ func (r *Reader) ReadReply() (Reply, error) {
 	if r.err != nil {
 		return Reply{}, r.err
 	}
-	rep, err := r.readElement()
-	if err != nil {
-		r.err = err
-		return Reply{}, err
+	var rep Reply
+	ok := false
+	if r.r < r.w && r.buf[r.r] == byte(KindBulk) {
+		rep, ok = r.bulkFast()
+	}
+	if !ok {
+		var err error
+		if rep, err = r.readElement(); err != nil {
+			r.err = err
+			return Reply{}, err
+		}
 	}
 	if n := len(r.stack); n > 0 {
 		r.stack[n-1]--
@@ -168,6 +175,33 @@ func (r *Reader) readElement() (Reply, error) {
 	return Reply{Kind: KindBulk, Len: len(data), Data: data}, nil
 }
 
+// bulkFast parses a bulk string whose header and body are both already
+// buffered, the common case in MGET replies, without searching for the end
+// of the line. It declines (false) anything else: a nil bulk, a header that
+// is malformed or over a limit, data still to arrive; readElement's general
+// path then parses it, with its errors.
+func (r *Reader) bulkFast() (Reply, bool) {
+	b := r.buf[r.r+1 : r.w]
+	n, i := 0, 0
+	for ; i < len(b) && i < 10; i++ { // 10 digits cannot overflow an int
+		c := b[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	if i == 0 || i > r.lim.MaxLine || n > r.lim.MaxBulk || i+2 > len(b) || b[i] != '\r' || b[i+1] != '\n' {
+		return Reply{}, false
+	}
+	end := i + 2 + n // index in b of the CR after the data
+	if end+2 > len(b) || b[end] != '\r' || b[end+1] != '\n' {
+		return Reply{}, false
+	}
+	data := b[i+2 : end : end]
+	r.advance(1 + end + 2)
+	return Reply{Kind: KindBulk, Len: n, Data: data}, true
+}
+
 // readBulkBody reads n payload bytes and the CRLF after them.
 func (r *Reader) readBulkBody(n int) ([]byte, error) {
 	if err := r.ensure(n+2, false); err != nil {
@@ -224,6 +258,11 @@ const maxEmptyReads = 100
 // atStart says no byte of the current reply has been consumed, in which case
 // a clean end of input is io.EOF rather than io.ErrUnexpectedEOF.
 func (r *Reader) ensure(n int, atStart bool) error {
+	if r.r == r.w && r.r > 0 {
+		// Nothing buffered: read from the start, so that the next reply
+		// gets the whole buffer in one read instead of the tail of it.
+		r.r, r.w = 0, 0
+	}
 	empty := 0
 	for r.w-r.r < n {
 		if r.w == len(r.buf) {

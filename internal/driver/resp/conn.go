@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -126,6 +127,10 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 		return fmt.Errorf("resp: send %d commands to %s: %w", len(reqs), c.d.cfg.Addr, err)
 	}
 	defer c.flush()
+	// Let the other workers send before reading: the replies take a round
+	// trip, and a read now would mostly find nothing (EAGAIN) and cost a
+	// syscall before parking anyway.
+	runtime.Gosched()
 	for i := range reqs {
 		start := c.rd.Consumed()
 		class, msg, err := c.readOne(reqs[i].Seq)
@@ -178,17 +183,13 @@ func (c *conn) appendRequest(dst []byte, seq uint64) []byte {
 	d := c.d
 	switch d.cfg.Command {
 	case CommandMGET:
-		dst = wire.AppendArrayHeader(dst, 1+d.cfg.Batch)
-		dst = wire.AppendBulk(dst, d.cmdName)
+		dst = append(dst, d.head...)
 		for i := 0; i < d.cfg.Batch; i++ {
-			c.key = d.key.appendTo(c.key[:0], d.keys(seq, i), nil)
-			dst = wire.AppendBulk(dst, c.key)
+			dst = c.appendKey(dst, d.keys(seq, i))
 		}
 	case CommandGET:
-		c.key = d.key.appendTo(c.key[:0], d.keys(seq, 0), nil)
-		dst = wire.AppendArrayHeader(dst, 2)
-		dst = wire.AppendBulk(dst, d.cmdName)
-		dst = wire.AppendBulk(dst, c.key)
+		dst = append(dst, d.head...)
+		dst = c.appendKey(dst, d.keys(seq, 0))
 	case CommandSET:
 		id := d.keys(seq, 0)
 		c.key = d.key.appendTo(c.key[:0], id, nil)
@@ -206,6 +207,16 @@ func (c *conn) appendRequest(dst []byte, seq uint64) []byte {
 		}
 	}
 	return dst
+}
+
+// appendKey appends key number id as a bulk string: copied from the
+// driver's table of encoded keys when it has one for id, else rendered.
+func (c *conn) appendKey(dst []byte, id int64) []byte {
+	if k := c.d.encodedKey(id); k != nil {
+		return append(dst, k...)
+	}
+	c.key = c.d.key.appendTo(c.key[:0], id, nil)
+	return wire.AppendBulk(dst, c.key)
 }
 
 // flush adds the connection's counts to the Driver's.

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	wire "github.com/benchrig/benchrig/internal/resp"
 )
 
 // Driver opens RESP2 connections to one server. It is safe for concurrent
@@ -21,10 +22,17 @@ type Driver struct {
 	token   string
 	tlsConf *tls.Config
 	cmdName []byte   // "MGET", "GET", "SET"
+	head    []byte   // MGET and GET: the array header and command name, encoded
 	key     template // KeyTemplate
 	value   template // SET value
 	args    []template
 	keys    func(seq uint64, i int) int64
+
+	// keyTab holds keys 1…len(keyEnd) encoded as RESP bulk strings, key
+	// id at keyTab[keyEnd[id-2]:keyEnd[id-1]] (from 0 for id 1); nil when
+	// the key space is too large to encode ahead (see keyTableMax).
+	keyTab []byte
+	keyEnd []uint32
 
 	hits, nils, validated, mismatches atomic.Int64
 	sawServerError                    atomic.Bool
@@ -67,6 +75,14 @@ func New(cfg Config) (*Driver, error) {
 		}
 	}
 	d.cmdName = []byte(cfg.Command)
+	switch cfg.Command {
+	case CommandMGET:
+		d.head = wire.AppendBulk(wire.AppendArrayHeader(nil, 1+cfg.Batch), d.cmdName)
+		d.encodeKeys()
+	case CommandGET:
+		d.head = wire.AppendBulk(wire.AppendArrayHeader(nil, 2), d.cmdName)
+		d.encodeKeys()
+	}
 	if d.keys == nil {
 		batch, space := uint64(cfg.Batch), uint64(cfg.KeySpace)
 		d.keys = func(seq uint64, i int) int64 { return int64((seq*batch+uint64(i))%space) + 1 }
@@ -77,6 +93,42 @@ func New(cfg Config) (*Driver, error) {
 		}
 	}
 	return d, nil
+}
+
+// keyTableMax bounds the table of encoded keys: a key space whose keys
+// take more is rendered key by key on the hot path instead.
+const keyTableMax = 4 << 20
+
+// encodeKeys encodes keys 1…KeySpace ahead, so that building a request
+// copies each key instead of rendering it ("$7\r\nitem:42\r\n").
+func (d *Driver) encodeKeys() {
+	if d.cfg.KeySpace > keyTableMax/8 {
+		return
+	}
+	var tab, key []byte
+	ends := make([]uint32, 0, d.cfg.KeySpace)
+	for id := int64(1); id <= d.cfg.KeySpace; id++ {
+		key = d.key.appendTo(key[:0], id, nil)
+		tab = wire.AppendBulk(tab, key)
+		if len(tab) > keyTableMax {
+			return
+		}
+		ends = append(ends, uint32(len(tab)))
+	}
+	d.keyTab, d.keyEnd = tab, ends
+}
+
+// encodedKey returns key id encoded as a bulk string, or nil when the table
+// does not hold it.
+func (d *Driver) encodedKey(id int64) []byte {
+	if id < 1 || id > int64(len(d.keyEnd)) {
+		return nil
+	}
+	start := uint32(0)
+	if id > 1 {
+		start = d.keyEnd[id-2]
+	}
+	return d.keyTab[start:d.keyEnd[id-1]:d.keyEnd[id-1]]
 }
 
 // build makes the crypto/tls configuration.

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/target/redis"
+)
+
+// respNeedRedis skips without redis-server, or fails under CI.
+func respNeedRedis(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("redis-server is required under CI: %v", err)
+		}
+		t.Skipf("redis-server not installed: %v", err)
+	}
+}
+
+// readMultiDoc reads a benchrig resp JSON document.
+func readMultiDoc(t *testing.T, b []byte) multiDoc {
+	t.Helper()
+	var doc multiDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("not a document: %v\n%s", err, b[:min(len(b), 300)])
+	}
+	if doc.Schema != multiSchema || doc.Tool.Go == "" {
+		t.Fatalf("schema %q, tool %+v", doc.Schema, doc.Tool)
+	}
+	return doc
+}
+
+// respBatch is the MGET batch recorded in a sample's configuration.
+func respBatch(t *testing.T, s *result.Sample) float64 {
+	t.Helper()
+	var conf struct {
+		RESP struct {
+			Batch float64 `json:"batch"`
+		} `json:"resp"`
+	}
+	if err := json.Unmarshal(s.Config, &conf); err != nil || conf.RESP.Batch < 1 {
+		t.Fatalf("config %s: %v", s.Config, err)
+	}
+	return conf.RESP.Batch
+}
+
+// TestRESPQuickMatrix runs two cases against an ephemeral server and checks
+// the matrix, the progress lines, and that each sample's server statistics
+// count exactly requests × batch hits.
+func TestRESPQuickMatrix(t *testing.T) {
+	respNeedRedis(t)
+	out := filepath.Join(t.TempDir(), "resp.json")
+	stdout, stderr, code := cli(t, "resp", "--ephemeral", "--batch", "1,8", "-c", "3", "-d", "600ms",
+		"--sample-interval", "100ms", "--recovery", "100ms", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"Requests/s, median", "1 key · 3 conns · p=1", "8 keys · 3 conns · p=1", "MGET", "Server µs/request", "Result written to"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{"Filled 128 keys", "[1/2] 1 key · 3 conns · p=1: ", "[2/2] 8 keys · 3 conns · p=1: "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := readMultiDoc(t, b)
+	if len(doc.Samples) != 2 {
+		t.Fatalf("%d samples, want 2", len(doc.Samples))
+	}
+	for i := range doc.Samples {
+		s := &doc.Samples[i]
+		l := s.Load
+		if s.Error != "" || l == nil || l.Requests == 0 || l.Errors+l.Timeouts+l.Unexpected != 0 {
+			t.Fatalf("sample %d: error %q, load %+v", i, s.Error, l)
+		}
+		if s.Server == nil || s.Server.Figures.WindowSeconds <= 0 || s.Server.Figures.MicrosPerRequest <= 0 {
+			t.Errorf("sample %d: no server figures: %+v", i, s.Server)
+		}
+		if s.Target == nil || s.Target.Kind != "redis" || s.Target.Version == "" {
+			t.Errorf("sample %d: target %+v", i, s.Target)
+		}
+		batch := respBatch(t, s)
+		if hits := s.Stats["keyspace_hits"]; hits != float64(l.Requests)*batch || s.Stats["keyspace_misses"] != 0 {
+			t.Errorf("sample %d: %v hits, %v misses; want %d requests × %v keys, no misses", i, hits, s.Stats["keyspace_misses"], l.Requests, batch)
+		}
+		if s.Stats["client_hits"] != s.Stats["keyspace_hits"] {
+			t.Errorf("sample %d: the client saw %v hits, the server %v", i, s.Stats["client_hits"], s.Stats["keyspace_hits"])
+		}
+	}
+}
+
+// TestRESPSingleSampleReport runs one GET sample: the full terminal report
+// with the target statistics.
+func TestRESPSingleSampleReport(t *testing.T) {
+	respNeedRedis(t)
+	stdout, stderr, code := cli(t, "resp", "--ephemeral", "--command", "get", "-c", "2", "-p", "4", "-n", "400")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"benchrig resp 127.0.0.1:", "GET 1 key · 2 conns · p=4", "400 requests", "│ Latency ", "Server (whole process tree",
+		"Target statistics over the load window", "keyspace_hits                400", "HEALTHY"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestRESPAuth checks that a refused AUTH fails the run (exit 1) with a clear
+// message before any load, and that no token is ever printed or written.
+func TestRESPAuth(t *testing.T) {
+	respNeedRedis(t)
+	const right, wrong = "s3cret-right-7a41c", "s3cret-wrong-93e0b"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv, err := redis.Start(ctx, redis.Options{Password: right})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop(context.Background()) })
+	t.Setenv("BENCHRIG_RESP_TOKEN", wrong)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(right+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	secretFree := func(what string, texts ...string) {
+		t.Helper()
+		for _, s := range texts {
+			if strings.Contains(s, right) || strings.Contains(s, wrong) {
+				t.Errorf("%s: a token appears in the output:\n%s", what, s)
+			}
+		}
+	}
+
+	stdout, stderr, code := cli(t, "resp", "--addr", srv.Addr(), "--token-env", "BENCHRIG_RESP_TOKEN", "-d", "300ms")
+	if code != 1 || !strings.Contains(stderr, "AUTH failed") || !strings.Contains(stderr, "WRONGPASS") || strings.Contains(stdout, "req/s") {
+		t.Errorf("wrong token: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	secretFree("wrong token", stdout, stderr)
+
+	stdout, stderr, code = cli(t, "resp", "--addr", srv.Addr(), "-d", "300ms")
+	if code != 1 || !strings.Contains(stderr, "NOAUTH") || !strings.Contains(stderr, "requires AUTH") {
+		t.Errorf("no token: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	out := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code = cli(t, "resp", "--addr", srv.Addr(), "--token-file", tokenFile, "--fill", "-c", "2", "-n", "300", "-o", out)
+	if code != 0 {
+		t.Fatalf("right token: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secretFree("right token", stdout, stderr, string(b))
+	doc := readMultiDoc(t, b)
+	if s := doc.Samples[0]; s.Load == nil || s.Load.Requests != 300 || s.Stats["keyspace_hits"] != 300 || !strings.Contains(string(s.Config), tokenFile) {
+		t.Errorf("sample with AUTH: %+v, stats %v, config %s", s.Load, s.Stats, s.Config)
+	}
+}
+
+// TestRESPFillFromEphemeralPG runs the PostgreSQL fill end to end: the
+// pre-flight verification and the sampled validation during the load.
+func TestRESPFillFromEphemeralPG(t *testing.T) {
+	respNeedRedis(t)
+	if _, err := postgres.FindBinaries(context.Background(), ""); errors.Is(err, postgres.ErrNoBinaries) {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	stdout, stderr, code := cli(t, "resp", "--ephemeral", "--fill-from-pg", "--ephemeral-pg", "--rows", "256", "--keyspace", "200",
+		"--verify-against-pg", "--validate-sampled", "0.5", "--batch", "16", "-c", "2", "-n", "300", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	doc := readMultiDoc(t, []byte(stdout))
+	s := doc.Samples[0]
+	if s.Stats["client_validated"] < 300*16/4 || s.Stats["client_mismatches"] != 0 || s.Stats["keyspace_hits"] != 300*16 || !s.Verdict.Healthy {
+		t.Errorf("stats %v, verdict %+v", s.Stats, s.Verdict)
+	}
+	var conf struct {
+		Fill map[string]any `json:"fill"`
+	}
+	if err := json.Unmarshal(s.Config, &conf); err != nil || conf.Fill["source"] != "ephemeral-pg" || conf.Fill["verified"] != true {
+		t.Errorf("fill in config: %s", s.Config)
+	}
+}
+
+func TestRESPRefusesBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"resp"},
+		{"resp", "--ephemeral", "--addr", "127.0.0.1:6379"},
+		{"resp", "--ephemeral", "--batch", "0"},
+		{"resp", "--ephemeral", "--batch", "1,1025"},
+		{"resp", "--ephemeral", "--batch", "x"},
+		{"resp", "--ephemeral", "-p", "0"},
+		{"resp", "--ephemeral", "-c", "4,0"},
+		{"resp", "--ephemeral", "--command", "FLUSHALL"},
+		{"resp", "--ephemeral", "--command", "custom"},
+		{"resp", "--ephemeral", "--command", "GET", "--batch", "4"},
+		{"resp", "--ephemeral", "--key", "item"},
+		{"resp", "--ephemeral", "--tls"},
+		{"resp", "--ephemeral", "--verify-against-pg"},
+		{"resp", "--ephemeral", "--fill-from-pg"},
+		{"resp", "--ephemeral", "--validate-sampled", "2"},
+		{"resp", "--ephemeral", "-R", "100", "-p", "1,4"},
+	} {
+		if _, stderr, code := cli(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (usage)\n%s", args, code, stderr)
+		}
+	}
+}
+
+// TestRESPFailsOnBadPeer checks exit 1 for an unreachable address and for a
+// peer that does not speak RESP.
+func TestRESPFailsOnBadPeer(t *testing.T) {
+	addr := strings.TrimSuffix(strings.TrimPrefix(helloServer(t), "http://"), "/")
+	_, stderr, code := cli(t, "resp", "--addr", addr, "-d", "300ms")
+	if code != 1 || !strings.Contains(stderr, "does not speak RESP") {
+		t.Errorf("HTTP peer: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = cli(t, "resp", "--addr", "127.0.0.1:1", "-d", "300ms")
+	if code != 1 || !strings.Contains(stderr, "connection refused") {
+		t.Errorf("closed port: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestRESPPlanIsFair(t *testing.T) {
+	a, b, c := respCase{1, 4, 1}, respCase{64, 4, 1}, respCase{64, 64, 1}
+	got := respPlan([]respCase{a, b, c}, 3)
+	want := []respPlanned{{a, 1}, {b, 1}, {c, 1}, {c, 2}, {b, 2}, {a, 2}, {a, 3}, {b, 3}, {c, 3}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("plan %v, want %v", got, want)
+	}
+}
+
+func TestRESPRedactArgs(t *testing.T) {
+	got := respRedactArgs([]string{"resp", "--fill-from-pg-dsn", "postgres://u:pw1@h/db", "--fill-from-pg-dsn=host=h password=pw2", "-c", "4"})
+	if s := strings.Join(got, " "); strings.Contains(s, "pw1") || strings.Contains(s, "pw2") || !strings.Contains(s, "-c 4") {
+		t.Errorf("redacted args %q", got)
+	}
+}

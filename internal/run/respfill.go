@@ -1,0 +1,318 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	wire "github.com/benchrig/benchrig/internal/resp"
+	"github.com/benchrig/benchrig/internal/target/postgres"
+)
+
+// redisFillChunk is how many SETs a fill pipelines per write; MGETs of a
+// verification carry at most redisMGETMax keys (seed 001's bound).
+const (
+	redisFillChunk = 256
+	redisMGETMax   = 1024
+)
+
+// RedisKey renders a key template for key number id: {db} becomes db, {id}
+// the number; everything else is literal, as in the RESP driver.
+func RedisKey(template, db string, id int64) string {
+	if db != "" {
+		template = strings.ReplaceAll(template, "{db}", db)
+	}
+	return strings.ReplaceAll(template, "{id}", strconv.FormatInt(id, 10))
+}
+
+// Fill is a cache-aside fill: it SETs each row's JSON under the key
+// template ({id} is the row's id; resolve {db} first, see RedisKey),
+// pipelining redisFillChunk SETs per round trip, and returns how many keys
+// it stored. rows calls yield for each row until yield returns false.
+func (s *RedisServer) Fill(ctx context.Context, rows Rows, keyTemplate string) (int, error) {
+	if !strings.Contains(keyTemplate, "{id}") {
+		return 0, fmt.Errorf("redis fill: key template %q has no {id}", keyTemplate)
+	}
+	if strings.Contains(keyTemplate, "{db}") {
+		return 0, fmt.Errorf("redis fill: key template %q still has {db}; render it first", keyTemplate)
+	}
+	c, err := s.dial(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.close()
+	var (
+		stored, queued int
+		lastKey        string
+		werr           error
+	)
+	flush := func() bool {
+		if queued == 0 {
+			return true
+		}
+		c.extend(ctx)
+		if werr = c.pipeline(queued, "OK"); werr != nil {
+			werr = fmt.Errorf("redis fill: SET near %q: %w", lastKey, s.redactErr(werr))
+			return false
+		}
+		stored += queued
+		queued = 0
+		c.buf = c.buf[:0]
+		return ctx.Err() == nil
+	}
+	c.buf = c.buf[:0]
+	err = rows(func(id int64, row []byte) bool {
+		lastKey = RedisKey(keyTemplate, "", id)
+		c.buf = wire.AppendArrayHeader(c.buf, 3)
+		c.buf = wire.AppendBulkString(c.buf, "SET")
+		c.buf = wire.AppendBulkString(c.buf, lastKey)
+		c.buf = wire.AppendBulk(c.buf, row)
+		if queued++; queued == redisFillChunk {
+			return flush()
+		}
+		return true
+	})
+	if werr == nil && err == nil {
+		flush()
+	}
+	switch {
+	case werr != nil:
+		return stored, werr
+	case err != nil:
+		return stored, fmt.Errorf("redis fill: rows: %w", err)
+	case ctx.Err() != nil:
+		return stored, fmt.Errorf("redis fill: %w", ctx.Err())
+	}
+	return stored, nil
+}
+
+// MGet reads keys with MGET (at most redisMGETMax per command) and returns
+// their values in order, nil for a missing key.
+func (s *RedisServer) MGet(ctx context.Context, keys []string) ([][]byte, error) {
+	c, err := s.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	out := make([][]byte, 0, len(keys))
+	for len(keys) > 0 {
+		n := min(len(keys), redisMGETMax)
+		c.extend(ctx)
+		vals, err := c.mget(keys[:n])
+		if err != nil {
+			return nil, s.wrap("MGET", err)
+		}
+		out = append(out, vals...)
+		keys = keys[n:]
+	}
+	return out, nil
+}
+
+// CheckRows reads the keys of ids with MGET and compares each value,
+// decoded as JSON, with want(id) (decoded JSON, nil for a missing row). The
+// error names the first key that differs and both values.
+func (s *RedisServer) CheckRows(ctx context.Context, keyTemplate, db string, ids []int64, want func(i int) any) error {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = RedisKey(keyTemplate, db, id)
+	}
+	vals, err := s.MGet(ctx, keys)
+	if err != nil {
+		return err
+	}
+	for i, v := range vals {
+		var got any
+		if v != nil {
+			if err := json.Unmarshal(v, &got); err != nil {
+				return fmt.Errorf("key %q: the value is not JSON: %s", keys[i], showValue(v))
+			}
+		}
+		if w := want(i); !reflect.DeepEqual(got, w) {
+			return fmt.Errorf("key %q (id %d): redis has %s, the reference has %s", keys[i], ids[i], showJSON(got), showJSON(w))
+		}
+	}
+	return nil
+}
+
+// Rows yields rows as (id, JSON text) until yield returns false; the
+// argument of RedisServer.Fill.
+type Rows func(yield func(id int64, rowJSON []byte) bool) error
+
+// DemoRows yields ids 1 … n of the demo dataset as row_to_json would render
+// them: {"id":N,"revision":0,"payload":"…"} with postgres.Payload's
+// payloadBytes of payload, so that a redis filled from them holds exactly
+// what a fill from PostgreSQL's demo table would.
+func DemoRows(n int64, payloadBytes int) Rows {
+	return func(yield func(int64, []byte) bool) error {
+		var b []byte
+		for id := int64(1); id <= n; id++ {
+			b = DemoRow(b[:0], id, payloadBytes)
+			if !yield(id, b) {
+				return nil
+			}
+		}
+		return nil
+	}
+}
+
+// DemoRow appends row id of the demo dataset as JSON to dst.
+func DemoRow(dst []byte, id int64, payloadBytes int) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = strconv.AppendInt(dst, id, 10)
+	dst = append(dst, `,"revision":0,"payload":`...)
+	dst = strconv.AppendQuote(dst, postgres.Payload(id, payloadBytes)) // ASCII letters, digits and '-': JSON and Go quoting agree
+	return append(dst, '}')
+}
+
+// PGRows yields the rows of table from PostgreSQL, ordered by its integer
+// primary key pk, as row_to_json(t) text (what the pg driver's paths read);
+// maxID > 0 stops at that key. The DSN's password never appears in errors.
+func PGRows(ctx context.Context, dsn, table, pk string, maxID int64) Rows {
+	return func(yield func(int64, []byte) bool) error {
+		tid, err := postgres.ParseIdent("table", table)
+		if err != nil {
+			return err
+		}
+		pid, err := postgres.ParseIdent("pk", pk)
+		if err != nil {
+			return err
+		}
+		conn, err := postgres.Connect(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(context.Background())
+		col := "t." + pid.Sanitize()
+		q := "SELECT " + col + "::bigint, row_to_json(t)::text FROM " + tid.Sanitize() + " t"
+		var args []any
+		if maxID > 0 {
+			q += " WHERE " + col + " <= $1"
+			args = append(args, maxID)
+		}
+		rows, err := conn.Query(ctx, q+" ORDER BY "+col, args...)
+		if err != nil {
+			return fmt.Errorf("postgres: read table %s: %w", table, redisScrubPG(err, dsn))
+		}
+		defer rows.Close()
+		var (
+			id  int64
+			row []byte
+		)
+		for rows.Next() {
+			if err := rows.Scan(&id, &row); err != nil {
+				return fmt.Errorf("postgres: table %s: %w", table, err)
+			}
+			if !yield(id, row) {
+				return nil
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("postgres: read table %s: %w", table, redisScrubPG(err, dsn))
+		}
+		return nil
+	}
+}
+
+// redisScrubPG removes the DSN's password from err's text.
+func redisScrubPG(err error, dsn string) error {
+	if cfg, perr := postgres.ParseDSN(dsn); perr == nil && cfg.Password != "" {
+		return postgres.Scrub(err, cfg.Password)
+	}
+	return err
+}
+
+// FillFromPG copies table's rows from PostgreSQL into the server, each
+// row_to_json(t) text under keyTemplate ({id}: the primary key pk), so that
+// the pg driver's paths and RESP read identical rows. It returns the number
+// of keys stored.
+func (s *RedisServer) FillFromPG(ctx context.Context, dsn, table, pk, keyTemplate string) (int, error) {
+	return s.Fill(ctx, PGRows(ctx, dsn, table, pk, 0), keyTemplate)
+}
+
+// Reference collects the rows with ids 1 … n into a lookup for the RESP
+// driver's sampled validation (Config.Reference): the exact bytes a fill
+// from rows stored.
+func Reference(rows Rows, n int64) (func(id int64) ([]byte, bool), error) {
+	m := make(map[int64][]byte, n)
+	err := rows(func(id int64, row []byte) bool {
+		if id >= 1 && id <= n {
+			m[id] = append([]byte(nil), row...)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func(id int64) ([]byte, bool) {
+		v, ok := m[id]
+		return v, ok
+	}, nil
+}
+
+// VerifyAgainstPG is the pre-flight check of a cache: for each of ids (in
+// MGETs of at most 1,024 keys) the value under the key template, decoded as
+// JSON, must equal the row PostgreSQL returns for the id along the pg
+// driver's any path (nil: a key missing in both). The error names the
+// first key that differs, with both values.
+func (s *RedisServer) VerifyAgainstPG(ctx context.Context, dsn, table, pk, keyTemplate, db string, ids []int64) error {
+	d, err := pgdrv.New(pgdrv.Config{DSN: dsn, Path: pgdrv.Any, Table: table, PK: pk})
+	if err != nil {
+		return fmt.Errorf("verify against PostgreSQL: %w", err)
+	}
+	conn, err := d.OpenConn(ctx)
+	if err != nil {
+		return fmt.Errorf("verify against PostgreSQL: %w", err)
+	}
+	defer conn.Close()
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), redisMGETMax)]
+		ids = ids[len(chunk):]
+		keys := make([]*int64, len(chunk))
+		for i := range chunk {
+			keys[i] = &chunk[i]
+		}
+		want, err := conn.Fetch(ctx, keys)
+		if err != nil {
+			return fmt.Errorf("verify against PostgreSQL: fetch %d rows: %w", len(keys), redisScrubPG(err, dsn))
+		}
+		if err := s.CheckRows(ctx, keyTemplate, db, chunk, func(i int) any { return want[i] }); err != nil {
+			return fmt.Errorf("verify against PostgreSQL: %w", err)
+		}
+	}
+	return nil
+}
+
+// ProbeIDs are the ids a pre-flight verification reads: every key of the
+// key space 1 … keySpace (at most the first 65,536), and two that a
+// dataset of ids 1 … n rarely holds (0 and keySpace + 1,000,000), where a
+// missing row must be a missing key.
+func ProbeIDs(keySpace int64) []int64 {
+	n := min(keySpace, 1<<16)
+	ids := make([]int64, 0, n+2)
+	for id := int64(1); id <= n; id++ {
+		ids = append(ids, id)
+	}
+	return append(ids, 0, keySpace+1_000_000)
+}
+
+func showJSON(v any) string {
+	if v == nil {
+		return "nil (no row)"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return showValue(b)
+}
+
+func showValue(b []byte) string {
+	if len(b) > 160 {
+		return string(b[:160]) + "…"
+	}
+	return string(b)
+}
