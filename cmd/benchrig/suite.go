@@ -317,7 +317,11 @@ func reportFile(path string, allowSmoke bool, stdout io.Writer) error {
 func caseLabel(c suite.Cell) string {
 	parts := []string{fmt.Sprintf("%d conns", c.Connections)}
 	if c.Protocol != suite.HTTP {
-		parts = append([]string{fmt.Sprintf("%d keys", c.Batch)}, parts...)
+		keys := fmt.Sprintf("%d keys", c.Batch)
+		if c.Batch == 1 {
+			keys = "1 key"
+		}
+		parts = append([]string{keys}, parts...)
 	}
 	if c.Rate > 0 {
 		parts = append(parts, fmt.Sprintf("%v req/s", c.Rate))

@@ -169,13 +169,16 @@ func (m *measurement) run(ctx context.Context) {
 	}
 	m.enter(sample.PhaseRecovery, spec.Phases.Recovery)
 	m.s.Load = res
+	// Close the connections before the closing statistics: PostgreSQL
+	// backends publish their counters when they exit (or up to a second
+	// later while they live).
+	e.Close()
 	if after := m.stats(ctx); before != nil && after != nil {
 		m.s.Stats = map[string]float64{}
 		for k, v := range after {
 			m.s.Stats[k] = v - before[k]
 		}
 	}
-	e.Close()
 	m.s.Verdict = result.Judge(res, spec.Thresholds)
 	if m.sampler != nil {
 		m.s.Server = &result.Server{Placement: placement}
