@@ -311,30 +311,12 @@ func pgThousands(v float64) string {
 	return s
 }
 
-// pgDoc is what benchrig pg writes with -o or --json, whatever the number
-// of samples: the quick-matrix document (tool, host, arguments with the
-// DSN redacted, every sample in the order it ran) plus the server's
-// provenance (version, settings, binary) and the query plans of the paths.
-type pgDoc struct {
-	Schema  string             `json:"schema"`
-	Tool    result.Tool        `json:"tool"`
-	Host    *result.Host       `json:"host,omitempty"`
-	Args    []string           `json:"args"`
-	Server  *result.TargetInfo `json:"server,omitempty"`
-	Plans   map[string]string  `json:"query_plans,omitempty"`
-	Samples []result.Sample    `json:"samples"`
-}
-
-// pgDocSchema names the format: the quick-matrix document of benchrig
-// resp, with server and query_plans added.
-const pgDocSchema = "benchrig.quick-matrix/v1"
-
 // finish prints the report (the full terminal report for a single sample,
 // the comparison matrix otherwise) or the JSON document, writes -o, and
 // maps the samples to the exit code.
 func (r *pgRun) finish(srv *runner.PGServer, rows []report.Row, planned int, stdout io.Writer, interrupted bool) error {
 	pf := r.pf
-	doc := pgDoc{Schema: pgDocSchema, Tool: toolInfo(), Host: result.ReadHost(), Args: pgRedactArgs(os.Args[1:], r.secret),
+	doc := result.QuickMatrix{Schema: result.QuickMatrixSchema, Tool: toolInfo(), Host: result.ReadHost(), Args: pgRedactArgs(os.Args[1:], r.secret),
 		Server: srv.Info(), Plans: srv.Plans(), Samples: []result.Sample{}}
 	for _, row := range rows {
 		doc.Samples = append(doc.Samples, *row.Sample)

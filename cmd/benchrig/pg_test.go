@@ -94,7 +94,7 @@ func TestPGQuickMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := pgReadDoc(t, b)
-	if doc.Schema != pgDocSchema || len(doc.Samples) != 4 {
+	if doc.Schema != result.QuickMatrixSchema || len(doc.Samples) != 4 {
 		t.Fatalf("schema %q, %d samples", doc.Schema, len(doc.Samples))
 	}
 	if doc.Server == nil || doc.Server.Version == "" || doc.Server.Settings["fsync"] != "off" || doc.Server.SHA256 == "" {

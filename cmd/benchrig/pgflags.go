@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +20,7 @@ import (
 // pgFlags are the flags of benchrig pg.
 type pgFlags struct {
 	quickFlags
-	batches, conns pgIntList
+	batches, conns intList
 	paths          []string
 
 	ephemeral     bool
@@ -67,8 +64,8 @@ func pgCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	pf.quickFlags.register(c, 10)
 	f := c.Flags()
 	// -c takes a list here: every value is a case.
-	pf.conns = pgIntList{v: []int{10}}
-	pf.batches = pgIntList{v: []int{1}}
+	pf.conns = intList{v: []int{10}}
+	pf.batches = intList{v: []int{1}}
 	fl := f.Lookup("connections")
 	fl.Value, fl.DefValue = &pf.conns, pf.conns.String()
 	fl.Usage = "connections (workers); a list such as 4,64 runs one case per value (default 32 with --rate)"
@@ -101,45 +98,6 @@ func pgCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	f.DurationVar(&pf.recovery, "recovery", time.Second, "idle phase sampled after each load")
 	return c
 }
-
-// pgIntList is a comma-separated list of integers; the first value given
-// replaces the default, a repeated flag adds to the list.
-type pgIntList struct {
-	v   []int
-	set bool
-}
-
-func (l *pgIntList) String() string {
-	parts := make([]string, len(l.v))
-	for i, v := range l.v {
-		parts[i] = strconv.Itoa(v)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l *pgIntList) Set(s string) error {
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		v, err := strconv.Atoi(p)
-		if err != nil {
-			return fmt.Errorf("%q is not an integer (want a list such as 1,64)", p)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return errors.New("empty list (want a list such as 1,64)")
-	}
-	if !l.set {
-		l.v, l.set = nil, true
-	}
-	l.v = append(l.v, out...)
-	return nil
-}
-
-func (l *pgIntList) Type() string { return "ints" }
 
 // validate checks every flag before anything starts: bad input is a usage
 // error (exit 2) naming the flag and what it accepts.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +24,7 @@ const respMaxBatch = 1024
 type respFlags struct {
 	quickFlags
 	targetFlags
-	batches, conns, pipelines respIntList
+	batches, conns, pipelines intList
 
 	ephemeral  bool
 	addr       string
@@ -74,9 +73,9 @@ func respCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	rf.quickFlags.register(c, 64)
 	f := c.Flags()
 	// -c and -p take lists here: every combination is a case.
-	rf.conns = respIntList{v: []int{64}}
-	rf.pipelines = respIntList{v: []int{1}}
-	rf.batches = respIntList{v: []int{1}}
+	rf.conns = intList{v: []int{64}}
+	rf.pipelines = intList{v: []int{1}}
+	rf.batches = intList{v: []int{1}}
 	respListFlag(f, "connections", &rf.conns, "connections (workers); a list such as 4,64 runs one case per value")
 	respListFlag(f, "pipeline", &rf.pipelines, "commands in flight per connection; a list such as 1,16 runs one case per value")
 	f.Var(&rf.batches, "batch", "keys per MGET (1–1024); a list such as 1,64 runs one case per value")
@@ -448,49 +447,9 @@ func (rf *respFlags) fillInfo(c *cobra.Command) map[string]any {
 	return map[string]any{"source": "generated", "keys": rf.keySpace, "payload_bytes": postgres.DefaultPayloadBytes}
 }
 
-// respIntList is a comma-separated list of integers; the first value
-// given replaces the default, a repeated flag adds to the list.
-type respIntList struct {
-	v   []int
-	set bool
-}
-
-func (l *respIntList) String() string {
-	parts := make([]string, len(l.v))
-	for i, v := range l.v {
-		parts[i] = strconv.Itoa(v)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l *respIntList) Set(s string) error {
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		v, err := strconv.Atoi(p)
-		if err != nil {
-			return fmt.Errorf("%q is not an integer (want a list such as 1,64)", p)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return fmt.Errorf("empty list (want a list such as 1,64)")
-	}
-	if !l.set {
-		l.v, l.set = nil, true
-	}
-	l.v = append(l.v, out...)
-	return nil
-}
-
-func (l *respIntList) Type() string { return "ints" }
-
 // respListFlag turns an int flag the quick modes share (-c, -p) into a list
 // of the same name, shorthand and place in the help.
-func respListFlag(f *pflag.FlagSet, name string, l *respIntList, usage string) {
+func respListFlag(f *pflag.FlagSet, name string, l *intList, usage string) {
 	fl := f.Lookup(name)
 	fl.Value, fl.DefValue, fl.Usage = l, l.String(), usage
 }

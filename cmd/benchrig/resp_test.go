@@ -29,13 +29,13 @@ func respNeedRedis(t *testing.T) {
 }
 
 // readMultiDoc reads a benchrig resp JSON document.
-func readMultiDoc(t *testing.T, b []byte) multiDoc {
+func readMultiDoc(t *testing.T, b []byte) result.QuickMatrix {
 	t.Helper()
-	var doc multiDoc
+	var doc result.QuickMatrix
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("not a document: %v\n%s", err, b[:min(len(b), 300)])
 	}
-	if doc.Schema != multiSchema || doc.Tool.Go == "" {
+	if doc.Schema != result.QuickMatrixSchema || doc.Tool.Go == "" {
 		t.Fatalf("schema %q, tool %+v", doc.Schema, doc.Tool)
 	}
 	return doc

@@ -16,21 +16,6 @@ import (
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
-// multiDoc is the document a quick mode that runs several samples (a
-// matrix of cases × repeats, as benchrig resp does) writes with -o or
-// --json: the tool and host it ran on, the arguments (secrets redacted) and
-// every sample in the order it ran.
-type multiDoc struct {
-	Schema  string          `json:"schema"`
-	Tool    result.Tool     `json:"tool"`
-	Host    *result.Host    `json:"host,omitempty"`
-	Args    []string        `json:"args"`
-	Samples []result.Sample `json:"samples"`
-}
-
-// multiSchema names the format of multiDoc documents.
-const multiSchema = "benchrig.quick-matrix/v1"
-
 // respProgress is the one-line summary of a finished sample.
 func respProgress(s *result.Sample) string {
 	if s.Error != "" {
@@ -66,7 +51,7 @@ type respRow struct {
 // the comparison matrix otherwise) or the JSON document, writes -o, and
 // maps the samples to the exit code.
 func (rf *respFlags) finish(srv *runner.RedisServer, rows []respRow, planned int, stdout io.Writer, interrupted bool) error {
-	doc := multiDoc{Schema: multiSchema, Tool: toolInfo(), Host: result.ReadHost(), Args: respRedactArgs(os.Args[1:])}
+	doc := result.QuickMatrix{Schema: result.QuickMatrixSchema, Tool: toolInfo(), Host: result.ReadHost(), Args: respRedactArgs(os.Args[1:])}
 	for _, r := range rows {
 		doc.Samples = append(doc.Samples, *r.s)
 	}

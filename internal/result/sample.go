@@ -103,3 +103,21 @@ type Host struct {
 	Kernel     string `json:"kernel,omitempty"`
 	Distro     string `json:"distro,omitempty"`
 }
+
+// QuickMatrix is the document a quick mode that runs several samples (a
+// matrix of cases × repeats: benchrig pg, benchrig resp) writes with -o or
+// --json, whatever the number of samples: the tool and host it ran on, the
+// arguments (secrets redacted), the server's provenance and query plans when
+// known, and every sample in the order it ran.
+type QuickMatrix struct {
+	Schema  string            `json:"schema"`
+	Tool    Tool              `json:"tool"`
+	Host    *Host             `json:"host,omitempty"`
+	Args    []string          `json:"args"`
+	Server  *TargetInfo       `json:"server,omitempty"`
+	Plans   map[string]string `json:"query_plans,omitempty"`
+	Samples []Sample          `json:"samples"`
+}
+
+// QuickMatrixSchema names the format of QuickMatrix documents.
+const QuickMatrixSchema = "benchrig.quick-matrix/v1"

@@ -3,8 +3,6 @@ package run
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -210,20 +208,6 @@ func procParent(pid int) (comm string, ppid int, ok bool) {
 	}
 	ppid, err = strconv.Atoi(string(f[1]))
 	return string(b[open+1 : end]), ppid, err == nil && ppid > 0
-}
-
-// fileSHA256 is the hex SHA-256 of a file's bytes.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // DSN returns the full connection string for drivers. It may hold a

@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// sha256OfFile returns the hex SHA-256 of a file.
-func sha256OfFile(path string) (string, error) {
+// fileSHA256 returns the hex SHA-256 of a file.
+func fileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

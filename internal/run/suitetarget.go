@@ -101,7 +101,7 @@ func (c *commandTarget) provenance() result.Provenance {
 	}
 	if bin, err := resolveCommand(s.Argv[0], s.Dir); err == nil {
 		pv.Binary = bin
-		pv.SHA256, _ = sha256OfFile(bin)
+		pv.SHA256, _ = fileSHA256(bin)
 	}
 	dir := s.Dir
 	if dir == "" && pv.Binary != "" {

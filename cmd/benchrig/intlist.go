@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// intList is a flag holding a comma-separated list of integers (-c 4,64,
+// --batch 1,16,64): the first value given replaces the default, a repeated
+// flag adds to the list.
+type intList struct {
+	v   []int
+	set bool
+}
+
+func (l *intList) String() string {
+	parts := make([]string, len(l.v))
+	for i, v := range l.v {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set implements pflag.Value.
+func (l *intList) Set(s string) error {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		v, err := strconv.Atoi(p)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer (want a list such as 1,64)", p)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return errors.New("empty list (want a list such as 1,64)")
+	}
+	if !l.set {
+		l.v, l.set = nil, true
+	}
+	l.v = append(l.v, out...)
+	return nil
+}
+
+// Type implements pflag.Value.
+func (l *intList) Type() string { return "ints" }
