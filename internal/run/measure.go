@@ -95,7 +95,7 @@ func (m *measurement) run(ctx context.Context) {
 	exited := m.exitedChan()
 	m.enter(sample.PhaseBaseline, spec.Phases.Baseline)
 	if !m.sleep(ctx, spec.Phases.Baseline, exited) {
-		m.interrupted(ctx, nil)
+		m.interrupted(ctx)
 		return
 	}
 
@@ -149,13 +149,13 @@ func (m *measurement) run(ctx context.Context) {
 		}
 		m.s.Warmup = &result.WarmupSummary{Seconds: wr.Seconds, Requests: wr.Requests, Failures: wr.Errors + wr.Timeouts + wr.Unexpected}
 		if wr.Interrupted {
-			m.interrupted(ctx, nil)
+			m.interrupted(ctx)
 			return
 		}
 	}
 	m.enter("settle", spec.Phases.Settle)
 	if !m.sleep(ctx, spec.Phases.Settle, exited) {
-		m.interrupted(ctx, nil)
+		m.interrupted(ctx)
 		return
 	}
 
@@ -180,9 +180,7 @@ func (m *measurement) run(ctx context.Context) {
 		}
 	}
 	m.s.Verdict = result.Judge(res, spec.Thresholds)
-	if m.sampler != nil {
-		m.s.Server = &result.Server{Placement: placement}
-	} else if placement.ClientCPUs != "" {
+	if m.sampler != nil || placement.ClientCPUs != "" {
 		m.s.Server = &result.Server{Placement: placement}
 	}
 	if ctx.Err() != nil {
@@ -279,16 +277,14 @@ func (m *measurement) logHint() string {
 	return ""
 }
 
-func (m *measurement) interrupted(ctx context.Context, err error) {
+// interrupted records why a phase ended early: the target died, or ctx
+// was cancelled.
+func (m *measurement) interrupted(ctx context.Context) {
 	if m.noteExit() {
 		return
 	}
 	if ctx.Err() != nil {
 		m.fail("interrupted during %s", m.phase)
-		return
-	}
-	if err != nil {
-		m.fail("%v", err)
 	}
 }
 

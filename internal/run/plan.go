@@ -139,7 +139,6 @@ func (r *Runner) Run(ctx context.Context, w *result.Writer) (interrupted bool, e
 			todo = append(todo, s)
 		}
 	}
-	start := time.Now()
 	var measured time.Duration
 	for i, ps := range todo {
 		if ctx.Err() != nil {
@@ -168,7 +167,6 @@ func (r *Runner) Run(ctx context.Context, w *result.Writer) (interrupted bool, e
 			return false, err
 		}
 	}
-	_ = start
 	return false, nil
 }
 
