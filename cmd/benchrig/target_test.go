@@ -232,3 +232,34 @@ func TestInterruptStopsTarget(t *testing.T) {
 		t.Errorf("temp dir left behind: %v", entries)
 	}
 }
+
+// TestAttachAndClientPinning measures a server benchrig did not start (by
+// PID, then by port), with the load generation pinned to CPU 0: the server
+// is sampled, not stopped, and the placement is recorded.
+func TestAttachAndClientPinning(t *testing.T) {
+	bin := buildExample(t, "hello")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+	addr := startListening(t, cmd)
+	_, port, _ := net.SplitHostPort(addr)
+	for _, how := range [][]string{{"--attach-pid", fmt.Sprint(cmd.Process.Pid)}, {"--attach-port", port}} {
+		args := append([]string{"http", "http://" + addr + "/", "-d", "1s", "--client-cpus", "0",
+			"--baseline", "300ms", "--settle", "0s", "--recovery", "300ms", "--sample-interval", "100ms"}, how...)
+		doc, stderr, code := quickJSON(t, args...)
+		s := doc.Sample
+		if code != 0 || s.Server == nil || s.Target == nil {
+			t.Fatalf("%v: exit %d %s", how, code, stderr)
+		}
+		if s.Target.Kind != "attach" || s.Target.PID != cmd.Process.Pid {
+			t.Errorf("%v: target %+v, want the attached pid %d", how, s.Target, cmd.Process.Pid)
+		}
+		if s.Server.Figures.CPUSeconds <= 0 || s.Server.Figures.RSSLoad == 0 {
+			t.Errorf("%v: server not sampled: %+v", how, s.Server.Figures)
+		}
+		if s.Server.Placement == nil || s.Server.Placement.ClientCPUs != "0" || s.Load.Client.UsableCores != 1 {
+			t.Errorf("%v: placement %+v, usable cores %d", how, s.Server.Placement, s.Load.Client.UsableCores)
+		}
+		if pidGone(cmd.Process.Pid) {
+			t.Fatalf("%v: the attached server was stopped", how)
+		}
+	}
+}
