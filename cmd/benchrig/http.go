@@ -213,7 +213,7 @@ func runHTTP(ctx context.Context, c *cobra.Command, hf *httpFlags, rawURL string
 		Engine load.Config    `json:"engine"`
 		Phases runner.Phases  `json:"phases"`
 		HTTP   httpdrv.Config `json:"http"`
-	}{cfg, phases, dc}
+	}{cfg, phases, dc.Redacted()}
 	spec, err := quickSpec("http", conf, cfg, phases, drv, &hf.quickFlags)
 	if err != nil {
 		return err

@@ -213,3 +213,31 @@ func startListening(t *testing.T, cmd *exec.Cmd) string {
 		return ""
 	}
 }
+
+// TestHTTPSecretsNotRecorded: a credential header is sent but never reaches
+// the results file or stdout; credentials in the URL are refused.
+func TestHTTPSecretsNotRecorded(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Get("Authorization")
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.json")
+	stdout, _, code := cli(t, "http", srv.URL+"/", "-n", "5", "-H", "Authorization: Bearer sekrit-123", "-o", out)
+	if code != 0 || got != "Bearer sekrit-123" {
+		t.Fatalf("exit %d, server saw %q", code, got)
+	}
+	b, _ := os.ReadFile(out)
+	if strings.Contains(string(b), "sekrit-123") || strings.Contains(stdout, "sekrit-123") {
+		t.Error("the header's value reached the results file or stdout")
+	}
+	if !strings.Contains(string(b), "[redacted]") {
+		t.Error("the recorded header is not marked redacted")
+	}
+	u := strings.Replace(srv.URL, "http://", "http://user:pw-secret@", 1)
+	_, stderr, code := cli(t, "http", u+"/", "-n", "5")
+	if code != 2 || strings.Contains(stderr, "pw-secret") || !strings.Contains(stderr, "credentials in the URL") {
+		t.Errorf("URL with credentials: exit %d %q", code, stderr)
+	}
+}

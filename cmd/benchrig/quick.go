@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
@@ -211,7 +212,7 @@ func runQuick(ctx context.Context, spec runner.Spec, stderr io.Writer) *result.S
 // finishQuick prints the report (or JSON), writes -o, and maps the sample
 // to the exit code.
 func finishQuick(s *result.Sample, q *quickFlags, title string, stdout io.Writer) error {
-	doc := result.Quick{Schema: result.QuickSchema, Tool: toolInfo(), Host: result.ReadHost(), Args: os.Args[1:], Sample: *s}
+	doc := result.Quick{Schema: result.QuickSchema, Tool: toolInfo(), Host: result.ReadHost(), Args: redactArgs(os.Args[1:]), Sample: *s}
 	if q.out != "" {
 		if err := writeJSONFile(q.out, doc); err != nil {
 			return err
@@ -279,4 +280,29 @@ func writeJSONFile(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// redactArgs returns the command line with the values of secret headers
+// (-H 'Authorization: …') replaced, for recording.
+func redactArgs(args []string) []string {
+	out := append([]string(nil), args...)
+	redact := func(h string) string {
+		if k, _, ok := strings.Cut(h, ":"); ok && httpdrv.IsSecretHeader(k) {
+			return k + ": " + httpdrv.RedactedValue
+		}
+		return h
+	}
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		switch {
+		case (a == "-H" || a == "--header") && i+1 < len(out):
+			out[i+1] = redact(out[i+1])
+			i++
+		case strings.HasPrefix(a, "--header="):
+			out[i] = "--header=" + redact(strings.TrimPrefix(a, "--header="))
+		case strings.HasPrefix(a, "-H") && len(a) > 2:
+			out[i] = "-H" + redact(a[2:])
+		}
+	}
+	return out
 }

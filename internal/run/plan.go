@@ -216,7 +216,7 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (Spec,
 			Engine load.Config    `json:"engine"`
 			Phases Phases         `json:"phases"`
 			HTTP   httpdrv.Config `json:"http"`
-		}{c, spec.Engine, phases, dc})
+		}{c, spec.Engine, phases, dc.Redacted()})
 		return spec, nil
 	}
 	ll, ok := r.servers[key]
@@ -301,7 +301,7 @@ func (r *Runner) attach(key string, t *suite.Target) (*longLived, error) {
 				Cell   suite.Cell     `json:"cell"`
 				Engine load.Config    `json:"engine"`
 				HTTP   httpdrv.Config `json:"http"`
-			}{c, base.Engine, dc})
+			}{c, base.Engine, dc.Redacted()})
 			return base, nil
 		},
 	}, nil

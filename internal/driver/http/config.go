@@ -57,6 +57,10 @@ func ParseURL(raw string) (*url.URL, string, error) {
 	if u.Hostname() == "" {
 		return nil, "", fmt.Errorf("%q: no host; want http://HOST[:PORT]/PATH", raw)
 	}
+	if u.User != nil {
+		// never echo the credentials back
+		return nil, "", fmt.Errorf("credentials in the URL are not sent and would be recorded: remove them and pass -H 'Authorization: …' (recorded redacted)")
+	}
 	port := u.Port()
 	if port == "" {
 		port = "80"
