@@ -77,6 +77,10 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 	if err := c.setDeadline(); err != nil {
 		return c.fail(out, 0, err)
 	}
+	// Let the other connections read their responses first: requests then
+	// leave in bursts, as wrk's event loop sends them, and the server
+	// answers in bursts (fewer wake-ups on both sides).
+	runtime.Gosched()
 	if _, err := c.nc.Write(c.payload(len(reqs))); err != nil {
 		return c.fail(out, 0, err)
 	}
