@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"time"
 
@@ -94,31 +93,14 @@ func (c *redisAdmin) extend(ctx context.Context) {
 
 func (c *redisAdmin) close() { c.nc.Close() }
 
-// do sends one command and returns its reply as text (simple or bulk
-// string, integer in decimal, "" for nil); a server error is a *wire.Error.
+// do sends one command and returns its reply as text (see
+// wire.Reader.ReadText); a server error is a *wire.Error.
 func (c *redisAdmin) do(args ...string) (string, error) {
 	c.buf = wire.AppendCommandString(c.buf[:0], args...)
 	if _, err := c.nc.Write(c.buf); err != nil {
 		return "", err
 	}
-	rep, err := c.rd.ReadReply()
-	if err != nil {
-		return "", err
-	}
-	switch rep.Kind {
-	case wire.KindError:
-		return "", rep.Err()
-	case wire.KindInt:
-		return strconv.FormatInt(rep.Int, 10), nil
-	case wire.KindArray:
-		for c.rd.Depth() > 0 {
-			if err := c.rd.Skip(); err != nil {
-				return "", err
-			}
-		}
-		return "", fmt.Errorf("%s: unexpected array reply", args[0])
-	}
-	return string(rep.Data), nil
+	return c.rd.ReadText()
 }
 
 // pipeline writes c.buf (n commands) and reads n replies, each of which

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/resp"
@@ -57,34 +56,14 @@ func (s *Server) dialAdmin(ctx context.Context) (*adminConn, error) {
 	return c, nil
 }
 
-// do sends one command and returns its reply as text: a simple or bulk
-// string, or an integer in decimal; "" for nil. A server error is returned as
-// *resp.Error; an array reply is skipped and reported as an error.
+// do sends one command and returns its reply as text (see
+// resp.Reader.ReadText); a server error is a *resp.Error.
 func (c *adminConn) do(args ...string) (string, error) {
 	c.buf = resp.AppendCommandString(c.buf[:0], args...)
 	if _, err := c.nc.Write(c.buf); err != nil {
 		return "", err
 	}
-	rep, err := c.rd.ReadReply()
-	if err != nil {
-		return "", err
-	}
-	switch rep.Kind {
-	case resp.KindError:
-		return "", rep.Err()
-	case resp.KindInt:
-		return strconv.FormatInt(rep.Int, 10), nil
-	case resp.KindArray:
-		if !rep.Nil {
-			for i := 0; i < rep.Len; i++ {
-				if err := c.rd.Skip(); err != nil {
-					return "", err
-				}
-			}
-		}
-		return "", errors.New("array reply not supported here")
-	}
-	return string(rep.Data), nil
+	return c.rd.ReadText()
 }
 
 func (c *adminConn) close() { c.nc.Close() }
