@@ -96,3 +96,46 @@ func Now() int64 { return int64(time.Since(epoch)) }
 
 // Wall converts a Now() value back to wall-clock time.
 func Wall(now int64) time.Time { return epoch.Add(time.Duration(now)) }
+
+// Multiplexer is implemented by drivers that can drive all of a window's
+// connections from one goroutine (an event loop), which costs the client
+// less CPU than a goroutine per connection: responses that arrive together
+// are read in one pass and the next requests leave in a burst. The engine
+// uses it for closed-loop windows only.
+type Multiplexer interface {
+	// OpenLoop opens conns connections driven by one Loop. Any failure is
+	// a setup error: nothing stays open.
+	OpenLoop(ctx context.Context, conns int) (Loop, error)
+}
+
+// Loop drives a set of connections from one goroutine.
+type Loop interface {
+	// Run drives the closed loop: each connection sends a batch of up to
+	// pipeline requests, claimed from w, whenever its previous batch is
+	// answered, and reports every outcome to w. It returns when w.Claim
+	// says stop and every in-flight response is in; at the deadline
+	// (Now() units, 0 = none) it sends nothing more and returns once the
+	// in-flight responses are in (or timed out). When ctx ends it returns
+	// ctx.Err() promptly, without reporting the requests in flight. A
+	// failed connection is reopened (after a pause when requests failed);
+	// a failed reopen fails the requests claimed for it. Run is not called
+	// concurrently with itself.
+	Run(ctx context.Context, pipeline int, deadline int64, w LoopWork) error
+	// Close closes every connection. It is idempotent and safe to call
+	// concurrently with Run, which it ends.
+	Close() error
+}
+
+// LoopWork is the engine's side of a Loop's Run, called from Run's
+// goroutine only.
+type LoopWork interface {
+	// Claim asks for up to n sequence numbers; it returns the first and
+	// how many were granted, 0 meaning stop.
+	Claim(n int) (seq uint64, k int)
+	// Record reports one claimed request's outcome; sent is when it was
+	// sent (Now() units). Every claimed request is recorded exactly once
+	// unless ctx ends first.
+	Record(o *Outcome, sent int64)
+	// Reconnected reports that a connection was reopened.
+	Reconnected()
+}

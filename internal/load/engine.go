@@ -19,6 +19,7 @@ type Engine struct {
 	drv   driver.Driver
 	ops   []string
 	conns []driver.Conn
+	loops []driver.Loop // set instead of conns when the driver multiplexes
 
 	// progress counters of the window in flight, read by Progress.
 	prog      progress
@@ -64,6 +65,9 @@ func New(cfg Config, drv driver.Driver) (*Engine, error) {
 func (e *Engine) Open(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if ok, err := e.openLoops(ctx); ok {
+		return err
+	}
 	for i := 0; i < e.cfg.Connections; i++ {
 		c, err := e.drv.Open(ctx, i)
 		if err != nil {
@@ -85,6 +89,9 @@ func (e *Engine) Close() error {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.closed = true
+		for _, l := range e.loops {
+			_ = l.Close()
+		}
 		for _, c := range e.conns {
 			if c != nil {
 				_ = c.Close()
@@ -153,7 +160,7 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	if e.conns == nil {
+	if e.conns == nil && e.loops == nil {
 		return nil, errors.New("engine: Run before Open")
 	}
 	if !e.running.CompareAndSwap(false, true) {
@@ -180,14 +187,23 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	}
 
 	tl := &timeline{secs: map[int]*secondAgg{}}
-	recs := make([]*recorder, len(e.conns))
+	nrec := len(e.conns)
+	if e.loops != nil {
+		nrec = len(e.loops) // one goroutine drives each loop's connections
+	}
+	recs := make([]*recorder, nrec)
 	for i := range recs {
 		recs[i] = newRecorder(start, len(e.ops), e.cfg.Rate > 0, tl)
 	}
 	var rs *rateState
-	if e.cfg.Rate > 0 {
+	switch {
+	case e.loops != nil:
+		if err := e.runLoops(ctx, w, deadline, recs); err != nil {
+			return nil, err
+		}
+	case e.cfg.Rate > 0:
 		rs = e.runRate(ctx, w, start, deadline, recs)
-	} else {
+	default:
 		e.runClosed(ctx, w, start, deadline, recs)
 	}
 	end := driver.Now()

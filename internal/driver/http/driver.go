@@ -57,8 +57,7 @@ func (d *Driver) Open(ctx context.Context, worker int) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{d: d, nc: nc, br: bufio.NewReaderSize(nc, 64<<10),
-		keepBody: d.cfg.ExpectBody != nil || d.cfg.ExpectBodyContains != ""}, nil
+	return &conn{d: d, nc: nc, br: bufio.NewReaderSize(nc, 64<<10), keepBody: d.keepBody()}, nil
 }
 
 type conn struct {
@@ -150,19 +149,28 @@ func (c *conn) setDeadline() error {
 }
 
 // check returns why a response is not the expected one, or "".
-func (c *conn) check(r *response) string {
-	want := c.d.cfg.ExpectStatus
+func (c *conn) check(r *response) string { return c.d.check(r) }
+
+// keepBody reports whether responses' bodies must be kept for a check.
+func (d *Driver) keepBody() bool {
+	return d.cfg.ExpectBody != nil || d.cfg.ExpectBodyContains != ""
+}
+
+// check returns why a response is not the expected one, or "". Shared by the
+// blocking connections and the event loop.
+func (d *Driver) check(r *response) string {
+	want := d.cfg.ExpectStatus
 	if want == 0 && (r.status < 200 || r.status > 299) || want != 0 && r.status != want {
 		return "status " + strconv.Itoa(r.status)
 	}
-	if c.keepBody {
+	if d.keepBody() {
 		if r.tooBig {
 			return fmt.Sprintf("body over %d MiB, not checked", maxCheckedBody>>20)
 		}
-		if c.d.cfg.ExpectBody != nil && string(r.body) != *c.d.cfg.ExpectBody {
+		if d.cfg.ExpectBody != nil && string(r.body) != *d.cfg.ExpectBody {
 			return "body differs from the expected body"
 		}
-		if s := c.d.cfg.ExpectBodyContains; s != "" && !bytes.Contains(r.body, []byte(s)) {
+		if s := d.cfg.ExpectBodyContains; s != "" && !bytes.Contains(r.body, []byte(s)) {
 			return "body lacks " + strconv.Quote(s)
 		}
 	}

@@ -35,17 +35,10 @@ func readResponse(br *bufio.Reader, r *response, keepBody, head bool) error {
 		if err != nil {
 			return err
 		}
-		if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
-			return fmt.Errorf("%w: want an HTTP/1.x status line, got %q (is the peer an HTTP server?)", errMalformed, clip(line))
+		if err := parseStatusLine(line, r); err != nil {
+			return err
 		}
-		st, ok := atoi3(line[9:12])
-		if !ok {
-			return fmt.Errorf("%w: bad status code in %q", errMalformed, clip(line))
-		}
-		r.status = st
-		if line[7] == '0' {
-			r.close = true // HTTP/1.0 closes unless keep-alive is said
-		}
+		st := r.status
 		length, chunked, err := readHeaders(br, r)
 		if err != nil {
 			return err
@@ -96,30 +89,69 @@ func readHeaders(br *bufio.Reader, r *response) (length int64, chunked bool, err
 		if len(line) == 0 {
 			return length, chunked, nil
 		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 {
-			return 0, false, fmt.Errorf("%w: bad header line %q", errMalformed, clip(line))
-		}
-		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
-		switch {
-		case equalFold(name, "content-length"):
-			n, err := strconv.ParseInt(string(value), 10, 64)
-			if err != nil || n < 0 {
-				return 0, false, fmt.Errorf("%w: bad Content-Length %q", errMalformed, clip(value))
-			}
-			length = n
-		case equalFold(name, "transfer-encoding"):
-			if containsFold(value, "chunked") {
-				chunked = true
-			}
-		case equalFold(name, "connection"):
-			if containsFold(value, "close") {
-				r.close = true
-			} else if containsFold(value, "keep-alive") {
-				r.close = false
-			}
+		if err := parseHeader(line, r, &length, &chunked); err != nil {
+			return 0, false, err
 		}
 	}
+}
+
+// parseStatusLine reads the status code and HTTP version of a status line
+// (without its CRLF) into r. Shared by the bufio and the slice parser.
+func parseStatusLine(line []byte, r *response) error {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		return fmt.Errorf("%w: want an HTTP/1.x status line, got %q (is the peer an HTTP server?)", errMalformed, clip(line))
+	}
+	st, ok := atoi3(line[9:12])
+	if !ok {
+		return fmt.Errorf("%w: bad status code in %q", errMalformed, clip(line))
+	}
+	r.status = st
+	if line[7] == '0' {
+		r.close = true // HTTP/1.0 closes unless keep-alive is said
+	}
+	return nil
+}
+
+// parseHeader applies one header line (without its CRLF) to the response's
+// framing: Content-Length into *length, chunked Transfer-Encoding into
+// *chunked, Connection into r.close. Other headers are ignored.
+func parseHeader(line []byte, r *response, length *int64, chunked *bool) error {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 {
+		return fmt.Errorf("%w: bad header line %q", errMalformed, clip(line))
+	}
+	name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
+	switch {
+	case equalFold(name, "content-length"):
+		n, err := strconv.ParseInt(string(value), 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%w: bad Content-Length %q", errMalformed, clip(value))
+		}
+		*length = n
+	case equalFold(name, "transfer-encoding"):
+		if containsFold(value, "chunked") {
+			*chunked = true
+		}
+	case equalFold(name, "connection"):
+		if containsFold(value, "close") {
+			r.close = true
+		} else if containsFold(value, "keep-alive") {
+			r.close = false
+		}
+	}
+	return nil
+}
+
+// parseChunkSize reads a chunk-size line (extensions after ';' ignored).
+func parseChunkSize(line []byte) (int64, error) {
+	if i := bytes.IndexByte(line, ';'); i >= 0 {
+		line = line[:i]
+	}
+	size, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 16, 64)
+	if err != nil || size < 0 {
+		return 0, fmt.Errorf("%w: bad chunk size %q", errMalformed, clip(line))
+	}
+	return size, nil
 }
 
 func readBody(br *bufio.Reader, r *response, n int64, keep bool) error {
@@ -155,12 +187,9 @@ func readChunked(br *bufio.Reader, r *response, keep bool) error {
 		if err != nil {
 			return unexpectedEOF(err)
 		}
-		if i := bytes.IndexByte(line, ';'); i >= 0 {
-			line = line[:i]
-		}
-		size, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 16, 64)
-		if err != nil || size < 0 {
-			return fmt.Errorf("%w: bad chunk size %q", errMalformed, clip(line))
+		size, err := parseChunkSize(line)
+		if err != nil {
+			return err
 		}
 		if size == 0 {
 			for { // trailers up to the blank line

@@ -1,0 +1,397 @@
+//go:build linux
+
+package http
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/netip"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/driver"
+)
+
+var _ driver.Multiplexer = (*Driver)(nil)
+
+// loop drives a window's connections from one goroutine with epoll, the way
+// wrk does: one pass reads every connection that has data and parses the
+// responses, the next sends the following batches of every connection whose
+// batch completed. epoll_wait is a blocking system call on a goroutine locked
+// to its thread, so the Go scheduler and netpoller stay out of the hot path.
+type loop struct {
+	d       *Driver
+	sa      unix.Sockaddr
+	family  int
+	timeout int64 // per-request timeout in ns, 0 = none
+	dial    int64 // connect timeout in ns
+
+	epfd   int
+	evfd   int // eventfd that wakes epoll_wait for Close and cancellation
+	conns  []*lconn
+	events []unix.EpollEvent
+	buf    []byte // the read buffer, shared: one goroutine reads
+
+	mu        sync.Mutex
+	running   bool
+	closed    bool
+	fdsClosed bool
+	cancel    atomic.Bool
+
+	// the state of the Run in progress
+	w         driver.LoopWork
+	pipeline  int
+	pipe      []byte // the request repeated pipeline times
+	deadline  int64
+	stopping  bool // no more batches: the claim or the deadline said so
+	inflight  int  // responses outstanding over all connections
+	nextCheck int64
+	ready     []*lconn
+}
+
+// OpenLoop implements driver.Multiplexer: conns connections on one epoll
+// event loop. It waits until all are connected.
+func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
+	if conns < 1 {
+		return nil, fmt.Errorf("open loop: want at least 1 connection, got %d", conns)
+	}
+	sa, family, err := resolve(ctx, d.t.addr)
+	if err != nil {
+		return nil, err
+	}
+	dial := d.cfg.DialTimeout
+	if dial <= 0 {
+		dial = 5 * time.Second
+	}
+	l := &loop{d: d, sa: sa, family: family, timeout: int64(d.cfg.Timeout), dial: int64(dial),
+		epfd: -1, evfd: -1, buf: make([]byte, maxLine)}
+	nev := conns + 1
+	if nev > 1024 {
+		nev = 1024
+	}
+	l.events = make([]unix.EpollEvent, nev)
+	if err := l.openAll(ctx, conns); err != nil {
+		l.closeFds()
+		return nil, err
+	}
+	return l, nil
+}
+
+// resolve turns host:port into a socket address, preferring IPv4.
+func resolve(ctx context.Context, addr string) (unix.Sockaddr, int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, 0, fmt.Errorf("address %q: %w", addr, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return nil, 0, fmt.Errorf("address %q: bad port", addr)
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(ips) == 0 {
+		return nil, 0, fmt.Errorf("resolve %q: %w", host, err)
+	}
+	ip := ips[0]
+	for _, a := range ips {
+		if a.Unmap().Is4() {
+			ip = a
+			break
+		}
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return &unix.SockaddrInet4{Port: p, Addr: ip.As4()}, unix.AF_INET, nil
+	}
+	return &unix.SockaddrInet6{Port: p, Addr: ip.As16(), ZoneId: zoneID(ip)}, unix.AF_INET6, nil
+}
+
+func zoneID(ip netip.Addr) uint32 {
+	if z := ip.Zone(); z != "" {
+		if ifi, err := net.InterfaceByName(z); err == nil {
+			return uint32(ifi.Index)
+		}
+	}
+	return 0
+}
+
+// openAll creates the epoll set and connects every connection in parallel.
+func (l *loop) openAll(ctx context.Context, n int) error {
+	var err error
+	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return fmt.Errorf("epoll_create1: %w", err)
+	}
+	if l.evfd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		return fmt.Errorf("eventfd: %w", err)
+	}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, l.evfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}); err != nil {
+		return fmt.Errorf("epoll_ctl eventfd: %w", err)
+	}
+	pending := 0
+	for i := 0; i < n; i++ {
+		c := &lconn{i: i, fd: -1, p: parser{keepBody: l.d.keepBody(), head: l.d.t.head}}
+		l.conns = append(l.conns, c)
+		err := l.dialConn(c)
+		if err != nil {
+			return fmt.Errorf("connection %d of %d: connect to %s: %w", i+1, n, l.d.t.addr, err)
+		}
+		if c.st == csConnecting {
+			pending++
+		}
+	}
+	until := driver.Now() + l.dial
+	for pending > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		left := until - driver.Now()
+		if left <= 0 {
+			return fmt.Errorf("connect to %s: timed out after %s", l.d.t.addr, time.Duration(l.dial))
+		}
+		ms := int(min(left/1e6+1, 50))
+		k, err := unix.EpollWait(l.epfd, l.events, ms)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return fmt.Errorf("epoll_wait: %w", err)
+		}
+		for _, ev := range l.events[:max(k, 0)] {
+			if ev.Fd < 0 {
+				continue
+			}
+			c := l.conns[ev.Fd]
+			if c.st != csConnecting {
+				continue
+			}
+			if err := l.finishConnect(c); err != nil {
+				return fmt.Errorf("connection %d of %d: connect to %s: %w", c.i+1, n, l.d.t.addr, err)
+			}
+			pending--
+		}
+	}
+	return nil
+}
+
+// Run implements driver.Loop.
+func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.LoopWork) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return errLoopClosed
+	}
+	l.running = true
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.running = false
+		if l.closed {
+			l.closeFds()
+		}
+		l.mu.Unlock()
+	}()
+	stop := context.AfterFunc(ctx, l.wake)
+	defer stop()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
+	if pipeline < 1 {
+		pipeline = 1
+	}
+	l.w, l.pipeline, l.deadline, l.stopping, l.inflight = w, pipeline, deadline, false, 0
+	if len(l.pipe) != pipeline*len(l.d.t.request) {
+		l.pipe = bytes.Repeat(l.d.t.request, pipeline)
+	}
+	defer func() { l.w = nil }()
+	l.scan(driver.Now())
+	for _, c := range l.conns {
+		switch c.st {
+		case csOpen:
+			l.queue(c)
+		case csDown:
+			c.reopen = true
+			l.connect(c, driver.Now())
+		}
+	}
+	for {
+		l.sendReady()
+		if l.stopping && l.inflight == 0 {
+			return nil
+		}
+		ms := -1
+		if l.nextCheck != math.MaxInt64 {
+			left := l.nextCheck - driver.Now()
+			ms = int(max((left+999_999)/1e6, 0))
+		}
+		k, err := unix.EpollWait(l.epfd, l.events, ms)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return fmt.Errorf("epoll_wait: %w", err)
+		}
+		if l.cancel.Load() {
+			l.abort()
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return errLoopClosed
+		}
+		for _, ev := range l.events[:max(k, 0)] {
+			if ev.Fd < 0 {
+				continue // the eventfd: cancel was checked above
+			}
+			c := l.conns[ev.Fd]
+			if uint32(ev.Pad) != c.gen {
+				continue // an event of a socket closed earlier in this pass
+			}
+			l.event(c, ev.Events)
+		}
+		if now := driver.Now(); now >= l.nextCheck {
+			l.scan(now)
+		}
+	}
+}
+
+var errLoopClosed = errors.New("event loop closed")
+
+// abort closes every connection after cancellation, forgetting the
+// requests in flight.
+func (l *loop) abort() {
+	for _, c := range l.conns {
+		l.drop(c)
+		c.inflight = 0
+	}
+	l.inflight = 0
+}
+
+// wake makes a running Run return (cancellation).
+func (l *loop) wake() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cancel.Store(true)
+	if l.running && !l.fdsClosed {
+		var one = [8]byte{1}
+		_, _ = unix.Write(l.evfd, one[:])
+	}
+}
+
+// Close implements driver.Loop.
+func (l *loop) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	if !l.running {
+		l.closeFds()
+		l.mu.Unlock()
+		return nil
+	}
+	l.mu.Unlock()
+	l.wake() // Run closes the descriptors on its way out
+	return nil
+}
+
+// closeFds closes every descriptor; l.mu is held or Run is not running.
+func (l *loop) closeFds() {
+	if l.fdsClosed {
+		return
+	}
+	l.fdsClosed = true
+	for _, c := range l.conns {
+		l.drop(c)
+	}
+	if l.evfd >= 0 {
+		_ = unix.Close(l.evfd)
+	}
+	if l.epfd >= 0 {
+		_ = unix.Close(l.epfd)
+	}
+}
+
+// sendReady sends the next batch on every connection queued in this pass.
+func (l *loop) sendReady() {
+	if len(l.ready) == 0 {
+		return
+	}
+	now := driver.Now()
+	if l.deadline != 0 && now >= l.deadline {
+		l.stopping = true
+	}
+	for _, c := range l.ready {
+		c.queued = false
+		if l.stopping || c.st != csOpen || c.inflight > 0 {
+			continue
+		}
+		_, k := l.w.Claim(l.pipeline)
+		if k == 0 {
+			l.stopping = true
+			continue
+		}
+		l.send(c, k, now)
+	}
+	l.ready = l.ready[:0]
+}
+
+func (l *loop) queue(c *lconn) {
+	if !c.queued {
+		c.queued = true
+		l.ready = append(l.ready, c)
+	}
+}
+
+// noteTimer makes the loop wake by t.
+func (l *loop) noteTimer(t int64) {
+	if t < l.nextCheck {
+		l.nextCheck = t
+	}
+}
+
+// scan handles what is due at now: request and connect timeouts, reopens
+// after a pause, the deadline; and sets the next time to look.
+func (l *loop) scan(now int64) {
+	l.nextCheck = math.MaxInt64
+	if l.deadline != 0 {
+		if now >= l.deadline {
+			l.stopping = true
+		} else {
+			l.noteTimer(l.deadline)
+		}
+	}
+	for _, c := range l.conns {
+		switch c.st {
+		case csOpen:
+			if c.inflight > 0 && l.timeout > 0 {
+				if t := c.sent + l.timeout; now >= t {
+					l.fail(c, errRequestTimeout)
+				} else {
+					l.noteTimer(t)
+				}
+			}
+		case csConnecting:
+			if now >= c.until {
+				l.connectFailed(c, errRequestTimeout, now)
+			} else {
+				l.noteTimer(c.until)
+			}
+		case csBackoff:
+			if now < c.until {
+				l.noteTimer(c.until)
+			} else if l.stopping {
+				c.st = csDown
+			} else {
+				c.reopen = true
+				l.connect(c, now)
+			}
+		}
+	}
+}
+
+// errRequestTimeout is a request (or connect) that outlived its timeout.
+var errRequestTimeout = fmt.Errorf("request: %w", errDeadline)
+
+var errDeadline = context.DeadlineExceeded

@@ -1,0 +1,226 @@
+//go:build linux
+
+package http
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	stdhttp "net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
+)
+
+// tally is a driver.LoopWork that hands out up to limit requests and counts
+// outcomes by class and message.
+type tally struct {
+	next, limit          uint64
+	ok, failed, reopened int
+	seen                 map[uint64]bool
+	msgs                 map[string]int
+	badSent              int
+}
+
+func newTally(limit uint64) *tally {
+	return &tally{limit: limit, seen: map[uint64]bool{}, msgs: map[string]int{}}
+}
+
+func (w *tally) Claim(n int) (uint64, int) {
+	if w.next >= w.limit {
+		return 0, 0
+	}
+	n = int(min(uint64(n), w.limit-w.next))
+	seq := w.next
+	w.next += uint64(n)
+	return seq, n
+}
+
+func (w *tally) Record(o *driver.Outcome, sent int64) {
+	if sent <= 0 || o.Done < sent {
+		w.badSent++
+	}
+	if o.Class == driver.OK {
+		w.ok++
+		return
+	}
+	w.failed++
+	w.msgs[o.Class.String()+": "+o.Msg]++
+}
+
+func (w *tally) Reconnected() { w.reopened++ }
+
+// runLoop opens a loop of conns connections on url and runs it until limit
+// requests were recorded.
+func runLoop(t *testing.T, cfg Config, conns, pipeline int, limit uint64) *tally {
+	t.Helper()
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	l, err := d.OpenLoop(ctx, conns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	w := newTally(limit)
+	if err := l.Run(ctx, pipeline, 0, w); err != nil {
+		t.Fatal(err)
+	}
+	if got := uint64(w.ok + w.failed); got != limit {
+		t.Errorf("recorded %d outcomes, want %d", got, limit)
+	}
+	if w.badSent != 0 {
+		t.Errorf("%d outcomes with a send time after their completion", w.badSent)
+	}
+	return w
+}
+
+func TestLoopExactCountWithPipelining(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(stdhttp.HandlerFunc(func(w stdhttp.ResponseWriter, r *stdhttp.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "hello")
+	}))
+	defer srv.Close()
+	for _, pipe := range []int{1, 7} {
+		hits.Store(0)
+		w := runLoop(t, Config{URL: srv.URL, Timeout: 5 * time.Second}, 3, pipe, 1001)
+		if w.ok != 1001 || hits.Load() != 1001 {
+			t.Errorf("pipeline %d: %d ok, server saw %d, want 1001 (%v)", pipe, w.ok, hits.Load(), w.msgs)
+		}
+	}
+}
+
+func TestLoopCloseAfterEachResponse(t *testing.T) {
+	url := rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+		return false
+	})
+	w := runLoop(t, Config{URL: url}, 2, 1, 40)
+	if w.ok != 40 || w.reopened < 38 {
+		t.Errorf("connection: close: %d ok, %d reopened, %v", w.ok, w.reopened, w.msgs)
+	}
+	// a body that runs to the end of the connection
+	url = rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		io.WriteString(c, "HTTP/1.0 200 OK\r\n\r\nuntil the end")
+		return false
+	})
+	want := "until the end"
+	w = runLoop(t, Config{URL: url, ExpectBody: &want}, 2, 1, 20)
+	if w.ok != 20 {
+		t.Errorf("read to close: %d ok, %v", w.ok, w.msgs)
+	}
+}
+
+func TestLoopAbruptCloseCounted(t *testing.T) {
+	url := rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		if n%3 == 0 {
+			return false
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+	w := runLoop(t, Config{URL: url}, 1, 1, 30)
+	if w.ok != 20 || w.msgs["error: connection closed by server"] != 10 {
+		t.Errorf("abrupt close: %d ok, %v", w.ok, w.msgs)
+	}
+}
+
+func TestLoopTimeoutCounted(t *testing.T) {
+	var total atomic.Int64
+	url := rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		if total.Add(1) == 2 {
+			time.Sleep(300 * time.Millisecond)
+			return false
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+	w := runLoop(t, Config{URL: url, Timeout: 100 * time.Millisecond}, 1, 1, 5)
+	if w.ok != 4 || w.msgs["timeout: timeout"] != 1 || w.reopened != 1 {
+		t.Errorf("timeout: %d ok, %d reopened, %v", w.ok, w.reopened, w.msgs)
+	}
+}
+
+func TestLoopChunkedWithBodyCheck(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(stdhttp.HandlerFunc(func(w stdhttp.ResponseWriter, r *stdhttp.Request) {
+		f := w.(stdhttp.Flusher)
+		fmt.Fprint(w, "part one,")
+		f.Flush() // forces chunked encoding
+		if n.Add(1)%5 == 0 {
+			fmt.Fprint(w, "part 2")
+			return
+		}
+		fmt.Fprint(w, "part two")
+	}))
+	defer srv.Close()
+	want := "part one,part two"
+	w := runLoop(t, Config{URL: srv.URL, ExpectBody: &want}, 2, 4, 200)
+	if w.ok != 160 || w.msgs["unexpected: body differs from the expected body"] != 40 {
+		t.Errorf("chunked: %d ok, %v", w.ok, w.msgs)
+	}
+}
+
+func TestLoopMalformedAndRefused(t *testing.T) {
+	url := rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		io.WriteString(c, "-ERR unknown command 'GET'\r\n")
+		return true
+	})
+	w := runLoop(t, Config{URL: url}, 1, 1, 3)
+	if w.msgs["error: malformed response"] != 3 {
+		t.Errorf("non-HTTP peer: %v", w.msgs)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	d, _ := New(Config{URL: "http://" + addr + "/"})
+	if _, err := d.OpenLoop(context.Background(), 2); err == nil || !contains(err.Error(), "connection refused") {
+		t.Errorf("refused: %v", err)
+	}
+}
+
+func TestLoopCancelAndClose(t *testing.T) {
+	url := rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		time.Sleep(time.Second) // never in time
+		return false
+	})
+	d, _ := New(Config{URL: url})
+	l, err := d.OpenLoop(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = l.Run(ctx, 1, 0, newTally(1<<40))
+	if err != context.DeadlineExceeded || time.Since(start) > 5*time.Second {
+		t.Errorf("cancel: %v after %s", err, time.Since(start))
+	}
+	if err := l.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Error("second Close:", err)
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
