@@ -6,6 +6,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -139,3 +140,8 @@ type LoopWork interface {
 	// Reconnected reports that a connection was reopened.
 	Reconnected()
 }
+
+// ErrNoLoop is wrapped by a Multiplexer's OpenLoop error when the driver's
+// configuration cannot be driven by an event loop; the engine then uses a
+// goroutine per connection instead of failing.
+var ErrNoLoop = errors.New("no event loop for this configuration")

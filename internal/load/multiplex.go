@@ -67,7 +67,8 @@ func (w *loopWork) Reconnected() { w.rec.reconnects++ }
 // driver has them and the window is a closed loop. One loop runs on one OS
 // thread, so the connections are spread over as many loops as the client may
 // use cores (like wrk's -t), and never more loops than connections. It
-// reports whether it did.
+// reports whether it did: not when the driver's OpenLoop says
+// driver.ErrNoLoop for its configuration.
 func (e *Engine) openLoops(ctx context.Context) (bool, error) {
 	mx, ok := e.drv.(driver.Multiplexer)
 	if !ok || e.cfg.Rate > 0 {
@@ -85,6 +86,9 @@ func (e *Engine) openLoops(ctx context.Context) (bool, error) {
 				_ = l.Close()
 			}
 			e.loops = nil
+			if errors.Is(err, driver.ErrNoLoop) {
+				return false, nil // the goroutine per connection drives it
+			}
 			return true, fmt.Errorf("open %d connections: %w", e.cfg.Connections, err)
 		}
 		e.loops = append(e.loops, l)

@@ -1,0 +1,380 @@
+//go:build linux
+
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/driver"
+)
+
+var _ driver.Multiplexer = Multiplexed{}
+
+// Multiplexed is a Driver whose closed-loop windows run on epoll event
+// loops (driver.Multiplexer) instead of a goroutine per connection. It is
+// not what New returns: the run package tracks each connection's backend
+// (PIDs, last operation) through Open, which the loops bypass, so wiring it
+// by default waits for that tracking to cover loops.
+type Multiplexed struct{ *Driver }
+
+// loop drives a window's PostgreSQL connections from one goroutine with
+// epoll, as the HTTP driver's loop does: connections are opened and their
+// statements prepared through pgx, then their sockets are taken over
+// (pgconn.Hijack) and driven with raw non-blocking reads and writes. One
+// pass reads every connection with data and parses its backend messages;
+// the next sends the requests of every connection whose request completed.
+// epoll_wait runs on a goroutine locked to its thread, so neither pgconn's
+// per-request write path nor the Go netpoller is in the hot path.
+//
+// A reopen (after a timeout or a lost connection) runs pgx's connect on the
+// loop's goroutine: it stalls the loop's other connections while it lasts,
+// which only happens on failures.
+type loop struct {
+	d       *Driver
+	timeout int64 // per-request timeout in ns, 0 = none
+
+	epfd   int
+	evfd   int // eventfd that wakes epoll_wait for Close and cancellation
+	conns  []*lconn
+	events []unix.EpollEvent
+
+	mu        sync.Mutex
+	running   bool
+	closed    bool
+	fdsClosed bool
+	cancel    atomic.Bool
+
+	// the state of the Run in progress
+	ctx       context.Context
+	w         driver.LoopWork
+	deadline  int64
+	stopping  bool // no more requests: the claim or the deadline said so
+	inflight  int  // requests outstanding over all connections
+	nextCheck int64
+	ready     []*lconn
+
+	// onRows, when set (tests), sees the rows of every successful read.
+	onRows func(seq uint64, rows []any)
+}
+
+// loopSupported says why the loop cannot drive d's configuration ("" when
+// it can), before any connection is opened.
+func (d *Driver) loopSupported() string {
+	if d.readSQL != "" {
+		switch {
+		case d.cfg.Path == PreparedOne && d.cfg.BatchMode == Pipeline:
+			return "path prepared-one with batch mode pipeline"
+		case d.cfg.Path == SQL:
+			return "path sql"
+		}
+	}
+	return ""
+}
+
+// OpenLoop implements driver.Multiplexer: conns connections, opened and
+// prepared as Open does, on one epoll event loop. Configurations the loop
+// does not drive (prepared-one pipeline, the sql path, statements whose
+// parameters the hot path does not encode, TLS) return an error wrapping
+// driver.ErrNoLoop, for the engine to use a goroutine per connection.
+func (m Multiplexed) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
+	d := m.Driver
+	if conns < 1 {
+		return nil, fmt.Errorf("pg: open loop: want at least 1 connection, got %d", conns)
+	}
+	if why := d.loopSupported(); why != "" {
+		return nil, fmt.Errorf("pg: %s: %w", why, driver.ErrNoLoop)
+	}
+	l := &loop{d: d, timeout: int64(d.cfg.Timeout), epfd: -1, evfd: -1}
+	l.events = make([]unix.EpollEvent, min(conns+1, 1024))
+	if err := l.openAll(ctx, conns); err != nil {
+		l.closeFds()
+		return nil, err
+	}
+	return l, nil
+}
+
+// openAll creates the epoll set and opens every connection.
+func (l *loop) openAll(ctx context.Context, n int) error {
+	var err error
+	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return fmt.Errorf("pg: epoll_create1: %w", err)
+	}
+	if l.evfd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		return fmt.Errorf("pg: eventfd: %w", err)
+	}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, l.evfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}); err != nil {
+		return fmt.Errorf("pg: epoll_ctl eventfd: %w", err)
+	}
+	for i := 0; i < n; i++ {
+		c := &lconn{i: i, fd: -1}
+		l.conns = append(l.conns, c)
+		if err := l.open(ctx, c); err != nil {
+			return fmt.Errorf("pg: connection %d of %d: %w", i+1, n, err)
+		}
+	}
+	return nil
+}
+
+// Run implements driver.Loop.
+func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.LoopWork) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return errLoopClosed
+	}
+	l.running = true
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.running = false
+		if l.closed {
+			l.closeFds()
+		}
+		l.mu.Unlock()
+	}()
+	stop := context.AfterFunc(ctx, l.wake)
+	defer stop()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
+	// Requests are not pipelined (MaxPipeline is 1): one per connection.
+	l.ctx, l.w, l.deadline, l.stopping, l.inflight = ctx, w, deadline, false, 0
+	defer func() { l.w, l.ctx = nil, nil }()
+	l.scan(driver.Now())
+	for _, c := range l.conns {
+		switch c.st {
+		case csOpen:
+			l.queue(c)
+		case csDown:
+			c.reopen = true
+			l.reconnect(c, driver.Now())
+		}
+	}
+	for {
+		l.sendReady()
+		if l.stopping && l.inflight == 0 {
+			return nil
+		}
+		ms := -1
+		if l.nextCheck != math.MaxInt64 {
+			left := l.nextCheck - driver.Now()
+			ms = int(max((left+999_999)/1e6, 0))
+		}
+		k, err := unix.EpollWait(l.epfd, l.events, ms)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return fmt.Errorf("pg: epoll_wait: %w", err)
+		}
+		if l.cancel.Load() {
+			l.abort()
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return errLoopClosed
+		}
+		for _, ev := range l.events[:max(k, 0)] {
+			if ev.Fd < 0 {
+				continue // the eventfd: cancel was checked above
+			}
+			c := l.conns[ev.Fd]
+			if uint32(ev.Pad) != c.gen || c.st != csOpen {
+				continue // an event of a socket closed earlier in this pass
+			}
+			l.event(c, ev.Events)
+		}
+		if now := driver.Now(); now >= l.nextCheck {
+			l.scan(now)
+		}
+	}
+}
+
+var errLoopClosed = errors.New("pg: event loop closed")
+
+// abort closes every connection after cancellation, forgetting the
+// requests in flight.
+func (l *loop) abort() {
+	for _, c := range l.conns {
+		l.drop(c)
+		c.busy = false
+	}
+	l.inflight = 0
+}
+
+// wake makes a running Run return (cancellation).
+func (l *loop) wake() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cancel.Store(true)
+	if l.running && !l.fdsClosed {
+		one := [8]byte{1}
+		_, _ = unix.Write(l.evfd, one[:])
+	}
+}
+
+// Close implements driver.Loop.
+func (l *loop) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	if !l.running {
+		l.closeFds()
+		l.mu.Unlock()
+		return nil
+	}
+	l.mu.Unlock()
+	l.wake() // Run closes the descriptors on its way out
+	return nil
+}
+
+// closeFds closes every descriptor; l.mu is held or Run is not running.
+func (l *loop) closeFds() {
+	if l.fdsClosed {
+		return
+	}
+	l.fdsClosed = true
+	for _, c := range l.conns {
+		l.terminate(c)
+	}
+	if l.evfd >= 0 {
+		_ = unix.Close(l.evfd)
+	}
+	if l.epfd >= 0 {
+		_ = unix.Close(l.epfd)
+	}
+}
+
+// sendReady starts the next request on every connection queued in this
+// pass.
+func (l *loop) sendReady() {
+	if len(l.ready) == 0 {
+		return
+	}
+	now := driver.Now()
+	if l.deadline != 0 && now >= l.deadline {
+		l.stopping = true
+	}
+	for i := 0; i < len(l.ready); i++ { // start may queue again
+		c := l.ready[i]
+		c.queued = false
+		if l.stopping || c.st != csOpen || c.busy {
+			continue
+		}
+		seq, k := l.w.Claim(1)
+		if k == 0 {
+			l.stopping = true
+			continue
+		}
+		l.start(c, seq, now)
+	}
+	l.ready = l.ready[:0]
+}
+
+// queue marks c to start its next request in this pass.
+func (l *loop) queue(c *lconn) {
+	if !c.queued {
+		c.queued = true
+		l.ready = append(l.ready, c)
+	}
+}
+
+// noteTimer makes the loop wake by t.
+func (l *loop) noteTimer(t int64) {
+	if t < l.nextCheck {
+		l.nextCheck = t
+	}
+}
+
+// scan handles what is due at now: request timeouts, reopens after a
+// pause, the deadline; and sets the next time to look.
+func (l *loop) scan(now int64) {
+	l.nextCheck = math.MaxInt64
+	if l.deadline != 0 {
+		if now >= l.deadline {
+			l.stopping = true
+		} else {
+			l.noteTimer(l.deadline)
+		}
+	}
+	for _, c := range l.conns {
+		switch c.st {
+		case csOpen:
+			if c.busy && l.timeout > 0 {
+				if t := c.sent + l.timeout; now >= t {
+					l.fail(c, driver.Timeout, "timeout")
+				} else {
+					l.noteTimer(t)
+				}
+			}
+		case csBackoff:
+			if now < c.until {
+				l.noteTimer(c.until)
+			} else if l.stopping {
+				c.st = csDown
+			} else {
+				l.reconnect(c, now)
+			}
+		}
+	}
+}
+
+// reconnect reopens c through pgx; a failed reopen fails a request
+// claimed for it, as the engine does for a worker, and pauses.
+func (l *loop) reconnect(c *lconn, now int64) {
+	if l.stopping {
+		c.st = csDown
+		return
+	}
+	ctx, cancel := context.WithTimeout(l.ctx, reopenTimeout)
+	err := l.open(ctx, c)
+	cancel()
+	if err == nil {
+		if c.reopen {
+			c.reopen = false
+			l.w.Reconnected()
+		}
+		l.queue(c)
+		return
+	}
+	if l.ctx.Err() != nil {
+		return // Run sees the cancellation
+	}
+	if l.deadline != 0 && now >= l.deadline {
+		l.stopping = true
+		return
+	}
+	seq, k := l.w.Claim(1)
+	if k == 0 {
+		l.stopping = true
+		return
+	}
+	done := driver.Now()
+	o := driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: done, Msg: "connect: " + shortMsg(err)}
+	l.w.Record(&o, now)
+	l.pauseConn(c, done)
+}
+
+// reopenTimeout bounds one reopen of a connection.
+const reopenTimeout = 5 * time.Second
+
+// pauseConn schedules c's reopen after its back-off: 10 ms doubling to 1 s.
+func (l *loop) pauseConn(c *lconn, now int64) {
+	if c.pause == 0 {
+		c.pause = 10 * time.Millisecond
+	}
+	c.st, c.until, c.reopen = csBackoff, now+int64(c.pause), true
+	if c.pause < time.Second {
+		c.pause *= 2
+	}
+	l.noteTimer(c.until)
+}

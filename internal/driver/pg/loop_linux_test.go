@@ -1,0 +1,271 @@
+//go:build linux
+
+package pg
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/workload"
+)
+
+// testWork is a LoopWork shared by the loops of a test: a claim counter up
+// to limit (0: none) and every outcome recorded, by seq order of record.
+type testWork struct {
+	mu         sync.Mutex
+	next       uint64
+	limit      uint64
+	outs       []driver.Outcome
+	reconnects int
+}
+
+func (w *testWork) Claim(n int) (uint64, int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.limit != 0 && w.next >= w.limit {
+		return 0, 0
+	}
+	k := uint64(n)
+	if w.limit != 0 {
+		k = min(k, w.limit-w.next)
+	}
+	seq := w.next
+	w.next += k
+	return seq, int(k)
+}
+
+func (w *testWork) Record(o *driver.Outcome, sent int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.outs = append(w.outs, *o)
+}
+
+func (w *testWork) Reconnected() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reconnects++
+}
+
+// loopDriver makes a driver on the test server.
+func loopDriver(t *testing.T, cfg Config) *Driver {
+	t.Helper()
+	cfg.DSN = needServer(t).DSN()
+	if cfg.Workload.Rows == 0 {
+		cfg.Workload.Rows = testRows
+	}
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// runLoops opens loops of conns connections each and runs them to limit
+// requests, then closes them.
+func runLoops(t *testing.T, d *Driver, loops, conns int, limit uint64, hook func(*loop)) *testWork {
+	t.Helper()
+	ctx := testCtx(t)
+	w := &testWork{limit: limit}
+	var ls []driver.Loop
+	for i := 0; i < loops; i++ {
+		l, err := Multiplexed{d}.OpenLoop(ctx, conns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		if hook != nil {
+			hook(l.(*loop))
+		}
+		ls = append(ls, l)
+	}
+	errs := make([]error, len(ls))
+	var wg sync.WaitGroup
+	for i, l := range ls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.Run(ctx, 1, 0, w)
+		}()
+	}
+	wg.Wait()
+	for _, l := range ls {
+		if err := l.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if uint64(len(w.outs)) != limit {
+		t.Fatalf("%d outcomes recorded, want %d", len(w.outs), limit)
+	}
+	return w
+}
+
+func TestLoopRowsMatchFetch(t *testing.T) {
+	for _, cfg := range []Config{
+		{Path: PreparedOne, Workload: workload.Config{Kind: workload.Uniform, Batch: 3, Seed: 5}},
+		{Path: Any, Workload: workload.Config{Kind: workload.Zipf, Batch: 16, Seed: 7}},
+	} {
+		t.Run(string(cfg.Path), func(t *testing.T) {
+			d := loopDriver(t, cfg)
+			ref, err := d.OpenConn(testCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ref.Close()
+			checked := 0
+			w := runLoops(t, d, 1, 3, 60, func(l *loop) {
+				l.onRows = func(seq uint64, rows []any) {
+					_, keys := d.Workload().Keys(seq, nil)
+					ptrs := make([]*int64, len(keys))
+					for i := range keys {
+						ptrs[i] = &keys[i]
+					}
+					want, err := ref.Fetch(testCtx(t), ptrs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(rows, want) {
+						t.Errorf("seq %d: loop rows %v, Fetch %v", seq, rows, want)
+					}
+					checked++
+				}
+			})
+			for _, o := range w.outs {
+				if o.Class != driver.OK || o.Bytes <= 0 {
+					t.Errorf("outcome %+v, want OK with bytes", o)
+				}
+			}
+			if checked != 60 {
+				t.Errorf("%d reads compared, want 60", checked)
+			}
+		})
+	}
+}
+
+func TestLoopMixedCounts(t *testing.T) {
+	s := needServer(t)
+	ctx := testCtx(t)
+	ctl, err := postgres.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close(context.Background())
+	ds := postgres.Dataset{Rows: testRows, PayloadBytes: testPayload}
+	if err := postgres.ResetDataset(ctx, ctl, ds); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := postgres.ResetDataset(ctx, ctl, ds); err != nil {
+			t.Error(err)
+		}
+	}()
+	before, err := postgres.TakeStats(ctx, ctl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := loopDriver(t, Config{Path: Any, Workload: workload.Config{Kind: workload.Mixed, Batch: 4, WriteEvery: 3}})
+	const n = 300
+	w := runLoops(t, d, 2, 3, n, nil)
+	var got [2]int
+	for _, o := range w.outs {
+		if o.Class != driver.OK {
+			t.Fatalf("outcome %+v, want OK", o)
+		}
+		got[o.Op]++
+	}
+	var want [2]int
+	for seq := uint64(0); seq < n; seq++ {
+		want[d.Workload().Index(d.Workload().Op(seq))]++
+	}
+	if got != want {
+		t.Errorf("ops %v (%v), want %v", got, d.Ops(), want)
+	}
+	writes := int64(want[d.Workload().Index(workload.Write)])
+	delta := waitStats(t, ctl, before, func(d postgres.Stats) bool { return d.TupUpdated >= writes })
+	if delta.TupUpdated != writes {
+		t.Errorf("tup_updated delta %d, want %d", delta.TupUpdated, writes)
+	}
+}
+
+func TestLoopServerErrorKeepsConnection(t *testing.T) {
+	d := loopDriver(t, Config{Workload: workload.Config{Kind: workload.Writes},
+		UpdateSQL: "UPDATE items SET revision = revision WHERE id = $1 AND 1 / (id - id) = 1"})
+	w := runLoops(t, d, 1, 1, 5, nil)
+	for _, o := range w.outs {
+		if o.Class != driver.Error || !strings.HasPrefix(o.Msg, "SQLSTATE 22012: division by zero") {
+			t.Errorf("outcome %+v, want an Error with SQLSTATE 22012", o)
+		}
+	}
+	if w.reconnects != 0 {
+		t.Errorf("%d reconnects, want 0: a server error leaves the connection usable", w.reconnects)
+	}
+}
+
+func TestLoopTimeoutReplacesConnection(t *testing.T) {
+	// Even keys sleep past the timeout.
+	d := loopDriver(t, Config{Workload: workload.Config{Kind: workload.Writes}, Timeout: 100 * time.Millisecond,
+		UpdateSQL: "UPDATE items SET revision = revision WHERE id = $1 AND (SELECT true FROM pg_sleep(CASE WHEN $1 % 2 = 0 THEN 2 ELSE 0 END))"})
+	w := runLoops(t, d, 1, 1, 6, nil)
+	timeouts, ok := 0, 0
+	for _, o := range w.outs {
+		switch {
+		case o.Class == driver.Timeout && o.Msg == "timeout":
+			timeouts++
+		case o.Class == driver.OK:
+			ok++
+		default:
+			t.Errorf("outcome %+v", o)
+		}
+	}
+	if timeouts == 0 || ok == 0 || w.reconnects != timeouts {
+		t.Errorf("%d timeouts, %d OK, %d reconnects: want both outcomes and a reconnect per timeout", timeouts, ok, w.reconnects)
+	}
+}
+
+func TestLoopCancelReturnsPromptly(t *testing.T) {
+	d := loopDriver(t, Config{Path: PreparedOne, Workload: workload.Config{Kind: workload.Uniform, Batch: 1}})
+	l, err := Multiplexed{d}.OpenLoop(testCtx(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	w := &testWork{}
+	err = l.Run(ctx, 1, 0, w)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run: %v, want context.Canceled", err)
+	}
+	if len(w.outs) == 0 {
+		t.Error("no request completed before the cancellation")
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("Run returned %s after a cancellation at 200ms", el)
+	}
+}
+
+func TestLoopUnsupportedFallsBack(t *testing.T) {
+	for _, cfg := range []Config{
+		{Path: PreparedOne, BatchMode: Pipeline},
+		{Path: SQL, SQL: sqlJSONArray},
+	} {
+		d := loopDriver(t, cfg)
+		l, err := Multiplexed{d}.OpenLoop(testCtx(t), 1)
+		if !errors.Is(err, driver.ErrNoLoop) {
+			if l != nil {
+				l.Close()
+			}
+			t.Errorf("%s: OpenLoop error %v, want driver.ErrNoLoop", cfg.Label(), err)
+		}
+	}
+}
