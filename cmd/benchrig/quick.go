@@ -20,6 +20,7 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 	runner "github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/target"
+	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
 func toolInfo() result.Tool {
@@ -148,7 +149,7 @@ func (t *targetFlags) fill(spec *runner.Spec, addr string) error {
 		ts := target.Spec{Argv: argv, Env: []string{"PORT=" + port}, CPUs: t.cpus, StartTimeout: t.startTimeout}
 		spec.Start = func(ctx context.Context) (runner.Target, *result.TargetInfo, error) {
 			info := &result.TargetInfo{Name: filepath.Base(argv[0]), Kind: "command", Argv: argv}
-			dir, err := os.MkdirTemp("", "benchrig-target-")
+			dir, err := tmpdir.New("", "target")
 			if err != nil {
 				return nil, info, err
 			}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
 // version and commit are set at build time by the Makefile
@@ -60,6 +62,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of benchrig itself to this file")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		// remove what a benchrig killed with SIGKILL left in the temp dir
+		// (ephemeral server data, target logs); live runs' dirs stay.
+		if removed, _ := tmpdir.Sweep(""); len(removed) > 0 {
+			fmt.Fprintf(stderr, "benchrig: removed %d temporary dir(s) left by a killed run\n", len(removed))
+		}
 		if cpuProfile == "" {
 			return nil
 		}

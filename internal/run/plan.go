@@ -14,6 +14,7 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/target"
+	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
 // Progress is what a long run reports as it goes.
@@ -74,7 +75,7 @@ func variantKey(c suite.Cell) string {
 // are started (or reached) once, their data prepared and their provenance
 // read (versions, settings, query plans).
 func (r *Runner) Prepare(ctx context.Context) (map[string]result.Provenance, error) {
-	dir, err := os.MkdirTemp("", "benchrig-run-")
+	dir, err := tmpdir.New("", "run")
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
 // maxTailBytes bounds how much of a log LogTail reads from its end.
@@ -20,7 +22,7 @@ const maxTailBytes = 1 << 20
 // temporary directory.
 func createLog(dir, name string) (*os.File, error) {
 	if dir == "" {
-		d, err := os.MkdirTemp("", "benchrig-target-")
+		d, err := tmpdir.New("", "target")
 		if err != nil {
 			return nil, fmt.Errorf("create log dir: %w", err)
 		}

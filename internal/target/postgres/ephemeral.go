@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
 // Defaults of Options.
@@ -208,7 +210,7 @@ func StartEphemeral(ctx context.Context, opts Options) (*Server, error) {
 
 // makeDir creates the server's directory, owned by the server's user.
 func (s *Server) makeDir() error {
-	dir, err := os.MkdirTemp(s.opts.TempDir, "benchrig-pg-")
+	dir, err := tmpdir.New(s.opts.TempDir, "pg")
 	if err != nil {
 		return fmt.Errorf("postgres: create temporary directory in %s: %w", s.opts.TempDir, err)
 	}

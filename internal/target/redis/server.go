@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
 // Server is a running ephemeral redis-server. Stop it with Stop.
@@ -69,7 +71,7 @@ var errPortTaken = errors.New("port already in use")
 
 // start makes one attempt on one free port.
 func start(ctx context.Context, opts Options, bin, version string) (_ *Server, err error) {
-	dir, err := os.MkdirTemp("", "benchrig-redis-")
+	dir, err := tmpdir.New("", "redis")
 	if err != nil {
 		return nil, fmt.Errorf("redis: create temp dir: %w", err)
 	}
