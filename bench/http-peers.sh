@@ -17,7 +17,10 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 work=$(mktemp -d -t benchrig-peers.XXXXXX)
 server_pid=
 cleanup() {
-	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM

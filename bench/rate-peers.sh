@@ -15,7 +15,13 @@ CONNECTIONS=${CONNECTIONS:-32}
 
 work=$(mktemp -d -t benchrig-rate.XXXXXX)
 server_pid=
-stop_server() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null; server_pid=; }
+stop_server() {
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	server_pid=
+}
 cleanup() { stop_server || true; rm -rf "$work"; }
 trap cleanup EXIT INT TERM
 
