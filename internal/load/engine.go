@@ -113,6 +113,22 @@ func (e *Engine) Progress() Progress {
 	return p
 }
 
+// parallelism is how many cores a window can keep busy: the client's usable
+// cores, but no more than its event loops, or its workers (plus the
+// dispatcher at a constant rate). A client that uses 90 % of this is
+// saturated.
+func (e *Engine) parallelism() int {
+	n := UsableCores()
+	switch {
+	case e.loops != nil:
+		return min(n, len(e.loops))
+	case e.cfg.Rate > 0:
+		return min(n, e.cfg.Connections+1)
+	default:
+		return min(n, e.cfg.Connections)
+	}
+}
+
 // conn returns worker w's connection, reopening it if a previous operation
 // left it unusable.
 func (e *Engine) conn(ctx context.Context, w int, rec *recorder) (driver.Conn, error) {
@@ -221,7 +237,7 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 			return nil, err
 		}
 	}
-	res.Client = clientFigures(cpu0, cpu1, res.Seconds, res.Requests)
+	res.Client = clientFigures(cpu0, cpu1, res.Seconds, res.Requests, e.parallelism())
 	return res, nil
 }
 

@@ -249,3 +249,17 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestSaturationCountsWorkers: one connection can keep at most one core
+// busy, so the usable cores of a one-connection window are 1 whatever the
+// machine.
+func TestSaturationCountsWorkers(t *testing.T) {
+	e, _ := run(t, Config{Connections: 1, Pipeline: 1}, &fakeDriver{}, Window{})
+	res, err := e.Run(context.Background(), Window{Requests: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Client.UsableCores != 1 {
+		t.Errorf("usable cores %d with one connection, want 1", res.Client.UsableCores)
+	}
+}

@@ -38,12 +38,13 @@ func UsableCores() int {
 
 // clientFigures derives the client's CPU figures over a window (DESIGN.md:
 // client cores = user+system ÷ window seconds; saturated above 90 % of the
-// usable cores).
-func clientFigures(a, b rusage, seconds float64, completed int64) result.Client {
+// usable cores). usable is what the window's goroutines could use at most:
+// the client's cores, but no more than its event loops or workers.
+func clientFigures(a, b rusage, seconds float64, completed int64, usable int) result.Client {
 	c := result.Client{
 		UserSeconds:   (b.user - a.user).Seconds(),
 		SystemSeconds: (b.sys - a.sys).Seconds(),
-		UsableCores:   UsableCores(),
+		UsableCores:   usable,
 	}
 	cpu := c.UserSeconds + c.SystemSeconds
 	if seconds > 0 {
