@@ -5,20 +5,18 @@ package http
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"net"
 	"net/netip"
 	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/driver/evloop"
 )
 
 var _ driver.Multiplexer = (*Driver)(nil)
@@ -35,17 +33,9 @@ type loop struct {
 	timeout int64 // per-request timeout in ns, 0 = none
 	dial    int64 // connect timeout in ns
 
-	epfd   int
-	evfd   int // eventfd that wakes epoll_wait for Close and cancellation
-	conns  []*lconn
-	events []unix.EpollEvent
-	buf    []byte // the read buffer, shared: one goroutine reads
-
-	mu        sync.Mutex
-	running   bool
-	closed    bool
-	fdsClosed bool
-	cancel    atomic.Bool
+	p     evloop.Poller // the epoll set, the wake-up eventfd, Run/Close
+	conns []*lconn
+	buf   []byte // the read buffer, shared: one goroutine reads
 
 	// the state of the Run in progress
 	w         driver.LoopWork
@@ -73,14 +63,13 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 		dial = 5 * time.Second
 	}
 	l := &loop{d: d, sa: sa, family: family, timeout: int64(d.cfg.Timeout), dial: int64(dial),
-		epfd: -1, evfd: -1, buf: make([]byte, maxLine)}
-	nev := conns + 1
-	if nev > 1024 {
-		nev = 1024
+		buf: make([]byte, maxLine)}
+	if err := l.p.Init(min(conns+1, 1024), l.dropAll); err != nil {
+		l.p.Shutdown()
+		return nil, err
 	}
-	l.events = make([]unix.EpollEvent, nev)
 	if err := l.openAll(ctx, conns); err != nil {
-		l.closeFds()
+		l.p.Shutdown()
 		return nil, err
 	}
 	return l, nil
@@ -123,18 +112,8 @@ func zoneID(ip netip.Addr) uint32 {
 	return 0
 }
 
-// openAll creates the epoll set and connects every connection in parallel.
+// openAll connects every connection in parallel.
 func (l *loop) openAll(ctx context.Context, n int) error {
-	var err error
-	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return fmt.Errorf("epoll_create1: %w", err)
-	}
-	if l.evfd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
-		return fmt.Errorf("eventfd: %w", err)
-	}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, l.evfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}); err != nil {
-		return fmt.Errorf("epoll_ctl eventfd: %w", err)
-	}
 	pending := 0
 	for i := 0; i < n; i++ {
 		c := &lconn{i: i, fd: -1, p: parser{keepBody: l.d.keepBody(), head: l.d.t.head}}
@@ -157,12 +136,12 @@ func (l *loop) openAll(ctx context.Context, n int) error {
 			return fmt.Errorf("connect to %s: timed out after %s", l.d.t.addr, time.Duration(l.dial))
 		}
 		ms := int(min(left/1e6+1, 50))
-		k, err := unix.EpollWait(l.epfd, l.events, ms)
-		if err != nil && !errors.Is(err, unix.EINTR) {
-			return fmt.Errorf("epoll_wait: %w", err)
+		evs, err := l.p.Wait(ms)
+		if err != nil {
+			return err
 		}
-		for _, ev := range l.events[:max(k, 0)] {
-			if ev.Fd < 0 {
+		for _, ev := range evs {
+			if ev.Fd == evloop.WakeTag {
 				continue
 			}
 			c := l.conns[ev.Fd]
@@ -180,22 +159,11 @@ func (l *loop) openAll(ctx context.Context, n int) error {
 
 // Run implements driver.Loop.
 func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.LoopWork) error {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
+	if err := l.p.Begin(); err != nil {
 		return errLoopClosed
 	}
-	l.running = true
-	l.mu.Unlock()
-	defer func() {
-		l.mu.Lock()
-		l.running = false
-		if l.closed {
-			l.closeFds()
-		}
-		l.mu.Unlock()
-	}()
-	stop := context.AfterFunc(ctx, l.wake)
+	defer l.p.End()
+	stop := context.AfterFunc(ctx, l.p.Wake)
 	defer stop()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -228,20 +196,20 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 			left := l.nextCheck - driver.Now()
 			ms = int(max((left+999_999)/1e6, 0))
 		}
-		k, err := unix.EpollWait(l.epfd, l.events, ms)
-		if err != nil && !errors.Is(err, unix.EINTR) {
-			return fmt.Errorf("epoll_wait: %w", err)
+		evs, err := l.p.Wait(ms)
+		if err != nil {
+			return err
 		}
-		if l.cancel.Load() {
+		if l.p.Cancelled() {
 			l.abort()
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			return errLoopClosed
 		}
-		for _, ev := range l.events[:max(k, 0)] {
-			if ev.Fd < 0 {
-				continue // the eventfd: cancel was checked above
+		for _, ev := range evs {
+			if ev.Fd == evloop.WakeTag {
+				continue // cancel was checked above
 			}
 			c := l.conns[ev.Fd]
 			if uint32(ev.Pad) != c.gen {
@@ -255,7 +223,7 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 	}
 }
 
-var errLoopClosed = errors.New("event loop closed")
+var errLoopClosed = evloop.ErrClosed
 
 // abort closes every connection after cancellation, forgetting the
 // requests in flight.
@@ -267,49 +235,14 @@ func (l *loop) abort() {
 	l.inflight = 0
 }
 
-// wake makes a running Run return (cancellation).
-func (l *loop) wake() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.cancel.Store(true)
-	if l.running && !l.fdsClosed {
-		var one = [8]byte{1}
-		_, _ = unix.Write(l.evfd, one[:])
-	}
-}
-
 // Close implements driver.Loop.
-func (l *loop) Close() error {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		return nil
-	}
-	l.closed = true
-	if !l.running {
-		l.closeFds()
-		l.mu.Unlock()
-		return nil
-	}
-	l.mu.Unlock()
-	l.wake() // Run closes the descriptors on its way out
-	return nil
-}
+func (l *loop) Close() error { return l.p.Close() }
 
-// closeFds closes every descriptor; l.mu is held or Run is not running.
-func (l *loop) closeFds() {
-	if l.fdsClosed {
-		return
-	}
-	l.fdsClosed = true
+// dropAll closes every connection's socket (evloop calls it once, when the
+// loop's descriptors are closed).
+func (l *loop) dropAll() {
 	for _, c := range l.conns {
 		l.drop(c)
-	}
-	if l.evfd >= 0 {
-		_ = unix.Close(l.evfd)
-	}
-	if l.epfd >= 0 {
-		_ = unix.Close(l.epfd)
 	}
 }
 

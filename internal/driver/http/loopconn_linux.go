@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/driver/evloop"
 )
 
 // connState is where a loop connection stands.
@@ -58,7 +59,7 @@ func (l *loop) dialConn(c *lconn) error {
 		l.drop(c)
 		return err
 	}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: events, Fd: int32(c.i), Pad: int32(c.gen)}); err != nil {
+	if err := l.p.Add(fd, events, int32(c.i), int32(c.gen)); err != nil {
 		l.drop(c)
 		return err
 	}
@@ -72,7 +73,7 @@ func (l *loop) finishConnect(c *lconn) error {
 		err = unix.Errno(v)
 	}
 	if err == nil {
-		err = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.i), Pad: int32(c.gen)})
+		err = l.p.Mod(c.fd, unix.EPOLLIN, int32(c.i), int32(c.gen))
 	}
 	if err != nil {
 		l.drop(c)
@@ -163,25 +164,19 @@ func (l *loop) send(c *lconn, k int, now int64) {
 // write writes what is left of the batch, arming EPOLLOUT if the socket
 // buffer is full.
 func (l *loop) write(c *lconn) {
-	for len(c.wpend) > 0 {
-		n, err := unix.Write(c.fd, c.wpend)
-		if err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			if errors.Is(err, unix.EAGAIN) {
-				if !c.wantOut {
-					c.wantOut = true
-					l.setEvents(c, unix.EPOLLIN|unix.EPOLLOUT)
-				}
-				return
-			}
-			l.fail(c, err)
-			return
-		}
-		c.wpend = c.wpend[n:]
+	rest, err := evloop.WriteNonblock(c.fd, c.wpend)
+	if err != nil {
+		l.fail(c, err)
+		return
 	}
-	c.wpend = nil
+	c.wpend = rest
+	if rest != nil {
+		if !c.wantOut {
+			c.wantOut = true
+			l.setEvents(c, unix.EPOLLIN|unix.EPOLLOUT)
+		}
+		return
+	}
 	if c.wantOut {
 		c.wantOut = false
 		l.setEvents(c, unix.EPOLLIN)
@@ -189,7 +184,7 @@ func (l *loop) write(c *lconn) {
 }
 
 func (l *loop) setEvents(c *lconn, ev uint32) {
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &unix.EpollEvent{Events: ev, Fd: int32(c.i), Pad: int32(c.gen)}); err != nil {
+	if err := l.p.Mod(c.fd, ev, int32(c.i), int32(c.gen)); err != nil {
 		l.fail(c, err)
 	}
 }

@@ -8,13 +8,10 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/driver/evloop"
 )
 
 var _ driver.Multiplexer = Multiplexed{}
@@ -42,16 +39,8 @@ type loop struct {
 	d       *Driver
 	timeout int64 // per-request timeout in ns, 0 = none
 
-	epfd   int
-	evfd   int // eventfd that wakes epoll_wait for Close and cancellation
-	conns  []*lconn
-	events []unix.EpollEvent
-
-	mu        sync.Mutex
-	running   bool
-	closed    bool
-	fdsClosed bool
-	cancel    atomic.Bool
+	p     evloop.Poller // the epoll set, the wake-up eventfd, Run/Close
+	conns []*lconn
 
 	// the state of the Run in progress
 	ctx       context.Context
@@ -93,27 +82,20 @@ func (m Multiplexed) OpenLoop(ctx context.Context, conns int) (driver.Loop, erro
 	if why := d.loopSupported(); why != "" {
 		return nil, fmt.Errorf("pg: %s: %w", why, driver.ErrNoLoop)
 	}
-	l := &loop{d: d, timeout: int64(d.cfg.Timeout), epfd: -1, evfd: -1}
-	l.events = make([]unix.EpollEvent, min(conns+1, 1024))
+	l := &loop{d: d, timeout: int64(d.cfg.Timeout)}
+	if err := l.p.Init(min(conns+1, 1024), l.terminateAll); err != nil {
+		l.p.Shutdown()
+		return nil, fmt.Errorf("pg: %w", err)
+	}
 	if err := l.openAll(ctx, conns); err != nil {
-		l.closeFds()
+		l.p.Shutdown()
 		return nil, err
 	}
 	return l, nil
 }
 
-// openAll creates the epoll set and opens every connection.
+// openAll opens every connection.
 func (l *loop) openAll(ctx context.Context, n int) error {
-	var err error
-	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return fmt.Errorf("pg: epoll_create1: %w", err)
-	}
-	if l.evfd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
-		return fmt.Errorf("pg: eventfd: %w", err)
-	}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, l.evfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}); err != nil {
-		return fmt.Errorf("pg: epoll_ctl eventfd: %w", err)
-	}
 	for i := 0; i < n; i++ {
 		c := &lconn{i: i, fd: -1}
 		l.conns = append(l.conns, c)
@@ -126,22 +108,11 @@ func (l *loop) openAll(ctx context.Context, n int) error {
 
 // Run implements driver.Loop.
 func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.LoopWork) error {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
+	if err := l.p.Begin(); err != nil {
 		return errLoopClosed
 	}
-	l.running = true
-	l.mu.Unlock()
-	defer func() {
-		l.mu.Lock()
-		l.running = false
-		if l.closed {
-			l.closeFds()
-		}
-		l.mu.Unlock()
-	}()
-	stop := context.AfterFunc(ctx, l.wake)
+	defer l.p.End()
+	stop := context.AfterFunc(ctx, l.p.Wake)
 	defer stop()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -169,20 +140,20 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 			left := l.nextCheck - driver.Now()
 			ms = int(max((left+999_999)/1e6, 0))
 		}
-		k, err := unix.EpollWait(l.epfd, l.events, ms)
-		if err != nil && !errors.Is(err, unix.EINTR) {
-			return fmt.Errorf("pg: epoll_wait: %w", err)
+		evs, err := l.p.Wait(ms)
+		if err != nil {
+			return fmt.Errorf("pg: %w", err)
 		}
-		if l.cancel.Load() {
+		if l.p.Cancelled() {
 			l.abort()
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			return errLoopClosed
 		}
-		for _, ev := range l.events[:max(k, 0)] {
-			if ev.Fd < 0 {
-				continue // the eventfd: cancel was checked above
+		for _, ev := range evs {
+			if ev.Fd == evloop.WakeTag {
+				continue // cancel was checked above
 			}
 			c := l.conns[ev.Fd]
 			if uint32(ev.Pad) != c.gen || c.st != csOpen {
@@ -208,49 +179,14 @@ func (l *loop) abort() {
 	l.inflight = 0
 }
 
-// wake makes a running Run return (cancellation).
-func (l *loop) wake() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.cancel.Store(true)
-	if l.running && !l.fdsClosed {
-		one := [8]byte{1}
-		_, _ = unix.Write(l.evfd, one[:])
-	}
-}
-
 // Close implements driver.Loop.
-func (l *loop) Close() error {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		return nil
-	}
-	l.closed = true
-	if !l.running {
-		l.closeFds()
-		l.mu.Unlock()
-		return nil
-	}
-	l.mu.Unlock()
-	l.wake() // Run closes the descriptors on its way out
-	return nil
-}
+func (l *loop) Close() error { return l.p.Close() }
 
-// closeFds closes every descriptor; l.mu is held or Run is not running.
-func (l *loop) closeFds() {
-	if l.fdsClosed {
-		return
-	}
-	l.fdsClosed = true
+// terminateAll closes every connection (evloop calls it once, when the
+// loop's descriptors are closed).
+func (l *loop) terminateAll() {
 	for _, c := range l.conns {
 		l.terminate(c)
-	}
-	if l.evfd >= 0 {
-		_ = unix.Close(l.evfd)
-	}
-	if l.epfd >= 0 {
-		_ = unix.Close(l.epfd)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/driver/evloop"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -91,7 +92,7 @@ func (l *loop) open(ctx context.Context, c *lconn) error {
 	}
 	c.gen++
 	if err == nil {
-		err = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.i), Pad: int32(c.gen)})
+		err = l.p.Add(fd, unix.EPOLLIN, int32(c.i), int32(c.gen))
 	}
 	if err != nil {
 		_ = hc.Conn.Close()
@@ -190,25 +191,19 @@ func (l *loop) send(c *lconn, s *stmt) {
 // write writes what is left of the request, arming EPOLLOUT if the socket
 // buffer is full.
 func (l *loop) write(c *lconn) {
-	for len(c.wpend) > 0 {
-		n, err := unix.Write(c.fd, c.wpend)
-		if err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			if errors.Is(err, unix.EAGAIN) {
-				if !c.wantOut {
-					c.wantOut = true
-					l.setEvents(c, unix.EPOLLIN|unix.EPOLLOUT)
-				}
-				return
-			}
-			l.fail(c, driver.Error, driver.Msg(err))
-			return
-		}
-		c.wpend = c.wpend[n:]
+	rest, err := evloop.WriteNonblock(c.fd, c.wpend)
+	if err != nil {
+		l.fail(c, driver.Error, driver.Msg(err))
+		return
 	}
-	c.wpend = nil
+	c.wpend = rest
+	if rest != nil {
+		if !c.wantOut {
+			c.wantOut = true
+			l.setEvents(c, unix.EPOLLIN|unix.EPOLLOUT)
+		}
+		return
+	}
 	if c.wantOut {
 		c.wantOut = false
 		l.setEvents(c, unix.EPOLLIN)
@@ -216,7 +211,7 @@ func (l *loop) write(c *lconn) {
 }
 
 func (l *loop) setEvents(c *lconn, ev uint32) {
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &unix.EpollEvent{Events: ev, Fd: int32(c.i), Pad: int32(c.gen)}); err != nil {
+	if err := l.p.Mod(c.fd, ev, int32(c.i), int32(c.gen)); err != nil {
 		l.fail(c, driver.Error, driver.Msg(err))
 	}
 }
