@@ -8,13 +8,29 @@
 //	if err := p.Begin(); err != nil { return err } // evloop.ErrClosed
 //	defer p.End()
 //	for !p.Cancelled() { evs, err := p.Wait(-1); … }
+//
+// A Run does not block in epoll_wait itself. Wait first asks the epoll set
+// without blocking; when nothing is ready it parks the goroutine in the Go
+// runtime's own poller, in which the epoll descriptor is registered (an
+// epoll set is readable when it has events), and asks again once woken.
+// Blocking in epoll_wait as a system call costs far more when the load
+// generator has one core (GOMAXPROCS=1): the runtime's monitor takes the
+// blocked thread's P away after 20 µs and starts another thread to poll the
+// network, and the loop's thread must win the P back on every wake-up, a
+// handful of futex wake-ups and context switches per response. Parked in
+// the runtime's poller, a wake-up is one epoll_wait of the runtime's, one
+// of ours and a goroutine switch.
 package evloop
 
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,6 +49,9 @@ const WakeTag = -1
 type Poller struct {
 	events     []unix.EpollEvent
 	epfd, evfd int
+	ep         *os.File        // epfd, registered with the runtime's poller
+	rc         syscall.RawConn // ep's
+	deadline   time.Time       // ep's read deadline as last set
 	closeConns func()
 
 	mu        sync.Mutex
@@ -59,6 +78,17 @@ func (p *Poller) Init(nevents int, closeConns func()) error {
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, p.evfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: WakeTag}); err != nil {
 		return fmt.Errorf("epoll_ctl eventfd: %w", err)
 	}
+	// A non-blocking descriptor makes os.NewFile register it with the
+	// runtime's poller; from here on ep owns epfd.
+	if err := unix.SetNonblock(p.epfd, true); err != nil {
+		return fmt.Errorf("epoll set non-blocking: %w", err)
+	}
+	p.ep = os.NewFile(uintptr(p.epfd), "epoll")
+	rc, err := p.ep.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("epoll set: %w", err)
+	}
+	p.rc = rc
 	return nil
 }
 
@@ -75,16 +105,53 @@ func (p *Poller) Mod(fd int, events uint32, tag, gen int32) error {
 }
 
 // Wait waits up to ms milliseconds (-1: no limit) and returns the events; an
-// interrupted wait returns none and no error.
+// interrupted or timed-out wait returns none and no error. It blocks in the
+// runtime's poller, not in epoll_wait (see the package comment).
 func (p *Poller) Wait(ms int) ([]unix.EpollEvent, error) {
-	k, err := unix.EpollWait(p.epfd, p.events, ms)
+	k, errno := p.poll()
+	if errno != 0 || k > 0 || ms == 0 {
+		return p.result(k, errno)
+	}
+	var dl time.Time
+	if ms > 0 {
+		dl = time.Now().Add(time.Duration(ms) * time.Millisecond)
+	}
+	if dl != p.deadline {
+		if err := p.ep.SetReadDeadline(dl); err != nil {
+			return nil, fmt.Errorf("epoll set deadline: %w", err)
+		}
+		p.deadline = dl
+	}
+	err := p.rc.Read(func(uintptr) bool {
+		k, errno = p.poll()
+		return k > 0 || errno != 0
+	})
 	if err != nil {
-		if errors.Is(err, unix.EINTR) {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("epoll_wait: %w", err)
 	}
-	return p.events[:k], nil
+	return p.result(k, errno)
+}
+
+// poll is epoll_wait without blocking, as a raw system call: it never
+// blocks, so the runtime need not know of it.
+func (p *Poller) poll() (int, unix.Errno) {
+	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
+		uintptr(unsafe.Pointer(&p.events[0])), uintptr(len(p.events)), 0, 0, 0)
+	return int(r), errno
+}
+
+// result is Wait's answer for a poll's.
+func (p *Poller) result(k int, errno unix.Errno) ([]unix.EpollEvent, error) {
+	switch errno {
+	case 0:
+		return p.events[:k], nil
+	case unix.EINTR:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("epoll_wait: %w", errno)
 }
 
 // Begin marks a Run in progress, or returns ErrClosed.
@@ -163,7 +230,10 @@ func (p *Poller) shutdownLocked() {
 	if p.evfd >= 0 {
 		_ = unix.Close(p.evfd)
 	}
-	if p.epfd >= 0 {
+	switch {
+	case p.ep != nil:
+		_ = p.ep.Close()
+	case p.epfd >= 0:
 		_ = unix.Close(p.epfd)
 	}
 }
@@ -171,18 +241,49 @@ func (p *Poller) shutdownLocked() {
 // WriteNonblock writes b to a non-blocking fd until it is all written or
 // the socket buffer is full. It returns what is left to write (nil when
 // done), and an error other than EAGAIN.
+//
+// Reads and writes on the loops' non-blocking sockets are raw system calls
+// (the runtime is not told of them): they never block, and a write on
+// loopback, which runs the receiving side's TCP processing and wake-up,
+// often takes longer than the 20 µs after which the runtime's monitor
+// would otherwise hand the thread's P to another thread.
 func WriteNonblock(fd int, b []byte) ([]byte, error) {
 	for len(b) > 0 {
-		n, err := unix.Write(fd, b)
-		switch {
-		case errors.Is(err, unix.EINTR):
-			continue
-		case errors.Is(err, unix.EAGAIN):
+		n, errno := rawRW(unix.SYS_WRITE, fd, b)
+		switch errno {
+		case 0:
+			b = b[n:]
+		case unix.EINTR:
+		case unix.EAGAIN:
 			return b, nil
-		case err != nil:
-			return b, err
+		default:
+			return b, errno
 		}
-		b = b[n:]
 	}
 	return nil, nil
+}
+
+// ReadNonblock reads from a non-blocking fd into b, as read(2) does:
+// n = 0 is the end of the stream, err is unix.EAGAIN when nothing is there.
+func ReadNonblock(fd int, b []byte) (int, error) {
+	for {
+		n, errno := rawRW(unix.SYS_READ, fd, b)
+		switch errno {
+		case 0:
+			return n, nil
+		case unix.EINTR:
+			continue
+		}
+		return 0, errno
+	}
+}
+
+// rawRW is read(2) or write(2) of b on fd as a raw system call.
+func rawRW(trap uintptr, fd int, b []byte) (int, unix.Errno) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
+	return int(n), errno
 }

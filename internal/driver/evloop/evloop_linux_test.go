@@ -68,3 +68,55 @@ func TestWriteNonblockReturnsTheRest(t *testing.T) {
 		t.Error("write to a closed peer: want an error")
 	}
 }
+
+// TestWaitParksAndWakes: Wait times out with no events, returns a socket's
+// event when data arrives while it is parked, and a later Wait without a
+// limit is not cut short by the earlier deadline.
+func TestWaitParksAndWakes(t *testing.T) {
+	var p Poller
+	if err := p.Init(4, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Shutdown()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	if err := p.Add(fds[1], unix.EPOLLIN, 7, 3); err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	evs, err := p.Wait(50)
+	if el := time.Since(start); err != nil || len(evs) != 0 || el < 45*time.Millisecond || el > 5*time.Second {
+		t.Fatalf("Wait(50) with nothing ready: %d events, %v after %s", len(evs), err, el)
+	}
+	if evs, err := p.Wait(0); err != nil || len(evs) != 0 {
+		t.Fatalf("Wait(0) with nothing ready: %d events, %v", len(evs), err)
+	}
+
+	for round := 0; round < 3; round++ {
+		time.AfterFunc(80*time.Millisecond, func() { _, _ = WriteNonblock(fds[0], []byte("x")) })
+		start = time.Now()
+		evs, err = p.Wait(-1)
+		if err != nil || len(evs) != 1 || evs[0].Fd != 7 || evs[0].Pad != 3 {
+			t.Fatalf("round %d: Wait(-1) = %+v, %v; want the socket's event (tag 7, gen 3)", round, evs, err)
+		}
+		if el := time.Since(start); el < 60*time.Millisecond {
+			t.Errorf("round %d: woken after %s, before the write", round, el)
+		}
+		buf := make([]byte, 8)
+		if n, err := ReadNonblock(fds[1], buf); n != 1 || err != nil {
+			t.Fatalf("round %d: read %d bytes, %v", round, n, err)
+		}
+		if _, err := ReadNonblock(fds[1], buf); err != unix.EAGAIN {
+			t.Fatalf("round %d: read of an empty socket: %v, want EAGAIN", round, err)
+		}
+	}
+	unix.Close(fds[0])
+	if n, err := ReadNonblock(fds[1], make([]byte, 8)); n != 0 || err != nil {
+		t.Errorf("read after the peer closed: %d, %v; want 0, nil", n, err)
+	}
+}
