@@ -95,59 +95,14 @@ func TestPGServer(t *testing.T) {
 		}
 	})
 
-	t.Run("mixed sample", func(t *testing.T) {
-		if err := s.Reset(ctx); err != nil {
-			t.Fatal(err)
-		}
-		path := pgPath(pgdrv.Any, workload.Mixed, 8)
-		path.Workload.WriteEvery = 4 // many writes in a short window
-		spec, err := s.Spec(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(spec.Config), "password") {
-			t.Errorf("config %s", spec.Config)
-		}
-		spec.Engine = load.Config{Connections: 3, Pipeline: 1}
-		spec.Phases = Phases{Baseline: 200 * time.Millisecond, Warmup: 500 * time.Millisecond,
-			Settle: 100 * time.Millisecond, Load: time.Second, Recovery: 200 * time.Millisecond}
-		spec.Thresholds = result.DefaultThresholds()
-		spec.SamplerInterval = 100 * time.Millisecond
-		smp := Measure(ctx, spec)
-		if smp.Error != "" || smp.Load == nil {
-			t.Fatalf("sample failed: %s", smp.Error)
-		}
-		ops := map[string]int64{}
-		for _, o := range smp.Load.Ops {
-			ops[o.Name] = o.Requests
-		}
-		if ops["read"] == 0 || ops["write"] == 0 || ops["read"]+ops["write"] != smp.Load.Requests {
-			t.Fatalf("ops %v, requests %d", ops, smp.Load.Requests)
-		}
-		if smp.Load.Errors+smp.Load.Unexpected+smp.Load.Timeouts != 0 {
-			t.Errorf("failures: %v", smp.Load.Messages)
-		}
-		st := smp.Stats
-		t.Logf("ops %v stats %v", ops, st)
-		if st["tup_updated"] != float64(ops["write"]) || st["revisions"] != float64(ops["write"]) {
-			t.Errorf("tup_updated %v, revisions %v, want the %d writes", st["tup_updated"], st["revisions"], ops["write"])
-		}
-		if st["xact_commit"] < float64(smp.Load.Requests) {
-			t.Errorf("xact_commit %v < %d requests", st["xact_commit"], smp.Load.Requests)
-		}
-		if st["rows"] != 0 {
-			t.Errorf("rows delta %v, want 0", st["rows"])
-		}
-		if smp.Server == nil || smp.Server.Figures.Cores <= 0 || smp.Server.Figures.PSSPeak == 0 {
-			t.Errorf("server figures %+v", smp.Server)
-		}
-		if smp.Target == nil || smp.Target.Kind != "postgres" {
-			t.Errorf("target %+v", smp.Target)
-		}
-		if !s.Alive() {
-			t.Error("the server must outlive the sample")
-		}
-	})
+	// The statistics are exact whether the engine drives the connections
+	// from event loops (path any) or a goroutine each (prepared-one in
+	// pipeline mode, which the loops do not drive).
+	pipelined := pgPath(pgdrv.PreparedOne, workload.Mixed, 8)
+	pipelined.BatchMode = pgdrv.Pipeline
+	for _, path := range []pgdrv.Config{pgPath(pgdrv.Any, workload.Mixed, 8), pipelined} {
+		t.Run("mixed sample "+path.Label(), func(t *testing.T) { mixedSample(t, ctx, s, path) })
+	}
 
 	t.Run("stop", func(t *testing.T) {
 		pid, dir := s.PID(), filepath.Dir(s.Info().Dir)
@@ -185,5 +140,64 @@ func TestPGOptionsRedacted(t *testing.T) {
 	}
 	if _, err := StartPG(context.Background(), PGOptions{}); err == nil {
 		t.Error("neither ephemeral nor DSN accepted")
+	}
+}
+
+// mixedSample measures one mixed sample of path on s and checks that the
+// server's statistics match the client's counts exactly.
+func mixedSample(t *testing.T, ctx context.Context, s *PGServer, path pgdrv.Config) {
+	if err := s.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path.Workload.WriteEvery = 4 // many writes in a short window
+	spec, err := s.Spec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(spec.Config), "password") {
+		t.Errorf("config %s", spec.Config)
+	}
+	spec.Engine = load.Config{Connections: 3, Pipeline: 1}
+	spec.Phases = Phases{Baseline: 200 * time.Millisecond, Warmup: 500 * time.Millisecond,
+		Settle: 100 * time.Millisecond, Load: time.Second, Recovery: 200 * time.Millisecond}
+	spec.Thresholds = result.DefaultThresholds()
+	spec.SamplerInterval = 100 * time.Millisecond
+	smp := Measure(ctx, spec)
+	if smp.Error != "" || smp.Load == nil {
+		t.Fatalf("sample failed: %s", smp.Error)
+	}
+	ops := map[string]int64{}
+	for _, o := range smp.Load.Ops {
+		ops[o.Name] = o.Requests
+	}
+	if ops["read"] == 0 || ops["write"] == 0 || ops["read"]+ops["write"] != smp.Load.Requests {
+		t.Fatalf("ops %v, requests %d", ops, smp.Load.Requests)
+	}
+	if smp.Load.Errors+smp.Load.Unexpected+smp.Load.Timeouts != 0 {
+		t.Errorf("failures: %v", smp.Load.Messages)
+	}
+	st := smp.Stats
+	t.Logf("ops %v stats %v", ops, st)
+	if st["tup_updated"] != float64(ops["write"]) || st["revisions"] != float64(ops["write"]) {
+		t.Errorf("tup_updated %v, revisions %v, want the %d writes", st["tup_updated"], st["revisions"], ops["write"])
+	}
+	if st["xact_commit"] < float64(smp.Load.Requests) {
+		t.Errorf("xact_commit %v < %d requests", st["xact_commit"], smp.Load.Requests)
+	}
+	if st["rows"] != 0 {
+		t.Errorf("rows delta %v, want 0", st["rows"])
+	}
+	if smp.Server == nil || smp.Server.Figures.Cores <= 0 || smp.Server.Figures.PSSPeak == 0 {
+		t.Errorf("server figures %+v", smp.Server)
+	}
+	if smp.Target == nil || smp.Target.Kind != "postgres" {
+		t.Errorf("target %+v", smp.Target)
+	}
+	if !s.Alive() {
+		t.Error("the server must outlive the sample")
+	}
+	conns, loops := spec.Driver.(*pgSampleDriver).open()
+	if wantLoops := path.Path == pgdrv.Any; (len(loops) > 0) != wantLoops || (len(conns) > 0) == wantLoops {
+		t.Errorf("%d event loops and %d connections: want loops %v", len(loops), len(conns), wantLoops)
 	}
 }

@@ -17,13 +17,20 @@ import (
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
-// pgSampleDriver is one sample's pg driver. It keeps the connections it
-// opened, so that the sample's statistics source can make their backends
-// publish their counters at the edges of the load window.
+// pgSampleDriver is one sample's pg driver. It keeps the connections and
+// event loops it opened, so that the sample's statistics source can make
+// their backends publish their counters at the edges of the load window.
 type pgSampleDriver struct {
 	*pgdrv.Driver
 	mu    sync.Mutex
 	conns []*sampleConn
+	loops []sampleLoop
+}
+
+// sampleLoop is an event loop of the sample's driver.
+type sampleLoop interface {
+	driver.Loop
+	pgdrv.Backends
 }
 
 // sampleConn is a pg connection that remembers when its last operation
@@ -34,8 +41,9 @@ type sampleConn struct {
 }
 
 var (
-	_ driver.Driver = (*pgSampleDriver)(nil)
-	_ driver.Conn   = (*sampleConn)(nil)
+	_ driver.Driver      = (*pgSampleDriver)(nil)
+	_ driver.Multiplexer = (*pgSampleDriver)(nil)
+	_ driver.Conn        = (*sampleConn)(nil)
 )
 
 // Open opens one connection and keeps it.
@@ -51,6 +59,25 @@ func (d *pgSampleDriver) Open(ctx context.Context, worker int) (driver.Conn, err
 	return sc, nil
 }
 
+// OpenLoop opens an event loop of the driver's and keeps it. A loop that
+// does not report its backends is refused (driver.ErrNoLoop): the engine
+// then opens connections one by one, which are tracked.
+func (d *pgSampleDriver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
+	l, err := d.Driver.OpenLoop(ctx, conns)
+	if err != nil {
+		return nil, err
+	}
+	sl, ok := l.(sampleLoop)
+	if !ok {
+		_ = l.Close()
+		return nil, fmt.Errorf("pg: %T does not report its backends: %w", l, driver.ErrNoLoop)
+	}
+	d.mu.Lock()
+	d.loops = append(d.loops, sl)
+	d.mu.Unlock()
+	return sl, nil
+}
+
 // Do performs the operations and notes when the last one ended.
 func (c *sampleConn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outcome) error {
 	err := c.Conn.Do(ctx, reqs, out)
@@ -60,11 +87,11 @@ func (c *sampleConn) Do(ctx context.Context, reqs []driver.Request, out []driver
 	return err
 }
 
-// open returns the connections opened so far.
-func (d *pgSampleDriver) open() []*sampleConn {
+// open returns the connections and loops opened so far.
+func (d *pgSampleDriver) open() ([]*sampleConn, []sampleLoop) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]*sampleConn(nil), d.conns...)
+	return append([]*sampleConn(nil), d.conns...), append([]sampleLoop(nil), d.loops...)
 }
 
 // pgStats reads pg_stat_database and the table for Spec.Stats. Measure
@@ -76,7 +103,8 @@ func (d *pgSampleDriver) open() []*sampleConn {
 // it exits. With the sample's driver known (Spec), the readings are exact:
 // before the window, once a second has passed since the warm-up's last
 // operation, every connection runs one operation (seq 0 of the workload),
-// whose end publishes what the warm-up left pending; after the window the
+// whose end publishes what the warm-up left pending (event loops run one
+// operation per connection the same way); after the window the
 // sample's connections are closed (the load is over) and the reading waits
 // until their backends have exited, which publishes the rest. The control
 // connection's own reading transactions add a few commits to the delta.
@@ -103,12 +131,18 @@ func (st *pgStats) Snapshot(ctx context.Context) (map[string]float64, error) {
 }
 
 // publishWarmup makes each connection's backend publish its pending
-// counters: one operation, a flush interval after the last one.
+// counters: one operation, a flush interval after the last one. The
+// operations run one at a time: a backend's flush at the end of a
+// transaction gives up on a statistics entry another backend is flushing
+// at the same moment, and keeps it pending for a second (into the window).
 func (st *pgStats) publishWarmup(ctx context.Context) error {
-	conns := st.d.open()
+	conns, loops := st.d.open()
 	var last int64
 	for _, c := range conns {
 		last = max(last, c.last.Load())
+	}
+	for _, l := range loops {
+		last = max(last, l.LastDone())
 	}
 	if last == 0 {
 		return nil // no operation yet: nothing of the sample is pending
@@ -120,6 +154,9 @@ func (st *pgStats) publishWarmup(ctx context.Context) error {
 	out := make([]driver.Outcome, 1)
 	for _, c := range conns {
 		_ = c.Conn.Do(ctx, []driver.Request{{Seq: 0}}, out)
+	}
+	for _, l := range loops {
+		_ = l.Touch(ctx)
 	}
 	return ctx.Err()
 }
@@ -135,9 +172,16 @@ const backendExitTimeout = 5 * time.Second
 // their backends have exited (and so published their counters).
 func (st *pgStats) closeSample(ctx context.Context) error {
 	var pids []int
-	for _, c := range st.d.open() {
+	conns, loops := st.d.open()
+	for _, c := range conns {
 		pids = append(pids, int(c.PID()))
 		_ = c.Conn.Close()
+	}
+	for _, l := range loops {
+		for _, pid := range l.PIDs() {
+			pids = append(pids, int(pid))
+		}
+		_ = l.Close()
 	}
 	if len(pids) == 0 {
 		return nil

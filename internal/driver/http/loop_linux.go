@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"net/netip"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -24,8 +23,9 @@ var _ driver.Multiplexer = (*Driver)(nil)
 // loop drives a window's connections from one goroutine with epoll, the way
 // wrk does: one pass reads every connection that has data and parses the
 // responses, the next sends the following batches of every connection whose
-// batch completed. epoll_wait is a blocking system call on a goroutine locked
-// to its thread, so the Go scheduler and netpoller stay out of the hot path.
+// batch completed. Reads and writes are raw non-blocking system calls on the
+// loop's own epoll set; the loop parks in the Go runtime's poller only when
+// no socket has anything (package evloop).
 type loop struct {
 	d       *Driver
 	sa      unix.Sockaddr
@@ -165,8 +165,6 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 	defer l.p.End()
 	stop := context.AfterFunc(ctx, l.p.Wake)
 	defer stop()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 
 	if pipeline < 1 {
 		pipeline = 1

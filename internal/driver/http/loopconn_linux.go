@@ -214,17 +214,9 @@ func (l *loop) event(c *lconn, ev uint32) {
 // read reads what arrived on c and completes every whole response in it.
 func (l *loop) read(c *lconn) {
 	m := copy(l.buf, c.pend)
-	var n int
-	for {
-		var err error
-		n, err = unix.Read(c.fd, l.buf[m:])
-		if err == nil {
-			break
-		}
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if !errors.Is(err, unix.EAGAIN) {
+	n, err := evloop.ReadNonblock(c.fd, l.buf[m:])
+	if err != nil {
+		if err != unix.EAGAIN {
 			l.fail(c, err)
 		}
 		return

@@ -24,6 +24,27 @@ const (
 // when the server does not answer the cancel request.
 const cancelDeadline = 2 * time.Second
 
+// Backends is implemented by the event loops OpenLoop returns, for whoever
+// reads the server's statistics around a window: a backend publishes its
+// counters at the end of a transaction at most once a second, so a reader
+// that wants exact deltas makes each backend run one more operation after a
+// second has passed (Touch), or waits until the backends have exited.
+// None of these may be called while the loop's Run is in progress.
+type Backends interface {
+	// LastDone is driver.Now() when the loop's last request ended (0: none).
+	LastDone() int64
+	// PIDs are the server process IDs of the loop's connections, the
+	// backend each had last, also after the loop was closed.
+	PIDs() []uint32
+	// Touch performs one operation (seq 0 of the workload) on each open
+	// connection, one connection after the other, and returns when all
+	// are answered; their outcomes are not reported anywhere. One at a
+	// time, because backends that end transactions at the same moment
+	// contend for the shared statistics entries, and one that finds an
+	// entry locked keeps its counters pending for another second.
+	Touch(ctx context.Context) error
+}
+
 // Driver opens pgx connections that read and write the dataset along one
 // access path. It is safe for concurrent use.
 type Driver struct {

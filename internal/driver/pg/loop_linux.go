@@ -7,21 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/driver/evloop"
 )
 
-var _ driver.Multiplexer = Multiplexed{}
-
-// Multiplexed is a Driver whose closed-loop windows run on epoll event
-// loops (driver.Multiplexer) instead of a goroutine per connection. It is
-// not what New returns: the run package tracks each connection's backend
-// (PIDs, last operation) through Open, which the loops bypass, so wiring it
-// by default waits for that tracking to cover loops.
-type Multiplexed struct{ *Driver }
+var (
+	_ driver.Multiplexer = (*Driver)(nil)
+	_ Backends           = (*loop)(nil)
+)
 
 // loop drives a window's PostgreSQL connections from one goroutine with
 // epoll, as the HTTP driver's loop does: connections are opened and their
@@ -29,8 +24,9 @@ type Multiplexed struct{ *Driver }
 // (pgconn.Hijack) and driven with raw non-blocking reads and writes. One
 // pass reads every connection with data and parses its backend messages;
 // the next sends the requests of every connection whose request completed.
-// epoll_wait runs on a goroutine locked to its thread, so neither pgconn's
-// per-request write path nor the Go netpoller is in the hot path.
+// pgconn's per-request path (a context watched per call, buffered reads,
+// message objects) is out of the hot path; the loop only parks in the Go
+// runtime's poller when no socket has anything (package evloop).
 //
 // A reopen (after a timeout or a lost connection) runs pgx's connect on the
 // loop's goroutine: it stalls the loop's other connections while it lasts,
@@ -50,6 +46,11 @@ type loop struct {
 	inflight  int  // requests outstanding over all connections
 	nextCheck int64
 	ready     []*lconn
+
+	// last is driver.Now() when the last request of any Run ended.
+	last int64
+	// only, when set (Touch), is the one connection Run starts.
+	only *lconn
 
 	// onRows, when set (tests), sees the rows of every successful read.
 	onRows func(seq uint64, rows []any)
@@ -74,8 +75,8 @@ func (d *Driver) loopSupported() string {
 // does not drive (prepared-one pipeline, the sql path, statements whose
 // parameters the hot path does not encode, TLS) return an error wrapping
 // driver.ErrNoLoop, for the engine to use a goroutine per connection.
-func (m Multiplexed) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
-	d := m.Driver
+// The loop it returns also implements Backends.
+func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 	if conns < 1 {
 		return nil, fmt.Errorf("pg: open loop: want at least 1 connection, got %d", conns)
 	}
@@ -114,14 +115,15 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 	defer l.p.End()
 	stop := context.AfterFunc(ctx, l.p.Wake)
 	defer stop()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 
 	// Requests are not pipelined (MaxPipeline is 1): one per connection.
 	l.ctx, l.w, l.deadline, l.stopping, l.inflight = ctx, w, deadline, false, 0
 	defer func() { l.w, l.ctx = nil, nil }()
 	l.scan(driver.Now())
 	for _, c := range l.conns {
+		if l.only != nil && c != l.only {
+			continue
+		}
 		switch c.st {
 		case csOpen:
 			l.queue(c)
@@ -168,6 +170,51 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 }
 
 var errLoopClosed = errors.New("pg: event loop closed")
+
+// LastDone implements Backends.
+func (l *loop) LastDone() int64 { return l.last }
+
+// PIDs implements Backends: the last backend of every connection.
+func (l *loop) PIDs() []uint32 {
+	var pids []uint32
+	for _, c := range l.conns {
+		if c.pid != 0 {
+			pids = append(pids, c.pid)
+		}
+	}
+	return pids
+}
+
+// Touch implements Backends: for each open connection in turn, a Run in
+// which it alone performs one operation, seq 0 of the workload; the
+// outcomes are not reported.
+func (l *loop) Touch(ctx context.Context) error {
+	defer func() { l.only = nil }()
+	for _, c := range l.conns {
+		if c.st != csOpen {
+			continue
+		}
+		l.only = c
+		if err := l.Run(ctx, 1, 0, &touchWork{left: 1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// touchWork grants one request.
+type touchWork struct{ left int }
+
+func (w *touchWork) Claim(int) (uint64, int) {
+	if w.left == 0 {
+		return 0, 0
+	}
+	w.left--
+	return 0, 1
+}
+
+func (w *touchWork) Record(*driver.Outcome, int64) {}
+func (w *touchWork) Reconnected()                  {}
 
 // abort closes every connection after cancellation, forgetting the
 // requests in flight.

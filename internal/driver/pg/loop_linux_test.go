@@ -75,7 +75,7 @@ func runLoops(t *testing.T, d *Driver, loops, conns int, limit uint64, hook func
 	w := &testWork{limit: limit}
 	var ls []driver.Loop
 	for i := 0; i < loops; i++ {
-		l, err := Multiplexed{d}.OpenLoop(ctx, conns)
+		l, err := d.OpenLoop(ctx, conns)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,7 +233,7 @@ func TestLoopTimeoutReplacesConnection(t *testing.T) {
 
 func TestLoopCancelReturnsPromptly(t *testing.T) {
 	d := loopDriver(t, Config{Path: PreparedOne, Workload: workload.Config{Kind: workload.Uniform, Batch: 1}})
-	l, err := Multiplexed{d}.OpenLoop(testCtx(t), 2)
+	l, err := d.OpenLoop(testCtx(t), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,12 +260,68 @@ func TestLoopUnsupportedFallsBack(t *testing.T) {
 		{Path: SQL, SQL: sqlJSONArray},
 	} {
 		d := loopDriver(t, cfg)
-		l, err := Multiplexed{d}.OpenLoop(testCtx(t), 1)
+		l, err := d.OpenLoop(testCtx(t), 1)
 		if !errors.Is(err, driver.ErrNoLoop) {
 			if l != nil {
 				l.Close()
 			}
 			t.Errorf("%s: OpenLoop error %v, want driver.ErrNoLoop", cfg.Label(), err)
 		}
+	}
+}
+
+// TestLoopBackends: Touch runs one operation per connection, one
+// connection at a time, and PIDs names the loop's backends, also after
+// Close.
+func TestLoopBackends(t *testing.T) {
+	s := needServer(t)
+	ctx := testCtx(t)
+	d := loopDriver(t, Config{Path: Any, Workload: workload.Config{Kind: workload.Hot, Batch: 4}})
+	l, err := d.OpenLoop(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	b := l.(Backends)
+	if b.LastDone() != 0 {
+		t.Errorf("LastDone %d before any request", b.LastDone())
+	}
+	lp := l.(*loop)
+	var seqs []uint64
+	lp.onRows = func(seq uint64, _ []any) {
+		if lp.inflight != 1 {
+			t.Errorf("%d requests in flight during Touch, want 1", lp.inflight)
+		}
+		seqs = append(seqs, seq)
+	}
+	before := driver.Now()
+	if err := b.Touch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(seqs, []uint64{0, 0, 0}) {
+		t.Errorf("Touch read seqs %v, want seq 0 on each of 3 connections", seqs)
+	}
+	if b.LastDone() < before {
+		t.Errorf("LastDone %d, before Touch %d", b.LastDone(), before)
+	}
+
+	ctl, err := postgres.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close(ctx)
+	pids := b.PIDs()
+	var n int
+	if err := ctl.QueryRow(ctx, "SELECT count(*)::int FROM pg_stat_activity WHERE pid = ANY($1)", pids).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if len(pids) != 3 || n != 3 {
+		t.Errorf("PIDs %v, %d of them in pg_stat_activity: want 3 live backends", pids, n)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := b.PIDs(); !reflect.DeepEqual(after, pids) {
+		t.Errorf("PIDs after Close %v, want %v", after, pids)
 	}
 }

@@ -37,6 +37,7 @@ type lconn struct {
 	c      *Conn
 	nc     net.Conn // the hijacked socket, kept referenced until closed
 	fd     int
+	pid    uint32 // the backend's process ID
 	gen    uint32 // bumped per socket, carried in its epoll events
 	st     connState
 	until  int64 // reopen time (csBackoff)
@@ -98,7 +99,7 @@ func (l *loop) open(ctx context.Context, c *lconn) error {
 		_ = hc.Conn.Close()
 		return fmt.Errorf("pg: register the socket: %w", err)
 	}
-	c.c, c.nc, c.fd, c.st = pc, hc.Conn, fd, csOpen
+	c.c, c.nc, c.fd, c.st, c.pid = pc, hc.Conn, fd, csOpen, hc.PID
 	c.busy, c.wantOut, c.wpend, c.rbuf = false, false, nil, c.rbuf[:0]
 	if pc.read1 != nil && l.d.cfg.Path == Any && len(pc.read1.sd.Fields) > 0 {
 		c.anyPK = pc.read1.sd.Fields[0]
@@ -241,17 +242,9 @@ func (l *loop) read(c *lconn) {
 		c.rbuf = nb
 	}
 	m := len(c.rbuf)
-	var n int
-	for {
-		var err error
-		n, err = unix.Read(c.fd, c.rbuf[m:cap(c.rbuf)])
-		if err == nil {
-			break
-		}
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if !errors.Is(err, unix.EAGAIN) {
+	n, err := evloop.ReadNonblock(c.fd, c.rbuf[m:cap(c.rbuf)])
+	if err != nil {
+		if err != unix.EAGAIN {
 			l.fail(c, driver.Error, driver.Msg(err))
 		}
 		return
@@ -436,6 +429,7 @@ func (l *loop) finish(c *lconn, class driver.Class, msg string, now int64) {
 	o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
 	c.busy = false
 	l.inflight--
+	l.last = now
 	l.w.Record(&o, c.sent)
 	c.pause = 0
 	l.queue(c)
@@ -449,6 +443,7 @@ func (l *loop) fail(c *lconn, class driver.Class, msg string) {
 		o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
 		c.busy = false
 		l.inflight--
+		l.last = now
 		l.w.Record(&o, c.sent)
 	}
 	l.drop(c)
