@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,6 +130,21 @@ func TestRowDecoderMatchesEncodingJSON(t *testing.T) {
 	for _, text := range decoderCases {
 		checkDecoder(t, text)
 	}
+	// Strings are scanned 8 bytes at a time: a special byte (quote,
+	// backslash, control, non-ASCII) at every offset of a 24-byte string,
+	// and strings cut short, read as encoding/json reads them.
+	for _, sp := range []string{`\"`, `\n`, `\u00e9`, "\x01", "é", "\xff", `"`} {
+		for i := 0; i <= 24; i++ {
+			s := strings.Repeat("a", i) + sp + strings.Repeat("b", 24-i)
+			checkDecoder(t, `"`+s+`"`)
+			checkDecoder(t, `"`+s)
+		}
+	}
+	// Integers take a short cut below 16 digits.
+	for _, n := range []string{"0", "-0", "7", "-7", "999999999999999", "-999999999999999", "9999999999999999", "12345678901234567"} {
+		checkDecoder(t, n)
+	}
+
 	// The reused map is cleared and refilled; keys are interned.
 	var d rowDecoder
 	m := map[string]any{}

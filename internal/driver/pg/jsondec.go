@@ -1,6 +1,7 @@
 package pg
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -207,11 +208,40 @@ func (p *jsonParser) number() (any, error) {
 			return nil, errJSON
 		}
 	}
+	if n, ok := smallInt(p.s[start:p.i]); ok {
+		return float64(n), nil // exact, as ParseFloat would give it
+	}
 	f, err := strconv.ParseFloat(string(p.s[start:p.i]), 64)
 	if err != nil {
 		return nil, errJSON // out of range, as encoding/json reports
 	}
 	return f, nil
+}
+
+// smallInt parses an integer literal of at most 15 digits (exactly
+// representable as float64); ok is false for anything else.
+func smallInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		if n == 0 {
+			return 0, false // -0 is a float64 of its own
+		}
+		n = -n
+	}
+	return n, true
 }
 
 // digits skips digits and reports whether there was one.
@@ -229,6 +259,11 @@ func (p *jsonParser) digits() bool {
 func (p *jsonParser) str() ([]byte, error) {
 	p.i++ // "
 	start := p.i
+	// Eight bytes at a time while none is special (a quote, a backslash,
+	// a control character or a non-ASCII byte), then one by one.
+	for p.i+8 <= len(p.s) && !special8(binary.LittleEndian.Uint64(p.s[p.i:])) {
+		p.i += 8
+	}
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
@@ -244,6 +279,14 @@ func (p *jsonParser) str() ([]byte, error) {
 		p.i++
 	}
 	return nil, errJSON
+}
+
+// special8 reports whether any of the 8 bytes in w is '"', '\\', below
+// 0x20 or at least 0x80 (the classic SWAR zero-byte tests).
+func special8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(x uint64) uint64 { return (x - ones) &^ x & highs }
+	return (w&highs | (w-0x20*ones)&^w&highs | zero(w^'"'*ones) | zero(w^'\\'*ones)) != 0
 }
 
 // slowStr finishes a string that has escapes or non-ASCII bytes.
