@@ -14,6 +14,7 @@ import (
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 	runner "github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/suite"
 )
 
 // quickFlags are the flags every quick mode (http, pg, resp) shares.
@@ -220,6 +221,11 @@ func runHTTP(ctx context.Context, c *cobra.Command, hf *httpFlags, rawURL string
 	}
 	if err := hf.targetFlags.fill(&spec, drv.Addr()); err != nil {
 		return err
+	}
+	spec.Case = suite.Cell{Protocol: suite.HTTP, Connections: cfg.Connections, Rate: cfg.Rate, Pipeline: cfg.Pipeline}.CaseLabel()
+	spec.Variant = rawURL
+	if hf.targetFlags.command != "" {
+		spec.Variant = hf.targetFlags.command
 	}
 	check := runner.Check{Name: "GET " + rawURL, Run: drv.Probe}
 	spec.PreChecks = []runner.Check{check}

@@ -233,6 +233,7 @@ func (r *pgRun) sample(ctx context.Context, srv *runner.PGServer, p pgPlanned, p
 	spec.Engine, spec.Phases, spec.Thresholds = cfg, r.phases, r.pf.thresholds()
 	spec.SamplerInterval, spec.ClientCPUs = r.pf.interval, r.pf.clientCPUs
 	spec.Cell = path.Label() + " · " + p.c.label()
+	spec.Case, spec.Variant = p.c.label(), path.Label()
 	spec.Repeat, spec.Key = p.repeat, fmt.Sprintf("%s#%d", spec.Cell, p.repeat)
 	st := newStatus(stderr, prefix)
 	spec.OnPhase, spec.OnEngine = st.setPhase, st.setEngine

@@ -396,6 +396,7 @@ func (rf *respFlags) sample(ctx context.Context, c *cobra.Command, srv *runner.R
 	spec.Engine, spec.Phases, spec.Thresholds = cfg, phases, rf.thresholds()
 	spec.SamplerInterval, spec.ClientCPUs = rf.interval, rf.clientCPUs
 	spec.Cell, spec.Repeat = p.c.label(), p.repeat
+	spec.Case, spec.Variant = p.c.label(), rf.variant()
 	spec.Key = fmt.Sprintf("%s#%d", spec.Cell, p.repeat)
 	st := newStatus(stderr, prefix)
 	// The driver's counters cover its whole life; keep the load window's.

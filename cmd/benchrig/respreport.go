@@ -60,10 +60,7 @@ func (rf *respFlags) finish(srv *runner.RedisServer, rows []respRow, planned int
 			return err
 		}
 	}
-	variant := strings.ToUpper(rf.command)
-	if variant == "CUSTOM" {
-		variant = respdrv.CommandCustom
-	}
+	variant := rf.variant()
 	switch {
 	case rf.json:
 		enc := json.NewEncoder(stdout)
@@ -121,6 +118,14 @@ func (rf *respFlags) finish(srv *runner.RedisServer, rows []respRow, planned int
 // respRedactArgs returns the command line with the password of a
 // --fill-from-pg-dsn replaced; AUTH tokens never are on it (only where they
 // are: --token-env, --token-file).
+// variant names the command measured, the column of the report.
+func (rf *respFlags) variant() string {
+	if v := strings.ToUpper(rf.command); v != "CUSTOM" {
+		return v
+	}
+	return respdrv.CommandCustom
+}
+
 func respRedactArgs(args []string) []string {
 	out := append([]string(nil), args...)
 	for i := 0; i < len(out); i++ {

@@ -14,6 +14,11 @@ type Sample struct {
 	Cell   string `json:"cell,omitempty"`
 	Repeat int    `json:"repeat,omitempty"`
 	Smoke  bool   `json:"smoke,omitempty"`
+	// Case and Variant place the sample in a report: the row (the
+	// numeric axes: "64 keys · 4 conns") and the column (what is
+	// compared: a target, an access path).
+	Case    string `json:"case,omitempty"`
+	Variant string `json:"variant,omitempty"`
 
 	Protocol string `json:"protocol"`
 	// Config is the resolved configuration of the engine and driver.

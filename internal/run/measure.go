@@ -24,6 +24,7 @@ const stopTimeout = 15 * time.Second
 func Measure(ctx context.Context, spec Spec) *result.Sample {
 	m := &measurement{spec: spec, s: &result.Sample{
 		Key: spec.Key, Cell: spec.Cell, Repeat: spec.Repeat, Smoke: spec.Smoke,
+		Case: spec.Case, Variant: spec.Variant,
 		Protocol: spec.Protocol, Config: spec.Config, Started: time.Now().UTC(),
 		Verdict: result.Verdict{Healthy: true},
 	}}

@@ -190,6 +190,7 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (Spec,
 	th := r.s.Thresholds
 	spec := Spec{
 		Key: ps.Key, Cell: ps.CellID, Repeat: ps.Repeat, Smoke: r.plan.IsSmoke,
+		Case: c.CaseLabel(), Variant: c.VariantLabel(),
 		Protocol: string(c.Protocol),
 		Engine:   load.Config{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Seed: ps.Seed},
 		Phases:   phases,

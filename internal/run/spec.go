@@ -95,6 +95,8 @@ type Spec struct {
 	Cell   string
 	Repeat int
 	Smoke  bool
+	// Case and Variant label the sample's row and column in reports.
+	Case, Variant string
 
 	Protocol string
 	// Config is the resolved configuration recorded in the sample.

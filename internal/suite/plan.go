@@ -64,6 +64,46 @@ type Cell struct {
 // OpenLoop reports whether the cell runs at a constant arrival rate.
 func (c Cell) OpenLoop() bool { return c.Rate > 0 }
 
+// CaseLabel names the cell's numeric axes, a row of a report's tables:
+// "64 keys · 4 conns", "32 conns · 1000 req/s", "10 conns · p=16".
+func (c Cell) CaseLabel() string {
+	parts := []string{fmt.Sprintf("%d conns", c.Connections)}
+	if c.Protocol != HTTP {
+		keys := fmt.Sprintf("%d keys", c.Batch)
+		if c.Batch == 1 {
+			keys = "1 key"
+		}
+		parts = append([]string{keys}, parts...)
+	}
+	if c.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("%v req/s", c.Rate))
+	}
+	if c.Pipeline > 1 {
+		parts = append(parts, fmt.Sprintf("p=%d", c.Pipeline))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// VariantLabel names what the cell compares, a column of a report's
+// tables: the target, its params sorted by name, the path and workload
+// ("node-http node=node20 hello").
+func (c Cell) VariantLabel() string {
+	v := c.Target
+	names := make([]string, 0, len(c.Params))
+	for k := range c.Params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v += " " + k + "=" + c.Params[k]
+	}
+	v += " " + c.Path
+	if c.Workload != "" {
+		v += " " + c.Workload
+	}
+	return v
+}
+
 // Sample is one measurement to run: one cell in one repeat.
 type Sample struct {
 	// Index is the sample's 0-based position in run order.
