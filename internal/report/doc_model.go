@@ -1,0 +1,82 @@
+package report
+
+// Doc is a report independent of how it is rendered: the Markdown and HTML
+// renderers (and the terminal, for compare) draw the same document, so a
+// figure cannot differ between formats. Builders (SuiteDoc, CompareDoc…)
+// make Docs from result records; renderers never compute figures.
+type Doc struct {
+	Title string
+	// Meta are the document's key facts, in order: tool, host, suite,
+	// files and their checksums.
+	Meta []KV
+	// Notes are warnings a reader must see before the figures: smoke
+	// results, an incomplete file, a saturated client, failed samples.
+	Notes    []string
+	Sections []Section
+}
+
+// KV is one key fact.
+type KV struct{ Key, Value string }
+
+// Section is a titled part of a report: paragraphs, then charts, then
+// tables, in that order.
+type Section struct {
+	Title  string
+	Text   []string
+	Charts []Chart
+	Tables []Table
+}
+
+// Table is a table of text cells: the first Labels columns (at least one)
+// are labels, left aligned; the others are figures, right aligned.
+type Table struct {
+	Caption string
+	Header  []string
+	Rows    [][]string
+	Labels  int
+}
+
+// labels is the number of label columns of t (at least 1).
+func (t Table) labels() int { return max(t.Labels, 1) }
+
+// ChartKind says how a chart's series are drawn.
+type ChartKind int
+
+const (
+	// Bars draws, for each category, one bar per series at the point's Y
+	// with a whisker from Lo to Hi (median [min–max] across repeats).
+	Bars ChartKind = iota
+	// Lines draws each series as a line through its points (X, Y), on a
+	// logarithmic X axis when LogX is set (latency by percentile: X is
+	// the distance to 100 %, 1/(1-q), as HdrHistogram plots do).
+	Lines
+)
+
+// Chart is a chart of one figure.
+type Chart struct {
+	Kind  ChartKind
+	Title string
+	// Unit labels the Y axis ("req/s", "ms").
+	Unit string
+	// Categories are the groups of a Bars chart, in order (the cases).
+	Categories []string
+	// XLabels, for Lines, name X values on the axis (X → "99 %").
+	XLabels map[float64]string
+	LogX    bool
+	Series  []Series
+}
+
+// Series is one variant of a chart.
+type Series struct {
+	Name string
+	// Points: for Bars one per category, in the categories' order;
+	// Missing for a category without the figure.
+	Points []Point
+}
+
+// Point is one value of a series.
+type Point struct {
+	X, Y    float64
+	Lo, Hi  float64 // the whisker of a bar (min and max across repeats); both 0 = none
+	Missing bool
+}

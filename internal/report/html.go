@@ -1,0 +1,232 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// HTML writes d as one self-contained HTML5 page: an inline style sheet,
+// no scripts, fonts, images or links to anything outside the page. The
+// page has a table of contents, the Meta as a definition list, the Notes
+// in a warning box, then each section with its paragraphs, its charts as
+// inline SVG (each with its figures in a collapsed table), and its tables.
+// Every text of d is escaped. The output depends on d alone.
+func HTML(w io.Writer, d *Doc) error {
+	if d == nil {
+		return errors.New("html report: nil document")
+	}
+	if err := pageTemplate.Execute(w, newHTMLPage(d)); err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	return nil
+}
+
+// htmlPage is a Doc prepared for the page template: anchors chosen, charts
+// drawn, tables padded.
+type htmlPage struct {
+	Title    string
+	Meta     []KV
+	Notes    []string
+	Sections []htmlSection
+}
+
+// htmlSection is a Section with its anchor.
+type htmlSection struct {
+	ID, Title string
+	Text      []string
+	Charts    []htmlChart
+	Tables    []htmlTable
+}
+
+// htmlChart is a drawn chart and the table of its figures (nil when it
+// has none).
+type htmlChart struct {
+	SVG  template.HTML
+	Data *htmlTable
+	Open bool // the figures are shown, not folded (bar charts: median [min–max])
+}
+
+// htmlTable is a Table whose rows all have as many cells as the header.
+type htmlTable struct {
+	Caption string
+	Header  []string
+	Rows    [][]string
+	Labels  int // leading label columns, left aligned
+}
+
+// newHTMLPage prepares d for the page template.
+func newHTMLPage(d *Doc) htmlPage {
+	p := htmlPage{Title: oneLine(d.Title), Meta: d.Meta, Notes: d.Notes}
+	if p.Title == "" {
+		p.Title = "benchrig report"
+	}
+	for i, s := range d.Sections {
+		hs := htmlSection{ID: anchor(i, s.Title), Title: oneLine(s.Title)}
+		for _, t := range s.Text {
+			if t = strings.TrimSpace(t); t != "" {
+				hs.Text = append(hs.Text, t)
+			}
+		}
+		for _, c := range s.Charts {
+			// chartSVG escapes every text it writes.
+			hc := htmlChart{SVG: template.HTML(chartSVG(c)), Open: c.Kind == Bars}
+			if chartHasData(c) {
+				t := newHTMLTable(chartTable(c))
+				hc.Data = &t
+			}
+			hs.Charts = append(hs.Charts, hc)
+		}
+		for _, t := range s.Tables {
+			hs.Tables = append(hs.Tables, newHTMLTable(t))
+		}
+		p.Sections = append(p.Sections, hs)
+	}
+	return p
+}
+
+// newHTMLTable pads the rows and header of t to its widest row.
+func newHTMLTable(t Table) htmlTable {
+	n := tableWidth(t)
+	ht := htmlTable{Caption: oneLine(t.Caption), Header: padCells(t.Header, n), Labels: t.labels()}
+	for _, r := range t.Rows {
+		ht.Rows = append(ht.Rows, padCells(r, n))
+	}
+	return ht
+}
+
+// anchor is the id of section i: its number and the ASCII letters and
+// digits of its title ("s2-requests-s"), unique because of the number.
+func anchor(i int, title string) string {
+	var b strings.Builder
+	b.WriteString("s" + strconv.Itoa(i+1))
+	dash := true
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if dash {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		default:
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+// pageTemplate is the page. html/template escapes every field in its
+// context; only the SVG, drawn and escaped by chartSVG, is inserted as is.
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>` + pageCSS + `</style>
+</head>
+<body>
+<header>
+<h1>{{.Title}}</h1>
+{{- if .Meta}}
+<dl class="meta">
+{{- range .Meta}}
+<dt>{{.Key}}</dt><dd>{{.Value}}</dd>
+{{- end}}
+</dl>
+{{- end}}
+{{- if .Notes}}
+<div class="notes" role="note">
+{{- range .Notes}}
+<p><strong>Note:</strong> {{.}}</p>
+{{- end}}
+</div>
+{{- end}}
+{{- if .Sections}}
+<nav class="toc"><h2>Contents</h2><ol>
+{{- range .Sections}}
+<li><a href="#{{.ID}}">{{.Title}}</a></li>
+{{- end}}
+</ol></nav>
+{{- end}}
+</header>
+<main>
+{{- range .Sections}}
+<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+{{- range .Text}}
+<p>{{.}}</p>
+{{- end}}
+{{- range $c := .Charts}}
+<figure class="chart">
+{{$c.SVG}}
+{{- with $c.Data}}
+<details{{if $c.Open}} open{{end}}><summary>Figures of this chart</summary>
+{{template "table" .}}
+</details>
+{{- end}}
+</figure>
+{{- end}}
+{{- range .Tables}}
+{{template "table" .}}
+{{- end}}
+</section>
+{{- end}}
+</main>
+</body>
+</html>
+{{define "table"}}<div class="scroll"><table>
+{{- if .Caption}}
+<caption>{{.Caption}}</caption>
+{{- end}}
+{{- if .Header}}
+<thead><tr>{{range $i, $c := .Header}}<th{{if lt $i $.Labels}} class="l"{{end}}>{{$c}}</th>{{end}}</tr></thead>
+{{- end}}
+<tbody>
+{{- range .Rows}}
+<tr>{{range $i, $c := .}}<td{{if lt $i $.Labels}} class="l"{{end}}>{{$c}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table></div>{{end}}`))
+
+// pageCSS is the page's style sheet: light, readable, printable; the
+// label columns of a table (class l) are aligned left, figures right.
+const pageCSS = `
+:root { color-scheme: light; }
+body { margin: 0 auto; max-width: 1040px; padding: 1.5rem; background: #fff; color: #1b1b1b;
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; }
+h1 { font-size: 1.6rem; margin: 0 0 1rem; }
+h2 { font-size: 1.25rem; margin: 2rem 0 .75rem; padding-bottom: .25rem; border-bottom: 1px solid #ddd; }
+p, td, dd { white-space: pre-line; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem; margin: 0 0 1rem; }
+dl.meta dt { font-weight: 600; color: #444; }
+dl.meta dd { margin: 0; overflow-wrap: anywhere; }
+.notes { border: 1px solid #e0b400; border-left: 6px solid #e0b400; background: #fff8db;
+  padding: .5rem 1rem; margin: 1rem 0; border-radius: 4px; }
+.notes p { margin: .35rem 0; }
+nav.toc h2 { font-size: 1rem; border: 0; margin: 1rem 0 .25rem; }
+nav.toc ol { margin: 0; padding-left: 1.5rem; }
+a { color: #0b5cad; }
+figure.chart { margin: 1rem 0 1.5rem; }
+figure.chart svg { display: block; width: 100%; height: auto; max-width: 900px; }
+svg text { fill: #1b1b1b; }
+details { margin: .25rem 0 0; }
+summary { cursor: pointer; color: #444; font-size: .9rem; }
+.scroll { overflow-x: auto; margin: .75rem 0 1.25rem; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: .9rem; }
+caption { text-align: left; font-weight: 600; padding: .25rem 0; }
+th, td { padding: .3rem .7rem; border-bottom: 1px solid #e3e3e3; text-align: right; vertical-align: top; }
+th.l, td.l { text-align: left; }
+thead th { background: #f0f3f6; border-bottom: 2px solid #c8ced6; }
+tbody tr:nth-child(even) { background: #f7f9fb; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11pt; }
+  nav.toc { display: none; }
+  figure.chart, table { break-inside: avoid; }
+  a { color: inherit; text-decoration: none; }
+}
+`
