@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
 	runner "github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/suite"
@@ -203,6 +202,18 @@ func countDone(w *result.Writer, p *suite.Plan) int {
 	return n
 }
 
+// verifyResults verifies a results file against the plan its recorded
+// suite expands to.
+func verifyResults(path string) (*result.Report, error) {
+	return result.Verify(path, func(resolved json.RawMessage, smoke bool) ([]result.PlanEntry, error) {
+		p, err := replan(resolved, smoke)
+		if err != nil {
+			return nil, err
+		}
+		return planEntries(p), nil
+	})
+}
+
 func verifyCmd(stdout io.Writer) *cobra.Command {
 	var allowSmoke bool
 	c := &cobra.Command{
@@ -210,13 +221,7 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 		Short: "Check a results file: schema, checksum, plan re-expanded from the recorded suite, completeness, consistency",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			rep, err := result.Verify(args[0], func(resolved json.RawMessage, smoke bool) ([]result.PlanEntry, error) {
-				p, err := replan(resolved, smoke)
-				if err != nil {
-					return nil, err
-				}
-				return planEntries(p), nil
-			})
+			rep, err := verifyResults(args[0])
 			if err != nil {
 				return err
 			}
@@ -264,82 +269,4 @@ func checksumCmd(stdout io.Writer) *cobra.Command {
 	}
 	c.Flags().BoolVar(&check, "check", false, "verify RESULTS.json against RESULTS.json.sha256")
 	return c
-}
-
-func reportCmd(stdout io.Writer) *cobra.Command {
-	var allowSmoke bool
-	c := &cobra.Command{
-		Use:   "report RESULTS.json",
-		Short: "Print the comparison tables of a results file (median [min–max] across repeats)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return reportFile(args[0], allowSmoke, stdout)
-		},
-	}
-	c.Flags().BoolVar(&allowSmoke, "allow-smoke", false, "report a smoke run's results")
-	return c
-}
-
-// reportFile renders a results file's comparison: variants (target, path,
-// workload) as columns, the numeric axes as rows.
-func reportFile(path string, allowSmoke bool, stdout io.Writer) error {
-	hdr, samples, _, err := result.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if hdr == nil {
-		return fmt.Errorf("%s: no header: not a benchrig results file", path)
-	}
-	if hdr.Smoke && !allowSmoke {
-		return fmt.Errorf("%s holds smoke results: they prove the suite runs, they are not figures (--allow-smoke to report them anyway)", path)
-	}
-	p, err := replan(hdr.Suite.Resolved, hdr.Smoke)
-	if err != nil {
-		return err
-	}
-	cells := map[string]suite.Cell{}
-	for _, c := range p.Cells {
-		cells[c.ID] = c
-	}
-	var rows []report.Row
-	for i := range samples {
-		s := &samples[i]
-		c, ok := cells[s.Cell]
-		if !ok {
-			continue
-		}
-		rows = append(rows, report.Row{Case: caseLabel(c), Variant: variantLabel(c), Sample: s})
-	}
-	fmt.Fprintf(stdout, "%s · %s · %d samples\n\n", hdr.Suite.Name, path, len(samples))
-	return report.Matrix(stdout, rows)
-}
-
-func caseLabel(c suite.Cell) string {
-	parts := []string{fmt.Sprintf("%d conns", c.Connections)}
-	if c.Protocol != suite.HTTP {
-		keys := fmt.Sprintf("%d keys", c.Batch)
-		if c.Batch == 1 {
-			keys = "1 key"
-		}
-		parts = append([]string{keys}, parts...)
-	}
-	if c.Rate > 0 {
-		parts = append(parts, fmt.Sprintf("%v req/s", c.Rate))
-	}
-	if c.Pipeline > 1 {
-		parts = append(parts, fmt.Sprintf("p=%d", c.Pipeline))
-	}
-	return strings.Join(parts, " · ")
-}
-
-func variantLabel(c suite.Cell) string {
-	v := c.Target
-	for k, val := range c.Params {
-		v += " " + k + "=" + val
-	}
-	v += " " + c.Path
-	if c.Workload != "" {
-		v += " " + c.Workload
-	}
-	return v
 }

@@ -123,6 +123,7 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 	if left := helloProcesses(hello); len(left) > 0 {
 		t.Errorf("target processes left after the run: %v", left)
 	}
+	checkReports(t, dir, out)
 	// a complete file is never overwritten, and a flipped byte fails verify.
 	if _, stderr, code := cli(t, "run", suite, "-o", out); code != 1 || !strings.Contains(stderr, "refusing to overwrite") {
 		t.Errorf("rerun over a complete file: exit %d %s", code, stderr)
@@ -139,6 +140,10 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 	stdout, _, code = cli(t, "verify", flipped)
 	if code != 1 || !strings.Contains(stdout, "checksum mismatch") {
 		t.Errorf("verify of a flipped byte: exit %d\n%s", code, stdout)
+	}
+	// a report of a changed file says so.
+	if stdout, _, code := cli(t, "report", flipped, "--format", "md"); code != 0 || !strings.Contains(stdout, "checksum mismatch") {
+		t.Errorf("report of a flipped byte: exit %d, no checksum warning\n%s", code, stdout)
 	}
 	// the checksum file for publishing.
 	if _, _, code := cli(t, "checksum", out); code != 0 {
@@ -167,5 +172,42 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 	}
 	if entries, _ := filepath.Glob(filepath.Join(dir, "benchrig-*")); len(entries) > 0 {
 		t.Errorf("temp dirs left (the killed run's should have been swept): %v", entries)
+	}
+}
+
+// checkReports renders a complete results file as Markdown and HTML and
+// compares it with itself.
+func checkReports(t *testing.T, dir, results string) {
+	t.Helper()
+	md, html := filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")
+	for _, f := range []string{md, html} {
+		if stdout, stderr, code := cli(t, "report", results, "-o", f); code != 0 || !strings.Contains(stdout, "Report written to "+f) {
+			t.Fatalf("report -o %s: exit %d %s %s", f, code, stdout, stderr)
+		}
+	}
+	mdText, _ := os.ReadFile(md)
+	for _, want := range []string{"# benchrig report · two-targets", "**Verified**: checksum, plan and sample consistency OK (8 of 8 planned samples)",
+		"## Throughput", "| 2 conns |", "hello-a hello", "hello-b hello", "## Samples"} {
+		if !bytes.Contains(mdText, []byte(want)) {
+			t.Errorf("markdown report lacks %q", want)
+		}
+	}
+	page, _ := os.ReadFile(html)
+	if !bytes.HasPrefix(page, []byte("<!DOCTYPE html>")) || bytes.Count(page, []byte("<svg")) < 3 || bytes.Contains(page, []byte("https://")) {
+		t.Errorf("html report: not a self-contained page with charts (%d bytes)", len(page))
+	}
+	// A file against itself: every difference is "~".
+	stdout, stderr, code := cli(t, "compare", results, results, "--format", "md")
+	if code != 0 || !strings.Contains(stdout, "Mann–Whitney U") || strings.Contains(stdout, "% better") || strings.Contains(stdout, "% worse") {
+		t.Errorf("compare of a file with itself: exit %d %s\n%s", code, stderr, stdout)
+	}
+	if _, stderr, code := cli(t, "compare", results, results, "--alpha", "2"); code != 2 || !strings.Contains(stderr, "--alpha") {
+		t.Errorf("compare --alpha 2: exit %d %s", code, stderr)
+	}
+	if _, stderr, code := cli(t, "report", results, "--format", "pdf"); code != 2 || !strings.Contains(stderr, "want text, md or html") {
+		t.Errorf("report --format pdf: exit %d %s", code, stderr)
+	}
+	if _, stderr, code := cli(t, "compare", results, filepath.Join(dir, "missing.json")); code != 1 || !strings.Contains(stderr, "missing.json") {
+		t.Errorf("compare with a missing file: exit %d %s", code, stderr)
 	}
 }

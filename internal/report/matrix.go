@@ -25,23 +25,13 @@ type Row struct {
 // Cases and variants keep the order of their first appearance.
 func Matrix(w io.Writer, rows []Row) error {
 	p := &printer{w: w}
-	cases, variants := order(rows)
-	cell := map[[2]string][]*result.Sample{}
-	for _, r := range rows {
-		k := [2]string{r.Case, r.Variant}
-		cell[k] = append(cell[k], r.Sample)
-	}
+	g := newGrid(rows)
 	t := &table{}
-	t.add(append([]string{"Case"}, variants...)...)
-	for _, c := range cases {
+	t.add(append([]string{"Case"}, g.variants...)...)
+	for _, c := range g.cases {
 		line := []string{c}
-		for _, v := range variants {
-			line = append(line, medianRange(cell[[2]string{c, v}], func(s *result.Sample) (float64, bool) {
-				if s.Load == nil || s.Error != "" {
-					return 0, false
-				}
-				return s.Load.RequestsPerSec, true
-			}, "%.0f"))
+		for _, v := range g.variants {
+			line = append(line, mReqPerSec.cell(g.at(c, v)))
 		}
 		t.add(line...)
 	}
@@ -50,54 +40,15 @@ func Matrix(w io.Writer, rows []Row) error {
 
 	t = &table{}
 	t.add("Case", "Variant", "p99", "Client cores", "Server cores (% machine)", "Server µs/request", "Peak MiB", "Healthy")
-	for _, c := range cases {
-		for _, v := range variants {
-			ss := cell[[2]string{c, v}]
+	for _, c := range g.cases {
+		for _, v := range g.variants {
+			ss := g.at(c, v)
 			if len(ss) == 0 {
 				continue
 			}
-			healthy := 0
-			for _, s := range ss {
-				if s.Verdict.Healthy {
-					healthy++
-				}
-			}
-			t.add(c, v,
-				medianRange(ss, func(s *result.Sample) (float64, bool) {
-					if s.Load == nil {
-						return 0, false
-					}
-					return float64(s.Load.Latency.P(99)) / 1000, true
-				}, "%.2f ms"),
-				medianRange(ss, func(s *result.Sample) (float64, bool) {
-					if s.Load == nil {
-						return 0, false
-					}
-					return s.Load.Client.Cores, true
-				}, "%.2f"),
-				medianRange(ss, func(s *result.Sample) (float64, bool) {
-					if s.Server == nil || s.Server.Figures.WindowSeconds == 0 {
-						return 0, false
-					}
-					return s.Server.Figures.Cores, true
-				}, "%.2f")+machinePct(ss),
-				medianRange(ss, func(s *result.Sample) (float64, bool) {
-					if s.Server == nil || s.Server.Figures.MicrosPerRequest == 0 {
-						return 0, false
-					}
-					return s.Server.Figures.MicrosPerRequest, true
-				}, "%.1f"),
-				medianRange(ss, func(s *result.Sample) (float64, bool) {
-					if s.Server == nil || s.Server.Figures.RSSPeak == 0 {
-						return 0, false
-					}
-					f := s.Server.Figures
-					if f.PSSPeak > 0 {
-						return float64(f.PSSPeak) / (1 << 20), true
-					}
-					return float64(f.RSSPeak) / (1 << 20), true
-				}, "%.1f"),
-				fmt.Sprintf("%d/%d", healthy, len(ss)))
+			_, ok := healthy(ss)
+			t.add(c, v, medianRange(ss, mP99.get, "%.2f ms"), mClientCores.cell(ss),
+				mServerCores.cell(ss)+machinePct(ss), mServerUS.cell(ss), mPeakMiB.cell(ss), ok)
 		}
 	}
 	p.f("\nLatency and resources, median [min–max] (peak memory is PSS where the server has several processes):\n")

@@ -1,0 +1,297 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+// maxLatencyCharts bounds the latency-by-percentile charts of a report
+// (one per case); further cases are in the tables only.
+const maxLatencyCharts = 12
+
+// ReportDoc builds the report of one results file: throughput, latency,
+// server and client resources, the open-loop figures when any sample ran at
+// a rate, target statistics, provenance and every sample. Figures are
+// median [min–max] across repeats, as everywhere in benchrig.
+func ReportDoc(src *Source) *Doc {
+	g := newGrid(src.Rows)
+	d := &Doc{Title: "benchrig report · " + src.Title, Meta: sourceMeta(src), Notes: append([]string(nil), src.Notes...)}
+	d.Notes = append(d.Notes, sampleNotes(src.Rows)...)
+
+	d.Sections = append(d.Sections, Section{
+		Title:  "Throughput",
+		Text:   []string{"Completed requests per second of the load window, median [min–max] across repeats; whiskers show min and max."},
+		Charts: []Chart{g.bars(mReqPerSec, "Requests/s")},
+	})
+
+	lat := Section{
+		Title: "Latency",
+		Text: []string{"Latency in milliseconds, median [min–max] across repeats of each percentile. " +
+			"At a constant rate it is measured from each request's due time (corrected for coordinated omission); in a closed loop from its send."},
+		Tables: []Table{g.byCell("Latency (ms)", []metric{mP50, mP90, mP99, mP999, mMax})},
+	}
+	for i, c := range g.cases {
+		if i == maxLatencyCharts {
+			lat.Text = append(lat.Text, fmt.Sprintf("Charts of the first %d cases only; every case is in the table.", maxLatencyCharts))
+			break
+		}
+		lat.Charts = append(lat.Charts, g.latencyChart(c))
+	}
+	d.Sections = append(d.Sections, lat)
+
+	d.Sections = append(d.Sections, Section{
+		Title: "Resources",
+		Text: []string{"Server: user+system CPU of the target's whole process tree over the load window (cores, and µs per completed request); " +
+			"peak memory is PSS where the server has several processes (shared memory counted once), else RSS. " +
+			"Client: benchrig's own CPU over the load window; a client above 90 % of its usable cores measures itself, not the server."},
+		Charts: []Chart{g.bars(mServerUS, "Server CPU µs per request")},
+		Tables: []Table{
+			g.byCell("Server and client", []metric{mServerCores, mServerUS, mPeakMiB, mClientCores, mClientUS}, healthy),
+			g.memoryTable(),
+		},
+	})
+
+	if hasRate(src.Rows) {
+		d.Sections = append(d.Sections, Section{
+			Title: "Constant rate",
+			Text: []string{"Coverage = completed ÷ (rate × load seconds) × 100. Late requests found no free connection when due; " +
+				"dropped ones were refused by a full backlog. Service time is measured from the actual send."},
+			Tables: []Table{g.byCell("Open loop", []metric{mCoverage, serviceP99}, lateDropped, healthy)},
+		})
+	}
+	if t, ok := g.statsTable(); ok {
+		d.Sections = append(d.Sections, Section{Title: "Target statistics",
+			Text:   []string{"Deltas over the load window (pg_stat_database, redis INFO), median across repeats."},
+			Tables: []Table{t}})
+	}
+	if t, ok := targetsTable(src.Targets); ok {
+		d.Sections = append(d.Sections, Section{Title: "Targets", Tables: []Table{t}})
+	}
+	d.Sections = append(d.Sections, Section{Title: "Samples",
+		Text:   []string{"Every sample in the order it ran."},
+		Tables: []Table{samplesTable(src.Rows)}})
+	return d
+}
+
+// sourceMeta are a file's facts for a report's header.
+func sourceMeta(src *Source) []KV {
+	kv := []KV{{"File", src.Path}, {"Kind", src.Kind}}
+	tool := src.Tool.Version
+	if src.Tool.Commit != "" {
+		tool += " (" + src.Tool.Commit
+		if src.Tool.Dirty {
+			tool += ", dirty"
+		}
+		tool += ")"
+	}
+	if src.Tool.Go != "" {
+		tool += " · " + src.Tool.Go
+	}
+	kv = append(kv, KV{"benchrig", tool})
+	if h := src.Host; h != nil {
+		kv = append(kv, KV{"Host", fmt.Sprintf("%s · %s · %d CPUs · %d MiB · %s · %s", h.Hostname, h.CPUModel, h.OnlineCPUs, h.MemoryMiB, h.Kernel, h.Distro)})
+	}
+	kv = append(kv, src.Meta...)
+	kv = append(kv, KV{"Samples", fmt.Sprint(len(src.Rows))})
+	return kv
+}
+
+// sampleNotes warns of failed, unhealthy, interrupted and client-saturated
+// samples.
+func sampleNotes(rows []Row) []string {
+	var failed, unhealthy, interrupted, saturated int
+	for _, r := range rows {
+		s := r.Sample
+		switch {
+		case s.Error != "":
+			failed++
+		case !s.Verdict.Healthy:
+			unhealthy++
+		}
+		if s.Load != nil && s.Load.Interrupted {
+			interrupted++
+		}
+		if s.Load != nil && s.Load.Client.Saturated {
+			saturated++
+		}
+	}
+	var notes []string
+	if failed > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d samples failed before producing figures (see Samples).", failed, len(rows)))
+	}
+	if unhealthy > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d samples are UNHEALTHY (see Samples for the reasons).", unhealthy, len(rows)))
+	}
+	if interrupted > 0 {
+		notes = append(notes, fmt.Sprintf("%d samples were interrupted: their figures cover what finished.", interrupted))
+	}
+	if saturated > 0 {
+		notes = append(notes, fmt.Sprintf("In %d samples the client used over 90 %% of its usable cores: those figures measure benchrig, not the server.", saturated))
+	}
+	return notes
+}
+
+// latencyQuantiles are the points of a latency-by-percentile chart.
+var latencyQuantiles = []float64{50, 90, 99, 99.9, 99.99}
+
+// latencyChart draws, for one case, each variant's latency percentiles
+// (median across repeats) against 1/(1-q) on a log axis.
+func (g *grid) latencyChart(c string) Chart {
+	ch := Chart{Kind: Lines, Title: "Latency by percentile · " + c, Unit: "ms", LogX: true, XLabels: map[float64]string{}}
+	for _, q := range latencyQuantiles {
+		ch.XLabels[percentileX(q)] = fmt.Sprintf("%g %%", q)
+	}
+	for _, v := range g.variants {
+		ss := g.at(c, v)
+		if len(ss) == 0 {
+			continue
+		}
+		sr := Series{Name: v}
+		for _, q := range latencyQuantiles {
+			p := latencyMetric(q).point(ss)
+			p.X = percentileX(q)
+			sr.Points = append(sr.Points, p)
+		}
+		ch.Series = append(ch.Series, sr)
+	}
+	return ch
+}
+
+// percentileX is the chart position of percentile q: 1 ÷ (1 − q/100), so
+// that 90, 99 and 99.9 % are evenly spaced on a log axis.
+func percentileX(q float64) float64 {
+	x := 1 / (1 - q/100)
+	// 1/(1-0.999) is 999.9999…: round to the intended decade.
+	return float64(int64(x*1000+0.5)) / 1000
+}
+
+// memoryTable is the server's RSS and PSS by phase.
+func (g *grid) memoryTable() Table {
+	mib := func(name string, f func(result.ServerFigures) uint64) metric {
+		return metric{name: name, unit: "MiB", format: "%.1f", get: func(s *result.Sample) (float64, bool) {
+			if s.Server == nil {
+				return 0, false
+			}
+			v := f(s.Server.Figures)
+			return float64(v) / (1 << 20), v > 0
+		}}
+	}
+	return g.byCell("Server memory (MiB): median of the baseline, load and recovery samples, and the largest sample", []metric{
+		mib("RSS baseline", func(f result.ServerFigures) uint64 { return f.RSSBaseline }),
+		mib("RSS load", func(f result.ServerFigures) uint64 { return f.RSSLoad }),
+		mib("RSS after", func(f result.ServerFigures) uint64 { return f.RSSAfter }),
+		mib("RSS peak", func(f result.ServerFigures) uint64 { return f.RSSPeak }),
+		mib("PSS load", func(f result.ServerFigures) uint64 { return f.PSSLoad }),
+		mib("PSS peak", func(f result.ServerFigures) uint64 { return f.PSSPeak }),
+	})
+}
+
+var serviceP99 = metric{name: "Service p99", unit: "ms", format: "%.2f", better: -1, get: func(s *result.Sample) (float64, bool) {
+	if !loadOK(s) || s.Load.Service == nil || s.Load.Service.Count == 0 {
+		return 0, false
+	}
+	return float64(s.Load.Service.P(99)) / 1000, true
+}}
+
+// lateDropped is the "Late / dropped" column: totals over the repeats.
+func lateDropped(ss []*result.Sample) (string, string) {
+	if ss == nil {
+		return "Late / dropped", ""
+	}
+	var late, dropped int64
+	for _, s := range ss {
+		if s.Load != nil && s.Load.Rate != nil {
+			late += s.Load.Rate.Late
+			dropped += s.Load.Rate.Dropped
+		}
+	}
+	return "Late / dropped", count(late) + " / " + count(dropped)
+}
+
+func hasRate(rows []Row) bool {
+	for _, r := range rows {
+		if r.Sample.Load != nil && r.Sample.Load.Rate != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// statsTable is the target statistics, one row per case and variant, one
+// column per statistic any sample has.
+func (g *grid) statsTable() (Table, bool) {
+	names := map[string]bool{}
+	for _, ss := range g.cell {
+		for _, s := range ss {
+			for k := range s.Stats {
+				names[k] = true
+			}
+		}
+	}
+	if len(names) == 0 {
+		return Table{}, false
+	}
+	var ms []metric
+	for _, k := range slices.Sorted(maps.Keys(names)) {
+		ms = append(ms, metric{name: k, format: "%.0f", get: func(s *result.Sample) (float64, bool) {
+			v, ok := s.Stats[k]
+			return v, ok
+		}})
+	}
+	return g.byCell("Target statistics over the load window", ms), true
+}
+
+// targetsTable is the provenance of the targets.
+func targetsTable(targets map[string]result.Provenance) (Table, bool) {
+	if len(targets) == 0 {
+		return Table{}, false
+	}
+	names := slices.Sorted(maps.Keys(targets))
+	t := Table{Caption: "Targets and their provenance", Header: []string{"Target", "Kind", "Version", "Binary", "SHA-256", "Git", "Settings"}, Labels: 7}
+	for _, n := range names {
+		p := targets[n]
+		git := p.GitRev
+		if p.GitDirty {
+			git += " (dirty)"
+		}
+		var set []string
+		for k, v := range p.Settings {
+			set = append(set, k+"="+v)
+		}
+		sort.Strings(set)
+		t.Rows = append(t.Rows, []string{n, p.Kind, p.Version, p.Binary, p.SHA256, git, strings.Join(set, ", ")})
+	}
+	return t, true
+}
+
+// samplesTable lists every sample: key, when, its headline figures, its
+// verdict and why.
+func samplesTable(rows []Row) Table {
+	t := Table{Caption: "Samples", Header: []string{"#", "Case", "Variant", "Repeat", "Started (UTC)", "Requests", "Requests/s", "p99 (ms)", "Errors", "Verdict"}, Labels: 3}
+	for i, r := range rows {
+		s := r.Sample
+		req, rps, p99, errs := "–", "–", "–", "–"
+		if s.Load != nil {
+			req = count(s.Load.Requests)
+			rps = fmt.Sprintf("%.0f", s.Load.RequestsPerSec)
+			if s.Load.Latency.Count > 0 {
+				p99 = fmt.Sprintf("%.2f", float64(s.Load.Latency.P(99))/1000)
+			}
+			errs = count(s.Load.Errors + s.Load.Timeouts + s.Load.Unexpected)
+		}
+		verdict := "HEALTHY"
+		switch {
+		case s.Error != "":
+			verdict = "FAILED: " + s.Error
+		case !s.Verdict.Healthy:
+			verdict = "UNHEALTHY: " + strings.Join(s.Verdict.Reasons, "; ")
+		}
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), r.Case, r.Variant, fmt.Sprint(s.Repeat), s.Started.Format("2006-01-02 15:04:05"), req, rps, p99, errs, verdict})
+	}
+	return t
+}

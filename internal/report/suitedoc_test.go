@@ -1,0 +1,80 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+func sectionTitles(d *Doc) []string {
+	var out []string
+	for _, s := range d.Sections {
+		out = append(out, s.Title)
+	}
+	return out
+}
+
+func TestReportDocSections(t *testing.T) {
+	src := source("demo", map[[2]string][][2]float64{
+		{"4 conns", "go"}:   {{100, 1}, {110, 1}, {120, 1}},
+		{"4 conns", "node"}: {{50, 2}, {55, 2}},
+	})
+	d := ReportDoc(src)
+	if got := strings.Join(sectionTitles(d), ","); got != "Throughput,Latency,Resources,Samples" {
+		t.Errorf("closed-loop sections %q", got)
+	}
+	if len(d.Notes) != 0 {
+		t.Errorf("notes of healthy samples: %q", d.Notes)
+	}
+	bars := d.Sections[0].Charts[0]
+	if bars.Kind != Bars || len(bars.Series) != 2 || bars.Series[0].Points[0] != (Point{Y: 110, Lo: 100, Hi: 120}) {
+		t.Errorf("throughput chart %+v: want go's median 110 [100–120]", bars)
+	}
+	if got := len(d.Sections[len(d.Sections)-1].Tables[0].Rows); got != 5 {
+		t.Errorf("samples table has %d rows, want every sample (5)", got)
+	}
+
+	// A rate sample, target statistics, an unhealthy, a failed and a
+	// saturated sample.
+	rate := synth(1000, 3)
+	rate.Load.Rate = &result.RateStats{Target: 1000, Coverage: 99.5, Late: 7}
+	rate.Load.Service = &result.Latency{Count: 1000, Percentiles: []result.Percentile{{Q: 99, US: 1500}}}
+	rate.Load.Client.Saturated = true
+	rate.Stats = map[string]float64{"xact_commit": 1001}
+	bad := synth(10, 900)
+	bad.Verdict = result.Verdict{Healthy: false, Reasons: []string{"p99 900ms > 250ms"}}
+	src.Rows = append(src.Rows,
+		Row{Case: "1000 req/s", Variant: "go", Sample: rate},
+		Row{Case: "1000 req/s", Variant: "node", Sample: bad},
+		Row{Case: "1000 req/s", Variant: "node", Sample: &result.Sample{Error: "target exited"}})
+	d = ReportDoc(src)
+	if got := strings.Join(sectionTitles(d), ","); got != "Throughput,Latency,Resources,Constant rate,Target statistics,Samples" {
+		t.Errorf("sections %q", got)
+	}
+	notes := strings.Join(d.Notes, "\n")
+	for _, want := range []string{"1 of 8 samples failed", "1 of 8 samples are UNHEALTHY", "In 1 samples the client used over 90 %"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+	if r := row(t, d, "Open loop", "1000 req/s"); r[2] != "99.5" || r[3] != "1.50" || r[4] != "7 / 0" || r[5] != "1/1" {
+		t.Errorf("open-loop row %q: want coverage 99.5, service p99 1.50 ms, 7 late, healthy 1/1", r)
+	}
+	samples := d.Sections[len(d.Sections)-1].Tables[0]
+	verdicts := ""
+	for _, r := range samples.Rows {
+		verdicts += r[len(r)-1] + "\n"
+	}
+	if !strings.Contains(verdicts, "UNHEALTHY: p99 900ms > 250ms") || !strings.Contains(verdicts, "FAILED: target exited") {
+		t.Errorf("sample verdicts:\n%s", verdicts)
+	}
+}
+
+func TestPercentileX(t *testing.T) {
+	for q, want := range map[float64]float64{50: 2, 90: 10, 99: 100, 99.9: 1000, 99.99: 10000} {
+		if got := percentileX(q); got != want {
+			t.Errorf("percentileX(%v) = %v, want %v", q, got, want)
+		}
+	}
+}
