@@ -193,3 +193,31 @@ func TestPSSInterval(t *testing.T) {
 		t.Errorf("PSS load %d peak %d, want %d from the Mark samples only", f.PSSLoad, f.PSSPeak, 300*1024)
 	}
 }
+
+// TestMarkReusesRecentPSS: phase edges within markPSSReuse of a PSS
+// reading reuse it (zero-length phases put several edges at one instant);
+// a later edge reads PSS again.
+func TestMarkReusesRecentPSS(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 100, pssKB: 300})
+	s, err := Start(context.Background(), Config{Root: root, Interval: time.Hour, PSSInterval: time.Hour, PID: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	// Start read PSS (300 KiB); the tree's PSS changes at once.
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 100, pssKB: 500})
+	s.Mark(PhaseBaseline)
+	s.Mark(PhaseLoad)
+	time.Sleep(markPSSReuse + 20*time.Millisecond)
+	s.Mark(PhaseRecovery)
+	samples := s.Stop()
+	if len(samples) != 4 {
+		t.Fatalf("%d samples, want Start and 3 marks", len(samples))
+	}
+	for i, want := range []uint64{300, 300, 300, 500} {
+		if x := samples[i]; x.PSSSkipped || x.PSS != want*1024 {
+			t.Errorf("sample %d (%s): PSS %d KiB skipped %v, want %d KiB", i, x.Phase, x.PSS/1024, x.PSSSkipped, want)
+		}
+	}
+}

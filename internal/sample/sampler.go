@@ -33,6 +33,7 @@ type Sampler struct {
 	rootStart uint64
 	begin     time.Time // monotonic origin of Sample.Offset
 	lastPSS   time.Time // when PSS was last read
+	last      tree      // the reading that last read PSS (its pss fields)
 
 	mu      sync.Mutex
 	phase   string
@@ -123,11 +124,15 @@ func (s *Sampler) loop(ctx context.Context) {
 // takeLocked reads the tree and appends a sample stamped with the current
 // phase; it records the root's exit or a failed reading in s.status. It reads
 // PSS when mark is set or PSSInterval has passed (less half an interval, so
-// that tick jitter does not push the reading to the tick after). The caller
-// holds s.mu.
+// that tick jitter does not push the reading to the tick after). A mark
+// within markPSSReuse of the last PSS reading reuses it: phases of zero
+// length put several edges at one instant, and each PSS reading of a big
+// tree costs milliseconds of CPU (PostgreSQL's 70 backends: ~20 ms). The
+// caller holds s.mu.
 func (s *Sampler) takeLocked(mark bool) error {
 	t0 := time.Now()
-	withPSS := mark || t0.Sub(s.lastPSS) >= s.cfg.PSSInterval-s.cfg.Interval/2
+	reuse := mark && !s.lastPSS.IsZero() && t0.Sub(s.lastPSS) < markPSSReuse
+	withPSS := !reuse && (mark || t0.Sub(s.lastPSS) >= s.cfg.PSSInterval-s.cfg.Interval/2)
 	t, err := s.reader.read(s.cfg.PID, s.rootStart, withPSS, t0)
 	t1 := time.Now()
 	if err != nil {
@@ -141,8 +146,11 @@ func (s *Sampler) takeLocked(mark bool) error {
 		s.done = true
 		return nil
 	}
-	if withPSS {
-		s.lastPSS = t0
+	switch {
+	case withPSS:
+		s.lastPSS, s.last = t0, t
+	case reuse:
+		t.pss, t.pssRead, t.pssUnavailable = s.last.pss, true, s.last.pssUnavailable
 	}
 	s.cpu.update(t)
 	s.sched.update(t.sched)
@@ -165,6 +173,9 @@ func (s *Sampler) takeLocked(mark bool) error {
 	})
 	return nil
 }
+
+// markPSSReuse is how recent a PSS reading a phase edge reuses.
+const markPSSReuse = 100 * time.Millisecond
 
 // pssOrZero returns the tree's PSS, or 0 when it was not read or could not be
 // read for every process: a partial sum would understate the tree.
