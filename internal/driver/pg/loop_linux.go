@@ -290,6 +290,9 @@ func (l *loop) scan(now int64) {
 		}
 	}
 	for _, c := range l.conns {
+		if l.only != nil && c != l.only {
+			continue // Touch: the others wait for the next Run
+		}
 		switch c.st {
 		case csOpen:
 			if c.busy && l.timeout > 0 {
