@@ -6,7 +6,8 @@
 #     stops it;
 #  3. a suite: two servers (Go, and Node.js when installed) × two
 #     connection counts × two repeats, written to a results file as it goes,
-#     then verified and reported.
+#     then verified and reported: on the terminal, and as Markdown and a
+#     self-contained HTML page in demo-out/ (kept after the demo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,6 +50,10 @@ if ! command -v node >/dev/null; then
 	suite="$work/suite.yaml"
 fi
 echo "== 3. A suite: $(./bin/benchrig plan "$suite" | head -n1) =="
-./bin/benchrig run "$suite" -o "$work/results.json"
+out=demo-out
+mkdir -p "$out"
+./bin/benchrig run "$suite" -o "$out/results.json" --force
 echo
-./bin/benchrig verify "$work/results.json"
+./bin/benchrig verify "$out/results.json"
+./bin/benchrig report "$out/results.json" -o "$out/report.md"
+./bin/benchrig report "$out/results.json" -o "$out/report.html"
