@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -134,16 +135,20 @@ func reportFile(path string, allowSmoke bool, stdout io.Writer) error {
 func compareCmd(stdout io.Writer) *cobra.Command {
 	var rf reportFlags
 	var alpha float64
+	var va, vb string
 	c := &cobra.Command{
-		Use:   "compare A.json B.json",
-		Short: "Compare two results files cell by cell, with a significance test over the repeats (like benchstat)",
+		Use:   "compare A.json [B.json]",
+		Short: "Compare two results files, or two variants of one, cell by cell with a significance test over the repeats (like benchstat)",
 		Long: `Compare two results files (of benchrig run, or -o of http/pg/resp) cell by
-cell: the same case and variant in both, or the same case when each file has
-one variant (two runs of one suite against two builds). Each figure shows A and
-B as median [min–max], the change of the medians and a Mann–Whitney U test of
-the repeats; "~" means no significant difference at --alpha. Four repeats per
-side are the fewest that can show a difference at 0.05.`,
-		Args: cobra.ExactArgs(2),
+cell: the same case and variant in both, or the same case when each side has
+one variant (two runs of one suite against two builds). With --a and --b, the
+sides are those variants only (of one file, or of A and B), compared case by
+case: benchrig compare results.json --a prepared-one --b any. Each figure
+shows A and B as median [min–max], the change of the medians and a
+Mann–Whitney U test of the repeats; "~" means no significant difference at
+--alpha. Four repeats per side are the fewest that can show a difference at
+0.05; with fewer, changes are shown "(untested)".`,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			format, err := rf.resolvedFormat()
 			if err != nil {
@@ -152,13 +157,28 @@ side are the fewest that can show a difference at 0.05.`,
 			if alpha <= 0 || alpha >= 1 {
 				return usagef("--alpha %v: want a significance level between 0 and 1, such as 0.05", alpha)
 			}
+			if len(args) == 1 && (va == "" || vb == "") {
+				return usagef("one file: give the two variants to compare with --a and --b")
+			}
 			a, err := loadSource(args[0], rf.allowSmoke)
 			if err != nil {
 				return err
 			}
-			b, err := loadSource(args[1], rf.allowSmoke)
-			if err != nil {
-				return err
+			b := a
+			if len(args) == 2 {
+				if b, err = loadSource(args[1], rf.allowSmoke); err != nil {
+					return err
+				}
+			}
+			if va != "" {
+				if a, err = onlyVariant(a, va, "--a"); err != nil {
+					return err
+				}
+			}
+			if vb != "" {
+				if b, err = onlyVariant(b, vb, "--b"); err != nil {
+					return err
+				}
 			}
 			d, err := report.CompareDoc(a, b, report.CompareOptions{Alpha: alpha})
 			if err != nil {
@@ -169,5 +189,53 @@ side are the fewest that can show a difference at 0.05.`,
 	}
 	rf.register(c)
 	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the test")
+	c.Flags().StringVar(&va, "a", "", "compare only this variant of A (its label, or a part of it naming one variant)")
+	c.Flags().StringVar(&vb, "b", "", "compare only this variant of B (of A when one file is given)")
 	return c
+}
+
+// onlyVariant is src with the rows of one variant: the one labelled name,
+// or the one whose label alone contains name.
+func onlyVariant(src *report.Source, name, flag string) (*report.Source, error) {
+	var labels []string
+	seen := map[string]bool{}
+	for _, r := range src.Rows {
+		if !seen[r.Variant] {
+			seen[r.Variant] = true
+			labels = append(labels, r.Variant)
+		}
+	}
+	pick := ""
+	if seen[name] {
+		pick = name
+	} else {
+		for _, l := range labels {
+			if strings.Contains(l, name) {
+				if pick != "" {
+					return nil, usagef("%s %q: names several variants of %s (%q, %q); give the whole label", flag, name, src.Path, pick, l)
+				}
+				pick = l
+			}
+		}
+	}
+	if pick == "" {
+		return nil, usagef("%s %q: no such variant in %s; it has %s", flag, name, src.Path, strings.Join(quoteAll(labels), ", "))
+	}
+	out := *src
+	out.Title = src.Title + " · " + pick
+	out.Rows = nil
+	for _, r := range src.Rows {
+		if r.Variant == pick {
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	return &out, nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }

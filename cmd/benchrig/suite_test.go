@@ -201,6 +201,17 @@ func checkReports(t *testing.T, dir, results string) {
 	if code != 0 || !strings.Contains(stdout, "Mann–Whitney U") || strings.Contains(stdout, "% better") || strings.Contains(stdout, "% worse") {
 		t.Errorf("compare of a file with itself: exit %d %s\n%s", code, stderr, stdout)
 	}
+	// Two variants of one file, case by case.
+	stdout, stderr, code = cli(t, "compare", results, "--a", "hello-a", "--b", "hello-b")
+	if code != 0 || !strings.Contains(stdout, "│ 2 conns ") || !strings.Contains(stdout, "│ 4 conns ") || strings.Contains(stdout, "Only in") {
+		t.Errorf("compare of two variants of one file: exit %d %s\n%s", code, stderr, stdout)
+	}
+	if _, stderr, code := cli(t, "compare", results, "--a", "hello", "--b", "hello-b"); code != 2 || !strings.Contains(stderr, "names several variants") {
+		t.Errorf("compare --a naming two variants: exit %d %s", code, stderr)
+	}
+	if _, stderr, code := cli(t, "compare", results); code != 2 || !strings.Contains(stderr, "--a and --b") {
+		t.Errorf("compare of one file without variants: exit %d %s", code, stderr)
+	}
 	if _, stderr, code := cli(t, "compare", results, results, "--alpha", "2"); code != 2 || !strings.Contains(stderr, "--alpha") {
 		t.Errorf("compare --alpha 2: exit %d %s", code, stderr)
 	}

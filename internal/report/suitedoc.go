@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -70,7 +71,11 @@ func ReportDoc(src *Source) *Doc {
 			Tables: []Table{t}})
 	}
 	if t, ok := targetsTable(src.Targets); ok {
-		d.Sections = append(d.Sections, Section{Title: "Targets", Tables: []Table{t}})
+		sec := Section{Title: "Targets", Tables: []Table{t}}
+		if p, ok := plansTable(src.Targets); ok {
+			sec.Tables = append(sec.Tables, p)
+		}
+		d.Sections = append(d.Sections, sec)
 	}
 	d.Sections = append(d.Sections, Section{Title: "Samples",
 		Text:   []string{"Every sample in the order it ran."},
@@ -267,6 +272,56 @@ func targetsTable(targets map[string]result.Provenance) (Table, bool) {
 		t.Rows = append(t.Rows, []string{n, p.Kind, p.Version, p.Binary, p.SHA256, git, strings.Join(set, ", ")})
 	}
 	return t, true
+}
+
+// plansTable summarises the recorded query plans (EXPLAIN (FORMAT JSON)):
+// each node's type, index and relation, outermost first; the file keeps
+// the whole plans.
+func plansTable(targets map[string]result.Provenance) (Table, bool) {
+	t := Table{Caption: "Query plans (EXPLAIN, outermost node first; the results file holds them whole)", Header: []string{"Target", "Statement", "Plan"}, Labels: 3}
+	for _, n := range slices.Sorted(maps.Keys(targets)) {
+		plans := targets[n].Plans
+		for _, label := range slices.Sorted(maps.Keys(plans)) {
+			t.Rows = append(t.Rows, []string{n, label, planSummary(plans[label])})
+		}
+	}
+	return t, len(t.Rows) > 0
+}
+
+// planNode is the part of an EXPLAIN (FORMAT JSON) node a summary shows.
+type planNode struct {
+	NodeType string     `json:"Node Type"`
+	Index    string     `json:"Index Name"`
+	Relation string     `json:"Relation Name"`
+	Plans    []planNode `json:"Plans"`
+}
+
+// planSummary is "Index Scan using items_pkey on items", nested nodes
+// joined by " → "; the text itself when it is not an EXPLAIN JSON document.
+func planSummary(doc string) string {
+	var plans []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal([]byte(doc), &plans); err != nil || len(plans) == 0 || plans[0].Plan.NodeType == "" {
+		return doc
+	}
+	var parts []string
+	var walk func(n planNode)
+	walk = func(n planNode) {
+		p := n.NodeType
+		if n.Index != "" {
+			p += " using " + n.Index
+		}
+		if n.Relation != "" {
+			p += " on " + n.Relation
+		}
+		parts = append(parts, p)
+		for _, c := range n.Plans {
+			walk(c)
+		}
+	}
+	walk(plans[0].Plan)
+	return strings.Join(parts, " → ")
 }
 
 // samplesTable lists every sample: key, when, its headline figures, its

@@ -78,3 +78,22 @@ func TestPercentileX(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanSummary(t *testing.T) {
+	doc := `[{"Plan": {"Node Type": "Nested Loop", "Plans": [
+		{"Node Type": "Function Scan", "Relation Name": ""},
+		{"Node Type": "Index Scan", "Index Name": "items_pkey", "Relation Name": "items"}]}}]`
+	if got, want := planSummary(doc), "Nested Loop → Function Scan → Index Scan using items_pkey on items"; got != want {
+		t.Errorf("planSummary = %q, want %q", got, want)
+	}
+	if got := planSummary("not json"); got != "not json" {
+		t.Errorf("planSummary of text = %q", got)
+	}
+	tb, ok := plansTable(map[string]result.Provenance{"pg": {Plans: map[string]string{"b": doc, "a": "x"}}})
+	if !ok || len(tb.Rows) != 2 || tb.Rows[0][1] != "a" || tb.Rows[1][2] != planSummary(doc) {
+		t.Errorf("plans table %+v", tb)
+	}
+	if _, ok := plansTable(map[string]result.Provenance{"http": {}}); ok {
+		t.Error("a plans table without plans")
+	}
+}
