@@ -231,7 +231,7 @@ func (r *pgRun) sample(ctx context.Context, srv *runner.PGServer, p pgPlanned, p
 		return nil, err
 	}
 	spec.Engine, spec.Phases, spec.Thresholds = cfg, r.phases, r.pf.thresholds()
-	spec.SamplerInterval, spec.ClientCPUs = r.pf.interval, r.pf.clientCPUs
+	spec.SamplerInterval, spec.SamplerNoPSS, spec.ClientCPUs = r.pf.interval, r.pf.noPSS, r.pf.clientCPUs
 	spec.Cell = path.Label() + " · " + p.c.label()
 	spec.Case, spec.Variant = p.c.label(), path.Label()
 	spec.Repeat, spec.Key = p.repeat, fmt.Sprintf("%s#%d", spec.Cell, p.repeat)

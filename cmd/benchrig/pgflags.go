@@ -43,6 +43,7 @@ type pgFlags struct {
 
 	clientCPUs string
 	interval   time.Duration
+	noPSS      bool // --no-pss
 	baseline   time.Duration
 	settle     time.Duration
 	recovery   time.Duration
@@ -93,6 +94,7 @@ func pgCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 
 	f.StringVar(&pf.clientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
 	f.DurationVar(&pf.interval, "sample-interval", time.Second, "server resource sampling period (≥ 100ms)")
+	f.BoolVar(&pf.noPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of 70 backends costs the client ~0.1 s of CPU")
 	f.DurationVar(&pf.baseline, "baseline", time.Second, "idle phase sampled before each load")
 	f.DurationVar(&pf.settle, "settle", 500*time.Millisecond, "idle phase between warm-up and load")
 	f.DurationVar(&pf.recovery, "recovery", time.Second, "idle phase sampled after each load")

@@ -41,6 +41,7 @@ type targetFlags struct {
 	attachPort   int
 	clientCPUs   string
 	interval     time.Duration
+	noPSS        bool // --no-pss
 	logDir       string // the --target's log directory, made per run
 	baseline     time.Duration
 	settle       time.Duration
@@ -56,6 +57,7 @@ func (t *targetFlags) register(c *cobra.Command) {
 	f.IntVar(&t.attachPort, "attach-port", 0, "sample the running server listening on this TCP port")
 	f.StringVar(&t.clientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
 	f.DurationVar(&t.interval, "sample-interval", time.Second, "server resource sampling period (≥ 100ms)")
+	f.BoolVar(&t.noPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of a big multi-process server costs the client CPU")
 	f.DurationVar(&t.baseline, "baseline", 0, "idle phase sampled before the load (default with a target: 1.5s)")
 	f.DurationVar(&t.settle, "settle", 0, "idle phase between warm-up and load (default with a target: 6s at a rate, else 1s)")
 	f.DurationVar(&t.recovery, "recovery", 0, "idle phase sampled after the load (default with a target: 30s at a rate, else 5s)")
@@ -140,7 +142,7 @@ func (t *targetFlags) validate(c *cobra.Command) error {
 // fill sets the target side of a run spec: a Starter for --target, the
 // attached process for --attach-*.
 func (t *targetFlags) fill(spec *runner.Spec, addr string) error {
-	spec.SamplerInterval = t.interval
+	spec.SamplerInterval, spec.SamplerNoPSS = t.interval, t.noPSS
 	spec.ClientCPUs = t.clientCPUs
 	switch {
 	case t.command != "":

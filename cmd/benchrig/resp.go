@@ -112,6 +112,7 @@ func respCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 
 	f.StringVar(&rf.clientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
 	f.DurationVar(&rf.interval, "sample-interval", time.Second, "server resource sampling period (≥ 100ms)")
+	f.BoolVar(&rf.noPSS, "no-pss", false, "do not read the server's PSS (RSS only)")
 	f.DurationVar(&rf.baseline, "baseline", 0, "idle phase sampled before each load")
 	f.DurationVar(&rf.settle, "settle", 0, "idle phase between warm-up and load")
 	f.DurationVar(&rf.recovery, "recovery", 0, "idle phase sampled after each load")
@@ -394,7 +395,7 @@ func (rf *respFlags) sample(ctx context.Context, c *cobra.Command, srv *runner.R
 		return row, err
 	}
 	spec.Engine, spec.Phases, spec.Thresholds = cfg, phases, rf.thresholds()
-	spec.SamplerInterval, spec.ClientCPUs = rf.interval, rf.clientCPUs
+	spec.SamplerInterval, spec.SamplerNoPSS, spec.ClientCPUs = rf.interval, rf.noPSS, rf.clientCPUs
 	spec.Cell, spec.Repeat = p.c.label(), p.repeat
 	spec.Case, spec.Variant = p.c.label(), rf.variant()
 	spec.Key = fmt.Sprintf("%s#%d", spec.Cell, p.repeat)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -241,7 +242,8 @@ func TestAttachAndClientPinning(t *testing.T) {
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
 	addr := startListening(t, cmd)
 	_, port, _ := net.SplitHostPort(addr)
-	for _, how := range [][]string{{"--attach-pid", fmt.Sprint(cmd.Process.Pid)}, {"--attach-port", port}} {
+	// The second run also turns PSS off: RSS only, the PSS figures missing.
+	for i, how := range [][]string{{"--attach-pid", fmt.Sprint(cmd.Process.Pid)}, {"--attach-port", port, "--no-pss"}} {
 		args := append([]string{"http", "http://" + addr + "/", "-d", "1s", "--client-cpus", "0",
 			"--baseline", "300ms", "--settle", "0s", "--recovery", "300ms", "--sample-interval", "100ms"}, how...)
 		doc, stderr, code := quickJSON(t, args...)
@@ -254,6 +256,9 @@ func TestAttachAndClientPinning(t *testing.T) {
 		}
 		if s.Server.Figures.CPUSeconds <= 0 || s.Server.Figures.RSSLoad == 0 {
 			t.Errorf("%v: server not sampled: %+v", how, s.Server.Figures)
+		}
+		if noPSS := i == 1; (s.Server.Figures.PSSPeak == 0) != noPSS || slices.Contains(s.Server.Figures.Missing, "pss_peak_bytes") != noPSS {
+			t.Errorf("%v: PSS peak %d, missing %v", how, s.Server.Figures.PSSPeak, s.Server.Figures.Missing)
 		}
 		if s.Server.Placement == nil || s.Server.Placement.ClientCPUs != "0" || s.Load.Client.UsableCores != 1 {
 			t.Errorf("%v: placement %+v, usable cores %d", how, s.Server.Placement, s.Load.Client.UsableCores)

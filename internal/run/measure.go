@@ -85,7 +85,7 @@ func (m *measurement) run(ctx context.Context) {
 
 	// 3. the sampler runs from the baseline to the end of the recovery.
 	if m.tgt != nil && m.tgt.PID() > 0 {
-		smp, err := sample.Start(ctx, sample.Config{Interval: spec.SamplerInterval, PID: m.tgt.PID()})
+		smp, err := sample.Start(ctx, sample.Config{Interval: spec.SamplerInterval, NoPSS: spec.SamplerNoPSS, PID: m.tgt.PID()})
 		if err != nil {
 			m.fail("sample target: %v", err)
 			return

@@ -120,6 +120,8 @@ type Spec struct {
 
 	// SamplerInterval is the resource sampling period (0: 1 s).
 	SamplerInterval time.Duration
+	// SamplerNoPSS turns the sampler's PSS readings off.
+	SamplerNoPSS bool
 	// ClientCPUs pins benchrig's load generation to these CPUs ("" none).
 	ClientCPUs string
 

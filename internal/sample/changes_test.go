@@ -3,6 +3,7 @@ package sample
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -219,5 +220,28 @@ func TestMarkReusesRecentPSS(t *testing.T) {
 		if x := samples[i]; x.PSSSkipped || x.PSS != want*1024 {
 			t.Errorf("sample %d (%s): PSS %d KiB skipped %v, want %d KiB", i, x.Phase, x.PSS/1024, x.PSSSkipped, want)
 		}
+	}
+}
+
+// TestNoPSS: with NoPSS no sample reads PSS, marks included, and the PSS
+// figures are missing.
+func TestNoPSS(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 100, pssKB: 300})
+	s, err := Start(context.Background(), Config{Root: root, Interval: time.Hour, PID: 10, NoPSS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Mark(PhaseLoad)
+	s.Mark(PhaseRecovery)
+	samples := s.Stop()
+	for i, x := range samples {
+		if !x.PSSSkipped || x.PSS != 0 || x.RSS == 0 {
+			t.Errorf("sample %d (%s): PSS %d skipped %v RSS %d", i, x.Phase, x.PSS, x.PSSSkipped, x.RSS)
+		}
+	}
+	f := Derive(samples, Window{Phase: PhaseLoad}, 1, 1)
+	if f.PSSPeak != 0 || !slices.Contains(f.Missing, "pss_peak_bytes") || f.RSSPeak == 0 {
+		t.Errorf("figures %+v: want RSS only, PSS missing", f)
 	}
 }

@@ -132,7 +132,7 @@ func (s *Sampler) loop(ctx context.Context) {
 func (s *Sampler) takeLocked(mark bool) error {
 	t0 := time.Now()
 	reuse := mark && !s.lastPSS.IsZero() && t0.Sub(s.lastPSS) < markPSSReuse
-	withPSS := !reuse && (mark || t0.Sub(s.lastPSS) >= s.cfg.PSSInterval-s.cfg.Interval/2)
+	withPSS := !reuse && !s.cfg.NoPSS && (mark || t0.Sub(s.lastPSS) >= s.cfg.PSSInterval-s.cfg.Interval/2)
 	t, err := s.reader.read(s.cfg.PID, s.rootStart, withPSS, t0)
 	t1 := time.Now()
 	if err != nil {

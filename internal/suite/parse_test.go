@@ -344,3 +344,21 @@ matrix: {targets: [c], paths: [hello], connections: [1]}
 		t.Errorf("merged target: %+v", c)
 	}
 }
+
+// TestSamplerNoPSS: sampler.no_pss turns PSS off; suites without it
+// resolve as before (the key is omitted), so recorded files still verify.
+func TestSamplerNoPSS(t *testing.T) {
+	s := mustParse(t, "nopss.yaml", okHead+okMatrix+"sampler: {interval: 500ms, no_pss: true}\n")
+	if !s.Sampler.NoPSS || s.Sampler.Interval != Duration(500*time.Millisecond) {
+		t.Errorf("sampler %+v", s.Sampler)
+	}
+	for _, src := range []string{okHead + okMatrix, okHead + okMatrix + "sampler: {no_pss: false}\n"} {
+		b, err := json.Marshal(mustParse(t, "min.yaml", src).Sampler)
+		if err != nil || strings.Contains(string(b), "no_pss") {
+			t.Errorf("resolved sampler %s (%v): want no no_pss key", b, err)
+		}
+	}
+	if _, err := Parse("bad.yaml", []byte(okHead+okMatrix+"sampler: {no_pss: sometimes}\n")); err == nil || !strings.Contains(err.Error(), "sampler.no_pss") {
+		t.Errorf("no_pss: sometimes: %v", err)
+	}
+}

@@ -71,6 +71,9 @@ type Sampler struct {
 	// Interval between samples of the target's CPU and memory; at least
 	// 100ms (default 1s).
 	Interval Duration `json:"interval"`
+	// NoPSS turns PSS readings off (RSS only): each reading of a big
+	// multi-process server's PSS costs the client CPU.
+	NoPSS bool `json:"no_pss,omitempty"`
 }
 
 // Placement pins processes to CPUs, so the client and the system under test
