@@ -28,7 +28,10 @@
 # Client CPU is user+sys of the whole client process (bench/lib/measure.py,
 # getrusage of the children): for benchrig that includes its start-up,
 # pre-flight and the resource sampler, so a second benchrig row gives the CPU
-# it reports for the load window alone.
+# it reports for the load window alone. The benchrig--no-pss rows run without
+# the sampler's PSS readings (--no-pss), whose cost grows with the server's
+# mapped memory (~0.1 s each for 70 backends over a 100k-row table): the
+# load generator's own cost.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONNECTIONS=${CONNECTIONS:-64}
@@ -125,8 +128,10 @@ PY
 for run in $(seq "$RUNS"); do
 	pgbench_row pgbench "$work/one.sql" "$work/rows1"
 	benchrig_row benchrig "$work/rows1" --path prepared-one --batch 1
+	benchrig_row benchrig--no-pss "$work/rows1" --path prepared-one --batch 1 --no-pss
 	pgbench_row pgbench "$work/any.sql" "$work/rows64"
 	benchrig_row benchrig "$work/rows64" --path any --batch 64
+	benchrig_row benchrig--no-pss "$work/rows64" --path any --batch 64 --no-pss
 	echo "run $run done" >&2
 done
 echo
