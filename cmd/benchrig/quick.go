@@ -41,7 +41,7 @@ type targetFlags struct {
 	attachPort   int
 	clientCPUs   string
 	interval     time.Duration
-	noPSS        bool // --no-pss
+	noPSS        bool   // --no-pss
 	logDir       string // the --target's log directory, made per run
 	baseline     time.Duration
 	settle       time.Duration
