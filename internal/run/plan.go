@@ -196,8 +196,9 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (Spec,
 		Phases:   phases,
 		Thresholds: result.Thresholds{Coverage: th.Coverage, P99: th.P99.D(), Errors: th.Errors, Timeouts: th.Timeouts,
 			Unexpected: th.Unexpected, Dropped: th.Dropped},
-		SamplerInterval: r.s.Sampler.Interval.D(), SamplerNoPSS: r.s.Sampler.NoPSS,
-		ClientCPUs: string(r.s.Placement.ClientCPUs),
+		SamplerInterval: r.s.Sampler.Interval.D(),
+		SamplerNoPSS:    r.s.Sampler.NoPSS,
+		ClientCPUs:      string(r.s.Placement.ClientCPUs),
 	}
 	key := variantKey(c)
 	if ct, ok := r.commands[key]; ok {
