@@ -19,6 +19,27 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 )
 
+// TestMain gives the package's tests a temporary directory of their own:
+// runs whose target failed keep its log there on purpose (the error names
+// it), and nothing a test leaves may reach the machine's /tmp.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "benchrig-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// Traversable, as /tmp is: ephemeral PostgreSQL servers run as the
+	// postgres user under it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer

@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		// remove what a benchrig killed with SIGKILL left in the temp dir
 		// (ephemeral server data, target logs); live runs' dirs stay.
 		if removed, _ := tmpdir.Sweep(""); len(removed) > 0 {
-			fmt.Fprintf(stderr, "benchrig: removed %d temporary dir(s) left by a killed run\n", len(removed))
+			fmt.Fprintf(stderr, "benchrig: removed %d temporary dir(s) of benchrig processes that no longer run\n", len(removed))
 		}
 		if cpuProfile == "" {
 			return nil
