@@ -62,7 +62,14 @@ func ReportDoc(src *Source) *Doc {
 			Title: "Constant rate",
 			Text: []string{"Coverage = completed ÷ (rate × load seconds) × 100. Late requests found no free connection when due; " +
 				"dropped ones were refused by a full backlog. Service time is measured from the actual send."},
-			Tables: []Table{g.byCell("Open loop", []metric{mCoverage, serviceP99}, lateDropped, healthy)},
+			Tables: []Table{
+				g.byCell("Open loop: memory (MiB), CPU, p99, coverage and healthy runs, as seed 002 shows them", []metric{
+					rssMetric("RSS baseline", func(f result.ServerFigures) uint64 { return f.RSSBaseline }),
+					rssMetric("RSS load", func(f result.ServerFigures) uint64 { return f.RSSLoad }),
+					rssMetric("RSS after", func(f result.ServerFigures) uint64 { return f.RSSAfter }),
+					mCPUPercent, mP99, mCoverage}, healthy),
+				g.byCell("Open loop: schedule", []metric{serviceP99}, lateDropped),
+			},
 		})
 	}
 	if t, ok := g.statsTable(); ok {
@@ -175,17 +182,28 @@ func percentileX(q float64) float64 {
 	return float64(int64(x*1000+0.5)) / 1000
 }
 
+// rssMetric is a memory figure of the server in MiB.
+func rssMetric(name string, f func(result.ServerFigures) uint64) metric {
+	return metric{name: name, unit: "MiB", format: "%.1f", get: func(s *result.Sample) (float64, bool) {
+		if s.Server == nil {
+			return 0, false
+		}
+		v := f(s.Server.Figures)
+		return float64(v) / (1 << 20), v > 0
+	}}
+}
+
+// mCPUPercent is the server's CPU in % of one core over the load window.
+var mCPUPercent = metric{name: "CPU % of a core", format: "%.1f", get: func(s *result.Sample) (float64, bool) {
+	if s.Server == nil || s.Server.Figures.WindowSeconds == 0 {
+		return 0, false
+	}
+	return s.Server.Figures.Cores * 100, true
+}}
+
 // memoryTable is the server's RSS and PSS by phase.
 func (g *grid) memoryTable() Table {
-	mib := func(name string, f func(result.ServerFigures) uint64) metric {
-		return metric{name: name, unit: "MiB", format: "%.1f", get: func(s *result.Sample) (float64, bool) {
-			if s.Server == nil {
-				return 0, false
-			}
-			v := f(s.Server.Figures)
-			return float64(v) / (1 << 20), v > 0
-		}}
-	}
+	mib := rssMetric
 	return g.byCell("Server memory (MiB): median of the baseline, load and recovery samples, and the largest sample", []metric{
 		mib("RSS baseline", func(f result.ServerFigures) uint64 { return f.RSSBaseline }),
 		mib("RSS load", func(f result.ServerFigures) uint64 { return f.RSSLoad }),

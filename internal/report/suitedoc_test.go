@@ -42,6 +42,8 @@ func TestReportDocSections(t *testing.T) {
 	rate.Load.Service = &result.Latency{Count: 1000, Percentiles: []result.Percentile{{Q: 99, US: 1500}}}
 	rate.Load.Client.Saturated = true
 	rate.Stats = map[string]float64{"xact_commit": 1001}
+	rate.Server = &result.Server{Figures: result.ServerFigures{WindowSeconds: 60, Cores: 0.079,
+		RSSBaseline: 61 << 20, RSSLoad: 159 << 20, RSSAfter: 174 << 20}}
 	bad := synth(10, 900)
 	bad.Verdict = result.Verdict{Healthy: false, Reasons: []string{"p99 900ms > 250ms"}}
 	src.Rows = append(src.Rows,
@@ -58,8 +60,11 @@ func TestReportDocSections(t *testing.T) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
 	}
-	if r := row(t, d, "Open loop", "1000 req/s"); r[2] != "99.5" || r[3] != "1.50" || r[4] != "7 / 0" || r[5] != "1/1" {
-		t.Errorf("open-loop row %q: want coverage 99.5, service p99 1.50 ms, 7 late, healthy 1/1", r)
+	if r := row(t, d, "Open loop: memory", "1000 req/s"); strings.Join(r[2:], " ") != "61.0 159.0 174.0 7.9 3.00 99.5 1/1" {
+		t.Errorf("open-loop row %q: want RSS 61/159/174 MiB, CPU 7.9 %%, p99 3.00 ms, coverage 99.5, healthy 1/1", r)
+	}
+	if r := row(t, d, "Open loop: schedule", "1000 req/s"); r[2] != "1.50" || r[3] != "7 / 0" {
+		t.Errorf("open-loop schedule row %q: want service p99 1.50 ms, 7 late", r)
 	}
 	samples := d.Sections[len(d.Sections)-1].Tables[0]
 	verdicts := ""
