@@ -222,3 +222,18 @@ func checkReports(t *testing.T, dir, results string) {
 		t.Errorf("compare with a missing file: exit %d %s", code, stderr)
 	}
 }
+
+// TestExampleSuitesPlan: every example suite parses and plans (they are
+// documentation that must not rot).
+func TestExampleSuitesPlan(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/suites/*.yaml")
+	if len(files) < 3 {
+		t.Fatalf("example suites: %v", files)
+	}
+	for _, f := range files {
+		stdout, stderr, code := cli(t, "plan", f)
+		if code != 0 || !strings.HasPrefix(stdout, "plan ") {
+			t.Errorf("plan %s: exit %d %s", f, code, stderr)
+		}
+	}
+}
