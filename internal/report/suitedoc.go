@@ -140,12 +140,26 @@ func sampleNotes(rows []Row) []string {
 		notes = append(notes, fmt.Sprintf("%d of %d samples are UNHEALTHY (see Samples for the reasons).", unhealthy, len(rows)))
 	}
 	if interrupted > 0 {
-		notes = append(notes, fmt.Sprintf("%d samples were interrupted: their figures cover what finished.", interrupted))
+		notes = append(notes, fmt.Sprintf("%s interrupted: their figures cover what finished.", samplesCount(interrupted, "was", "were")))
 	}
 	if saturated > 0 {
-		notes = append(notes, fmt.Sprintf("In %d samples the client used over 90 %% of its usable cores: those figures measure benchrig, not the server.", saturated))
+		notes = append(notes, fmt.Sprintf("In %s the client used over 90 %% of its usable cores: those figures measure benchrig, not the server.", samplesCount(saturated, "", "")))
 	}
 	return notes
+}
+
+// samplesCount is "1 sample" or "n samples", followed by the verb for one
+// or several when given.
+func samplesCount(n int, one, several string) string {
+	s := fmt.Sprintf("%d samples", n)
+	verb := several
+	if n == 1 {
+		s, verb = "1 sample", one
+	}
+	if verb != "" {
+		s += " " + verb
+	}
+	return s
 }
 
 // latencyQuantiles are the points of a latency-by-percentile chart.

@@ -55,7 +55,7 @@ func TestReportDocSections(t *testing.T) {
 		t.Errorf("sections %q", got)
 	}
 	notes := strings.Join(d.Notes, "\n")
-	for _, want := range []string{"1 of 8 samples failed", "1 of 8 samples are UNHEALTHY", "In 1 samples the client used over 90 %"} {
+	for _, want := range []string{"1 of 8 samples failed", "1 of 8 samples are UNHEALTHY", "In 1 sample the client used over 90 %"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
