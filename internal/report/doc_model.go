@@ -63,7 +63,10 @@ type Chart struct {
 	// XLabels, for Lines, name X values on the axis (X → "99 %").
 	XLabels map[float64]string
 	LogX    bool
-	Series  []Series
+	// LogY, for Lines, draws the Y axis logarithmically (latencies that
+	// span decades); points whose Y is not above 0 are not drawn.
+	LogY   bool
+	Series []Series
 }
 
 // Series is one variant of a chart.

@@ -142,7 +142,7 @@ func chartHasData(c Chart) bool {
 			continue
 		}
 		for _, p := range s.Points {
-			if drawable(p) && finite(p.X) && (!c.LogX || p.X > 0) {
+			if drawable(p) && finite(p.X) && (!c.LogX || p.X > 0) && (!c.LogY || p.Y > 0) {
 				return true
 			}
 		}

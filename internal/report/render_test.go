@@ -404,3 +404,28 @@ func TestLabelColumns(t *testing.T) {
 		t.Errorf("html label cells missing:\n%s", page.String())
 	}
 }
+
+// TestSVGLinesLogY: on a log Y axis 10 lies halfway between 1 and 100,
+// points at or below 0 are not drawn, and the axis is labelled at powers
+// of ten.
+func TestSVGLinesLogY(t *testing.T) {
+	c := Chart{Kind: Lines, Title: "lat", Unit: "ms", LogY: true, Series: []Series{
+		{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 2, Y: 10}, {X: 3, Y: 100}, {X: 4, Y: 0}}},
+	}}
+	svg := chartSVG(c)
+	pts := svgElems(parseSVG(t, svg), "circle", "pt")
+	if len(pts) != 3 {
+		t.Fatalf("%d markers, want 3 (Y=0 has no place on a log axis)", len(pts))
+	}
+	y1, y10, y100 := svgAttr(t, pts[0], "cy"), svgAttr(t, pts[1], "cy"), svgAttr(t, pts[2], "cy")
+	if !(y100 < y10 && y10 < y1) || math.Abs((y1-y10)-(y10-y100)) > 0.02 {
+		t.Errorf("Y=1,10,100 at rows %v,%v,%v: 10 is not halfway", y1, y10, y100)
+	}
+	requireInOrder(t, svg, ">1</text>", ">2</text>", ">5</text>", ">10</text>", ">100</text>", "ms (log)")
+	if strings.Contains(svg, "NaN") || strings.Contains(svg, "Inf") {
+		t.Error("a non-finite number in the SVG")
+	}
+	if chartHasData(Chart{Kind: Lines, LogY: true, Series: []Series{{Points: []Point{{X: 1, Y: 0}}}}}) {
+		t.Error("a log chart with only Y=0 has data")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -185,6 +186,16 @@ func (g *grid) latencyChart(c string) Chart {
 		}
 		ch.Series = append(ch.Series, sr)
 	}
+	// Tail latencies often span decades: a log axis keeps p50 readable.
+	lo, hi := math.Inf(1), 0.0
+	for _, sr := range ch.Series {
+		for _, p := range sr.Points {
+			if !p.Missing && p.Y > 0 {
+				lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
+			}
+		}
+	}
+	ch.LogY = hi >= 10*lo
 	return ch
 }
 

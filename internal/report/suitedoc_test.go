@@ -66,6 +66,12 @@ func TestReportDocSections(t *testing.T) {
 	if r := row(t, d, "Open loop: schedule", "1000 req/s"); r[2] != "1.50" || r[3] != "7 / 0" {
 		t.Errorf("open-loop schedule row %q: want service p99 1.50 ms, 7 late", r)
 	}
+	for _, ch := range d.Sections[1].Charts {
+		// 4 conns spans 0.5–2 ms: linear; 1000 req/s spans 1.5–900 ms: log.
+		if want := strings.HasSuffix(ch.Title, "1000 req/s"); ch.LogY != want {
+			t.Errorf("%s: log Y %v, want %v", ch.Title, ch.LogY, want)
+		}
+	}
 	samples := d.Sections[len(d.Sections)-1].Tables[0]
 	verdicts := ""
 	for _, r := range samples.Rows {

@@ -205,6 +205,7 @@ func categoryLabel(b *strings.Builder, cat string, lines []string, rotate bool, 
 // and ticked at the XLabels keys (or, without labels, at the data's X).
 func drawLines(b *strings.Builder, c Chart, top float64) {
 	usable := func(x float64) bool { return finite(x) && (!c.LogX || x > 0) }
+	shown := func(p Point) bool { return drawable(p) && usable(p.X) && (!c.LogY || p.Y > 0) }
 	tr := func(x float64) float64 { return x }
 	if c.LogX {
 		tr = math.Log10
@@ -217,7 +218,7 @@ func drawLines(b *strings.Builder, c Chart, top float64) {
 	}
 	sort.Float64s(ticks)
 	var data []float64
-	maxY := 0.0
+	maxY, minY := 0.0, math.Inf(1)
 	for _, x := range lineXs(c) {
 		if usable(x) {
 			data = append(data, x)
@@ -225,8 +226,8 @@ func drawLines(b *strings.Builder, c Chart, top float64) {
 	}
 	for _, s := range c.Series {
 		for _, p := range s.Points {
-			if drawable(p) && usable(p.X) {
-				maxY = math.Max(maxY, p.Y)
+			if shown(p) {
+				maxY, minY = math.Max(maxY, p.Y), math.Min(minY, p.Y)
 			}
 		}
 	}
@@ -246,8 +247,18 @@ func drawLines(b *strings.Builder, c Chart, top float64) {
 		return a.left + lineInset + (tr(x)-t0)/(t1-t0)*(a.right-a.left-2*lineInset)
 	}
 
-	yTop, step := niceScale(maxY)
-	yAxis(b, a, yTop, step, c.Unit)
+	var py func(float64) float64 // a value's pixel row
+	if c.LogY {
+		lo, hi := logRange(minY, maxY)
+		py = func(v float64) float64 {
+			return a.bottom - (math.Log10(v)-lo)/(hi-lo)*(a.bottom-a.top)
+		}
+		yLogAxis(b, a, lo, hi, c.Unit)
+	} else {
+		yTop, step := niceScale(maxY)
+		py = func(v float64) float64 { return a.y(v, yTop) }
+		yAxis(b, a, yTop, step, c.Unit)
+	}
 	lastRight := math.Inf(-1)
 	for _, x := range ticks {
 		xp := px(x)
@@ -264,7 +275,7 @@ func drawLines(b *strings.Builder, c Chart, top float64) {
 	for si, s := range c.Series {
 		var pts []Point
 		for _, p := range s.Points {
-			if drawable(p) && usable(p.X) {
+			if shown(p) {
 				pts = append(pts, p)
 			}
 		}
@@ -273,15 +284,51 @@ func drawLines(b *strings.Builder, c Chart, top float64) {
 		if len(pts) > 1 {
 			coords := make([]string, len(pts))
 			for i, p := range pts {
-				coords[i] = svgNum(px(p.X)) + "," + svgNum(a.y(p.Y, yTop))
+				coords[i] = svgNum(px(p.X)) + "," + svgNum(py(p.Y))
 			}
 			fmt.Fprintf(b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(coords, " "), col)
 		}
 		for _, p := range pts {
 			tip := oneLine(s.Name) + " · " + xLabel(c, p.X) + ": " + withUnit(pointText(p), c.Unit)
 			fmt.Fprintf(b, `<circle class="pt" cx="%s" cy="%s" r="3" fill="%s"><title>%s</title></circle>`,
-				svgNum(px(p.X)), svgNum(a.y(p.Y, yTop)), col, html.EscapeString(tip))
+				svgNum(px(p.X)), svgNum(py(p.Y)), col, html.EscapeString(tip))
 		}
+	}
+}
+
+// logRange is the decades (log10) a log axis spans to show values from
+// min to max: whole decades around them, at least one.
+func logRange(min, max float64) (lo, hi float64) {
+	lo, hi = math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return lo, hi
+}
+
+// yLogAxis draws a logarithmic Y axis over the decades lo…hi (log10):
+// gridlines and labels at 1, 2 and 5 × each power of ten (the decades
+// alone when they are more than three), the axis lines and the unit.
+func yLogAxis(b *strings.Builder, a plotArea, lo, hi float64, unit string) {
+	mults := []float64{1, 2, 5}
+	if hi-lo > 3 {
+		mults = []float64{1}
+	}
+	for d := lo; d <= hi; d++ {
+		for _, m := range mults {
+			v := m * math.Pow(10, d)
+			if math.Log10(v) > hi+1e-9 {
+				break
+			}
+			y := svgNum(a.bottom - (math.Log10(v)-lo)/(hi-lo)*(a.bottom-a.top))
+			fmt.Fprintf(b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ddd"/>`, svgNum(a.left), y, svgNum(a.right), y)
+			fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="end" dy="4">%s</text>`, svgNum(a.left-6), y, html.EscapeString(strconv.FormatFloat(v, 'g', -1, 64)))
+		}
+	}
+	fmt.Fprintf(b, `<path class="axis" d="M%s %sV%sH%s" fill="none" stroke="#333"/>`, svgNum(a.left), svgNum(a.top), svgNum(a.bottom), svgNum(a.right))
+	if unit != "" {
+		mid := svgNum((a.top + a.bottom) / 2)
+		fmt.Fprintf(b, `<text class="unit" x="14" y="%s" text-anchor="middle" transform="rotate(-90 14 %s)">%s (log)</text>`, mid, mid, html.EscapeString(unit))
 	}
 }
 
