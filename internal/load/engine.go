@@ -445,23 +445,20 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
-// backoff paces reconnect attempts after failures: 10 ms doubling to 1 s.
-type backoff struct{ d time.Duration }
+// backoff is a worker's driver.Backoff, slept through.
+type backoff struct{ driver.Backoff }
 
-func newBackoff() *backoff { return &backoff{d: 10 * time.Millisecond} }
-func (b *backoff) reset()  { b.d = 10 * time.Millisecond }
+func newBackoff() *backoff { return &backoff{} }
+func (b *backoff) reset()  { b.Reset() }
 
-// wait sleeps for the current backoff (not past the deadline) and reports
+// wait sleeps for the next pause (not past the deadline) and reports
 // whether the worker should go on.
 func (b *backoff) wait(ctx context.Context, deadline int64) bool {
-	d := b.d
+	d := b.Next()
 	if deadline != 0 {
 		if left := time.Duration(deadline - driver.Now()); left < d {
 			d = left
 		}
-	}
-	if b.d < time.Second {
-		b.d *= 2
 	}
 	if d <= 0 {
 		return false

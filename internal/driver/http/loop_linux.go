@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"net"
 	"net/netip"
 	"strconv"
@@ -38,14 +37,14 @@ type loop struct {
 	buf   []byte // the read buffer, shared: one goroutine reads
 
 	// the state of the Run in progress
-	w         driver.LoopWork
-	pipeline  int
-	pipe      []byte // the request repeated pipeline times
-	deadline  int64
-	stopping  bool // no more batches: the claim or the deadline said so
-	inflight  int  // responses outstanding over all connections
-	nextCheck int64
-	ready     []*lconn
+	w        driver.LoopWork
+	pipeline int
+	pipe     []byte // the request repeated pipeline times
+	deadline int64
+	stopping bool         // no more batches: the claim or the deadline said so
+	inflight int          // responses outstanding over all connections
+	alarm    evloop.Alarm // when scan must run next
+	ready    []*lconn
 }
 
 // OpenLoop implements driver.Multiplexer: conns connections on one epoll
@@ -189,12 +188,7 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		if l.stopping && l.inflight == 0 {
 			return nil
 		}
-		ms := -1
-		if l.nextCheck != math.MaxInt64 {
-			left := l.nextCheck - driver.Now()
-			ms = int(max((left+999_999)/1e6, 0))
-		}
-		evs, err := l.p.Wait(ms)
+		evs, err := l.p.Wait(l.alarm.WaitMS(driver.Now()))
 		if err != nil {
 			return err
 		}
@@ -215,7 +209,7 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 			}
 			l.event(c, ev.Events)
 		}
-		if now := driver.Now(); now >= l.nextCheck {
+		if now := driver.Now(); l.alarm.Due(now) {
 			l.scan(now)
 		}
 	}
@@ -275,22 +269,15 @@ func (l *loop) queue(c *lconn) {
 	}
 }
 
-// noteTimer makes the loop wake by t.
-func (l *loop) noteTimer(t int64) {
-	if t < l.nextCheck {
-		l.nextCheck = t
-	}
-}
-
 // scan handles what is due at now: request and connect timeouts, reopens
 // after a pause, the deadline; and sets the next time to look.
 func (l *loop) scan(now int64) {
-	l.nextCheck = math.MaxInt64
+	l.alarm.Clear()
 	if l.deadline != 0 {
 		if now >= l.deadline {
 			l.stopping = true
 		} else {
-			l.noteTimer(l.deadline)
+			l.alarm.Set(l.deadline)
 		}
 	}
 	for _, c := range l.conns {
@@ -300,18 +287,18 @@ func (l *loop) scan(now int64) {
 				if t := c.sent + l.timeout; now >= t {
 					l.fail(c, errRequestTimeout)
 				} else {
-					l.noteTimer(t)
+					l.alarm.Set(t)
 				}
 			}
 		case csConnecting:
 			if now >= c.until {
 				l.connectFailed(c, errRequestTimeout, now)
 			} else {
-				l.noteTimer(c.until)
+				l.alarm.Set(c.until)
 			}
 		case csBackoff:
 			if now < c.until {
-				l.noteTimer(c.until)
+				l.alarm.Set(c.until)
 			} else if l.stopping {
 				c.st = csDown
 			} else {

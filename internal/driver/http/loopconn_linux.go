@@ -4,7 +4,6 @@ package http
 
 import (
 	"errors"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -29,14 +28,13 @@ type lconn struct {
 	gen      uint32 // bumped per socket, carried in its epoll events
 	st       connState
 	until    int64 // connect deadline (csConnecting) or reopen time (csBackoff)
-	pause    time.Duration
+	backoff  driver.Backoff
 	reopen   bool // count a reconnect when the connect completes
 	queued   bool // in loop.ready
-	wantOut  bool // EPOLLOUT is armed for a partial write
 	inflight int  // responses outstanding in the batch
 	sent     int64
-	wpend    []byte // unwritten rest of the batch
-	pend     []byte // unparsed bytes (at most a partial line)
+	out      evloop.Outbox // the unwritten rest of the batch
+	pend     []byte        // unparsed bytes (at most a partial line)
 	p        parser
 }
 
@@ -94,7 +92,7 @@ func (l *loop) connect(c *lconn, now int64) {
 		return
 	}
 	c.until = now + l.dial
-	l.noteTimer(c.until)
+	l.alarm.Set(c.until)
 }
 
 func (l *loop) opened(c *lconn) {
@@ -128,16 +126,10 @@ func (l *loop) connectFailed(c *lconn, err error, now int64) {
 	l.pauseConn(c, now)
 }
 
-// pauseConn schedules c's reopen after its back-off: 10 ms doubling to 1 s.
+// pauseConn schedules c's reopen after its back-off (driver.Backoff).
 func (l *loop) pauseConn(c *lconn, now int64) {
-	if c.pause == 0 {
-		c.pause = 10 * time.Millisecond
-	}
-	c.st, c.until, c.reopen = csBackoff, now+int64(c.pause), true
-	if c.pause < time.Second {
-		c.pause *= 2
-	}
-	l.noteTimer(c.until)
+	c.st, c.until, c.reopen = csBackoff, now+int64(c.backoff.Next()), true
+	l.alarm.Set(c.until)
 }
 
 // drop closes c's socket; its partial state goes with it.
@@ -145,8 +137,8 @@ func (l *loop) drop(c *lconn) {
 	if c.fd >= 0 {
 		_ = unix.Close(c.fd) // also leaves the epoll set
 	}
-	c.fd, c.st, c.wantOut = -1, csDown, false
-	c.wpend, c.pend = nil, c.pend[:0]
+	c.fd, c.st, c.pend = -1, csDown, c.pend[:0]
+	c.out.Reset()
 	c.p.reset()
 }
 
@@ -154,37 +146,16 @@ func (l *loop) drop(c *lconn) {
 func (l *loop) send(c *lconn, k int, now int64) {
 	c.sent, c.inflight = now, k
 	l.inflight += k
-	c.wpend = l.pipe[:k*len(l.d.t.request)]
+	c.out.Pending = l.pipe[:k*len(l.d.t.request)]
 	if l.timeout > 0 {
-		l.noteTimer(now + l.timeout)
+		l.alarm.Set(now + l.timeout)
 	}
 	l.write(c)
 }
 
-// write writes what is left of the batch, arming EPOLLOUT if the socket
-// buffer is full.
+// write writes what is left of the batch (evloop.Poller.Flush).
 func (l *loop) write(c *lconn) {
-	rest, err := evloop.WriteNonblock(c.fd, c.wpend)
-	if err != nil {
-		l.fail(c, err)
-		return
-	}
-	c.wpend = rest
-	if rest != nil {
-		if !c.wantOut {
-			c.wantOut = true
-			l.setEvents(c, unix.EPOLLIN|unix.EPOLLOUT)
-		}
-		return
-	}
-	if c.wantOut {
-		c.wantOut = false
-		l.setEvents(c, unix.EPOLLIN)
-	}
-}
-
-func (l *loop) setEvents(c *lconn, ev uint32) {
-	if err := l.p.Mod(c.fd, ev, int32(c.i), int32(c.gen)); err != nil {
+	if err := l.p.Flush(c.fd, int32(c.i), int32(c.gen), &c.out); err != nil {
 		l.fail(c, err)
 	}
 }
@@ -199,7 +170,7 @@ func (l *loop) event(c *lconn, ev uint32) {
 		}
 		l.opened(c)
 	case csOpen:
-		if ev&unix.EPOLLOUT != 0 && len(c.wpend) > 0 {
+		if ev&unix.EPOLLOUT != 0 && len(c.out.Pending) > 0 {
 			l.write(c)
 			if c.st != csOpen {
 				return
@@ -264,7 +235,7 @@ func (l *loop) complete(c *lconn, now int64) bool {
 			return false
 		}
 		// Connection: close on a healthy connection: reopen at once.
-		c.pause = 0
+		c.backoff.Reset()
 		l.drop(c)
 		if !l.stopping {
 			c.reopen = true
@@ -273,7 +244,7 @@ func (l *loop) complete(c *lconn, now int64) bool {
 		return false
 	}
 	if c.inflight == 0 {
-		c.pause = 0
+		c.backoff.Reset()
 		l.queue(c)
 	}
 	return true

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
@@ -39,13 +38,13 @@ type loop struct {
 	conns []*lconn
 
 	// the state of the Run in progress
-	ctx       context.Context
-	w         driver.LoopWork
-	deadline  int64
-	stopping  bool // no more requests: the claim or the deadline said so
-	inflight  int  // requests outstanding over all connections
-	nextCheck int64
-	ready     []*lconn
+	ctx      context.Context
+	w        driver.LoopWork
+	deadline int64
+	stopping bool         // no more requests: the claim or the deadline said so
+	inflight int          // requests outstanding over all connections
+	alarm    evloop.Alarm // when scan must run next
+	ready    []*lconn
 
 	// last is driver.Now() when the last request of any Run ended.
 	last int64
@@ -137,12 +136,7 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		if l.stopping && l.inflight == 0 {
 			return nil
 		}
-		ms := -1
-		if l.nextCheck != math.MaxInt64 {
-			left := l.nextCheck - driver.Now()
-			ms = int(max((left+999_999)/1e6, 0))
-		}
-		evs, err := l.p.Wait(ms)
+		evs, err := l.p.Wait(l.alarm.WaitMS(driver.Now()))
 		if err != nil {
 			return fmt.Errorf("pg: %w", err)
 		}
@@ -163,7 +157,7 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 			}
 			l.event(c, ev.Events)
 		}
-		if now := driver.Now(); now >= l.nextCheck {
+		if now := driver.Now(); l.alarm.Due(now) {
 			l.scan(now)
 		}
 	}
@@ -271,22 +265,15 @@ func (l *loop) queue(c *lconn) {
 	}
 }
 
-// noteTimer makes the loop wake by t.
-func (l *loop) noteTimer(t int64) {
-	if t < l.nextCheck {
-		l.nextCheck = t
-	}
-}
-
 // scan handles what is due at now: request timeouts, reopens after a
 // pause, the deadline; and sets the next time to look.
 func (l *loop) scan(now int64) {
-	l.nextCheck = math.MaxInt64
+	l.alarm.Clear()
 	if l.deadline != 0 {
 		if now >= l.deadline {
 			l.stopping = true
 		} else {
-			l.noteTimer(l.deadline)
+			l.alarm.Set(l.deadline)
 		}
 	}
 	for _, c := range l.conns {
@@ -299,12 +286,12 @@ func (l *loop) scan(now int64) {
 				if t := c.sent + l.timeout; now >= t {
 					l.fail(c, driver.Timeout, "timeout")
 				} else {
-					l.noteTimer(t)
+					l.alarm.Set(t)
 				}
 			}
 		case csBackoff:
 			if now < c.until {
-				l.noteTimer(c.until)
+				l.alarm.Set(c.until)
 			} else if l.stopping {
 				c.st = csDown
 			} else {
@@ -353,14 +340,8 @@ func (l *loop) reconnect(c *lconn, now int64) {
 // reopenTimeout bounds one reopen of a connection.
 const reopenTimeout = 5 * time.Second
 
-// pauseConn schedules c's reopen after its back-off: 10 ms doubling to 1 s.
+// pauseConn schedules c's reopen after its back-off (driver.Backoff).
 func (l *loop) pauseConn(c *lconn, now int64) {
-	if c.pause == 0 {
-		c.pause = 10 * time.Millisecond
-	}
-	c.st, c.until, c.reopen = csBackoff, now+int64(c.pause), true
-	if c.pause < time.Second {
-		c.pause *= 2
-	}
-	l.noteTimer(c.until)
+	c.st, c.until, c.reopen = csBackoff, now+int64(c.backoff.Next()), true
+	l.alarm.Set(c.until)
 }

@@ -10,7 +10,6 @@ import (
 	"net"
 	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/sys/unix"
@@ -33,23 +32,22 @@ const (
 // encoders, row decoder and row buffers the loop reuses, and its socket,
 // taken over from pgx.
 type lconn struct {
-	i      int
-	c      *Conn
-	nc     net.Conn // the hijacked socket, kept referenced until closed
-	fd     int
-	pid    uint32 // the backend's process ID
-	gen    uint32 // bumped per socket, carried in its epoll events
-	st     connState
-	until  int64 // reopen time (csBackoff)
-	pause  time.Duration
-	reopen bool // count a reconnect when the reopen succeeds
-	queued bool // in loop.ready
+	i       int
+	c       *Conn
+	nc      net.Conn // the hijacked socket, kept referenced until closed
+	fd      int
+	pid     uint32 // the backend's process ID
+	gen     uint32 // bumped per socket, carried in its epoll events
+	st      connState
+	until   int64 // reopen time (csBackoff)
+	backoff driver.Backoff
+	reopen  bool // count a reconnect when the reopen succeeds
+	queued  bool // in loop.ready
 
-	wantOut bool   // EPOLLOUT is armed for a partial write
-	wbuf    []byte // the request's messages
-	wpend   []byte // their unwritten rest
-	rbuf    []byte // received bytes not yet parsed (a partial message)
-	anyPK   pgconn.FieldDescription
+	wbuf  []byte        // the request's messages
+	out   evloop.Outbox // their unwritten rest
+	rbuf  []byte        // received bytes not yet parsed (a partial message)
+	anyPK pgconn.FieldDescription
 
 	// the request in flight
 	busy     bool
@@ -100,7 +98,8 @@ func (l *loop) open(ctx context.Context, c *lconn) error {
 		return fmt.Errorf("pg: register the socket: %w", err)
 	}
 	c.c, c.nc, c.fd, c.st, c.pid = pc, hc.Conn, fd, csOpen, hc.PID
-	c.busy, c.wantOut, c.wpend, c.rbuf = false, false, nil, c.rbuf[:0]
+	c.busy, c.rbuf = false, c.rbuf[:0]
+	c.out.Reset()
 	if pc.read1 != nil && l.d.cfg.Path == Any && len(pc.read1.sd.Fields) > 0 {
 		c.anyPK = pc.read1.sd.Fields[0]
 		c.anyPK.Format = pc.read1.resultFmt[0]
@@ -113,8 +112,8 @@ func (l *loop) drop(c *lconn) {
 	if c.nc != nil {
 		_ = c.nc.Close() // also leaves the epoll set
 	}
-	c.nc, c.fd, c.st, c.wantOut = nil, -1, csDown, false
-	c.wpend, c.rbuf = nil, c.rbuf[:0]
+	c.nc, c.fd, c.st, c.rbuf = nil, -1, csDown, c.rbuf[:0]
+	c.out.Reset()
 }
 
 // terminate ends an idle session politely (Terminate), then drops c.
@@ -135,7 +134,7 @@ func (l *loop) start(c *lconn, seq uint64, now int64) {
 	c.c.bytes = 0
 	l.inflight++
 	if l.timeout > 0 {
-		l.noteTimer(now + l.timeout)
+		l.alarm.Set(now + l.timeout)
 	}
 	var err error
 	switch {
@@ -185,41 +184,20 @@ func (l *loop) send(c *lconn, s *stmt) {
 		b = append(b, 'D', 0, 0, 0, 6, 'P', 0)
 	}
 	b = append(b, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0, 'S', 0, 0, 0, 4)
-	c.wbuf, c.wpend = b, b
+	c.wbuf, c.out.Pending = b, b
 	l.write(c)
 }
 
-// write writes what is left of the request, arming EPOLLOUT if the socket
-// buffer is full.
+// write writes what is left of the request (evloop.Poller.Flush).
 func (l *loop) write(c *lconn) {
-	rest, err := evloop.WriteNonblock(c.fd, c.wpend)
-	if err != nil {
-		l.fail(c, driver.Error, driver.Msg(err))
-		return
-	}
-	c.wpend = rest
-	if rest != nil {
-		if !c.wantOut {
-			c.wantOut = true
-			l.setEvents(c, unix.EPOLLIN|unix.EPOLLOUT)
-		}
-		return
-	}
-	if c.wantOut {
-		c.wantOut = false
-		l.setEvents(c, unix.EPOLLIN)
-	}
-}
-
-func (l *loop) setEvents(c *lconn, ev uint32) {
-	if err := l.p.Mod(c.fd, ev, int32(c.i), int32(c.gen)); err != nil {
+	if err := l.p.Flush(c.fd, int32(c.i), int32(c.gen), &c.out); err != nil {
 		l.fail(c, driver.Error, driver.Msg(err))
 	}
 }
 
 // event handles what epoll reported for an open c.
 func (l *loop) event(c *lconn, ev uint32) {
-	if ev&unix.EPOLLOUT != 0 && len(c.wpend) > 0 {
+	if ev&unix.EPOLLOUT != 0 && len(c.out.Pending) > 0 {
 		l.write(c)
 		if c.st != csOpen {
 			return
@@ -431,7 +409,7 @@ func (l *loop) finish(c *lconn, class driver.Class, msg string, now int64) {
 	l.inflight--
 	l.last = now
 	l.w.Record(&o, c.sent)
-	c.pause = 0
+	c.backoff.Reset()
 	l.queue(c)
 }
 
