@@ -46,9 +46,8 @@ func Matrix(w io.Writer, rows []Row) error {
 			if len(ss) == 0 {
 				continue
 			}
-			_, ok := healthy(ss)
 			t.add(c, v, medianRange(ss, mP99.get, "%.2f ms"), mClientCores.cell(ss),
-				mServerCores.cell(ss)+machinePct(ss), mServerUS.cell(ss), mPeakMiB.cell(ss), ok)
+				mServerCores.cell(ss)+machinePct(ss), mServerUS.cell(ss), mPeakMiB.cell(ss), healthy.cell(ss))
 		}
 	}
 	p.f("\nLatency and resources, median [min–max] (peak memory is PSS where the server has several processes):\n")

@@ -173,9 +173,16 @@ func (g *grid) bars(m metric, title string) Chart {
 	return ch
 }
 
+// column is a table column that is not one metric: its header and the
+// cell of a case and variant's samples.
+type column struct {
+	name string
+	cell func([]*result.Sample) string
+}
+
 // byCell is a table with one row per case and variant that has samples and
-// one column per metric.
-func (g *grid) byCell(caption string, ms []metric, extra ...func([]*result.Sample) (string, string)) Table {
+// one column per metric, then the extra columns.
+func (g *grid) byCell(caption string, ms []metric, extra ...column) Table {
 	t := Table{Caption: caption, Header: []string{"Case", "Variant"}, Labels: 2}
 	for _, m := range ms {
 		h := m.name
@@ -185,8 +192,7 @@ func (g *grid) byCell(caption string, ms []metric, extra ...func([]*result.Sampl
 		t.Header = append(t.Header, h)
 	}
 	for _, e := range extra {
-		h, _ := e(nil)
-		t.Header = append(t.Header, h)
+		t.Header = append(t.Header, e.name)
 	}
 	for _, c := range g.cases {
 		for _, v := range g.variants {
@@ -199,8 +205,7 @@ func (g *grid) byCell(caption string, ms []metric, extra ...func([]*result.Sampl
 				row = append(row, m.cell(ss))
 			}
 			for _, e := range extra {
-				_, val := e(ss)
-				row = append(row, val)
+				row = append(row, e.cell(ss))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -208,16 +213,13 @@ func (g *grid) byCell(caption string, ms []metric, extra ...func([]*result.Sampl
 	return t
 }
 
-// healthy is the "Healthy" column: healthy samples of all.
-func healthy(ss []*result.Sample) (string, string) {
-	if ss == nil {
-		return "Healthy", ""
-	}
+// healthy is the "Healthy" column: healthy samples of all ("2/3").
+var healthy = column{"Healthy", func(ss []*result.Sample) string {
 	n := 0
 	for _, s := range ss {
 		if s.Error == "" && s.Verdict.Healthy {
 			n++
 		}
 	}
-	return "Healthy", fmt.Sprintf("%d/%d", n, len(ss))
-}
+	return fmt.Sprintf("%d/%d", n, len(ss))
+}}

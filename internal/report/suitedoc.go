@@ -247,10 +247,7 @@ var serviceP99 = metric{name: "Service p99", unit: "ms", format: "%.2f", better:
 }}
 
 // lateDropped is the "Late / dropped" column: totals over the repeats.
-func lateDropped(ss []*result.Sample) (string, string) {
-	if ss == nil {
-		return "Late / dropped", ""
-	}
+var lateDropped = column{"Late / dropped", func(ss []*result.Sample) string {
 	var late, dropped int64
 	for _, s := range ss {
 		if s.Load != nil && s.Load.Rate != nil {
@@ -258,8 +255,8 @@ func lateDropped(ss []*result.Sample) (string, string) {
 			dropped += s.Load.Rate.Dropped
 		}
 	}
-	return "Late / dropped", count(late) + " / " + count(dropped)
-}
+	return count(late) + " / " + count(dropped)
+}}
 
 func hasRate(rows []Row) bool {
 	for _, r := range rows {

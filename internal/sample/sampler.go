@@ -33,7 +33,10 @@ type Sampler struct {
 	rootStart uint64
 	begin     time.Time // monotonic origin of Sample.Offset
 	lastPSS   time.Time // when PSS was last read
-	last      tree      // the reading that last read PSS (its pss fields)
+	// lastPSSSum and lastPSSUnavailable are that reading's tree PSS and
+	// whether some process's PSS could not be read.
+	lastPSSSum         uint64
+	lastPSSUnavailable bool
 
 	mu      sync.Mutex
 	phase   string
@@ -148,9 +151,9 @@ func (s *Sampler) takeLocked(mark bool) error {
 	}
 	switch {
 	case withPSS:
-		s.lastPSS, s.last = t0, t
+		s.lastPSS, s.lastPSSSum, s.lastPSSUnavailable = t0, t.pss, t.pssUnavailable
 	case reuse:
-		t.pss, t.pssRead, t.pssUnavailable = s.last.pss, true, s.last.pssUnavailable
+		t.pss, t.pssRead, t.pssUnavailable = s.lastPSSSum, true, s.lastPSSUnavailable
 	}
 	s.cpu.update(t)
 	s.sched.update(t.sched)
