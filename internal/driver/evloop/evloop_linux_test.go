@@ -73,20 +73,7 @@ func TestWriteNonblockReturnsTheRest(t *testing.T) {
 // event when data arrives while it is parked, and a later Wait without a
 // limit is not cut short by the earlier deadline.
 func TestWaitParksAndWakes(t *testing.T) {
-	var p Poller
-	if err := p.Init(4, nil); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Shutdown()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	if err := p.Add(fds[1], unix.EPOLLIN, 7, 3); err != nil {
-		t.Fatal(err)
-	}
+	p, fds := pollerWithPair(t, 1, 7, 3)
 
 	start := time.Now()
 	evs, err := p.Wait(50)
@@ -115,8 +102,29 @@ func TestWaitParksAndWakes(t *testing.T) {
 			t.Fatalf("round %d: read of an empty socket: %v, want EAGAIN", round, err)
 		}
 	}
-	unix.Close(fds[0])
+	unix.Shutdown(fds[0], unix.SHUT_WR) // the peer is done: EOF
 	if n, err := ReadNonblock(fds[1], make([]byte, 8)); n != 0 || err != nil {
 		t.Errorf("read after the peer closed: %d, %v; want 0, nil", n, err)
 	}
+}
+
+// pollerWithPair makes a Poller and a non-blocking socket pair whose end
+// watched is registered for EPOLLIN with tag and gen; all are closed when
+// the test ends.
+func pollerWithPair(t *testing.T, watched int, tag, gen int32) (*Poller, [2]int) {
+	t.Helper()
+	p := &Poller{}
+	if err := p.Init(4, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Shutdown)
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+	if err := p.Add(fds[watched], unix.EPOLLIN, tag, gen); err != nil {
+		t.Fatal(err)
+	}
+	return p, [2]int{fds[0], fds[1]}
 }

@@ -31,20 +31,7 @@ func TestAlarm(t *testing.T) {
 // TestFlushArmsEPOLLOUT: a write the socket buffer cannot take arms
 // EPOLLOUT; once the peer reads and the rest is flushed, it is disarmed.
 func TestFlushArmsEPOLLOUT(t *testing.T) {
-	var p Poller
-	if err := p.Init(4, nil); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Shutdown()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	if err := p.Add(fds[0], unix.EPOLLIN, 1, 1); err != nil {
-		t.Fatal(err)
-	}
+	p, fds := pollerWithPair(t, 0, 1, 1)
 	out := Outbox{Pending: make([]byte, 8<<20)}
 	if err := p.Flush(fds[0], 1, 1, &out); err != nil {
 		t.Fatal(err)
