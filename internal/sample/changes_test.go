@@ -223,6 +223,33 @@ func TestMarkReusesRecentPSS(t *testing.T) {
 	}
 }
 
+// TestMarkRereadsPSSWhenRSSMoved: a phase edge within markPSSReuse of a PSS
+// reading reads PSS again when the tree's RSS moved since that reading by
+// more than pssReuseRSSFraction (memory touched in between).
+func TestMarkRereadsPSSWhenRSSMoved(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 1000, pssKB: 300})
+	s, err := Start(context.Background(), Config{Root: root, Interval: time.Hour, PSSInterval: time.Hour, PID: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	// RSS moves by 0.5 %: reused; then by 50 %: read again.
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 1005, pssKB: 400})
+	s.Mark(PhaseBaseline)
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 1500, pssKB: 2300})
+	s.Mark(PhaseLoad)
+	samples := s.Stop()
+	if len(samples) != 3 {
+		t.Fatalf("%d samples, want Start and 2 marks", len(samples))
+	}
+	for i, want := range []uint64{300, 300, 2300} {
+		if x := samples[i]; x.PSSSkipped || x.PSS != want*1024 {
+			t.Errorf("sample %d (%s): PSS %d KiB skipped %v, want %d KiB", i, x.Phase, x.PSS/1024, x.PSSSkipped, want)
+		}
+	}
+}
+
 // TestNoPSS: with NoPSS no sample reads PSS, marks included, and the PSS
 // figures are missing.
 func TestNoPSS(t *testing.T) {

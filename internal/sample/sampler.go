@@ -33,9 +33,11 @@ type Sampler struct {
 	rootStart uint64
 	begin     time.Time // monotonic origin of Sample.Offset
 	lastPSS   time.Time // when PSS was last read
-	// lastPSSSum and lastPSSUnavailable are that reading's tree PSS and
-	// whether some process's PSS could not be read.
+	// lastPSSSum, lastPSSRSS and lastPSSUnavailable are that reading's
+	// tree PSS, its tree RSS and whether some process's PSS could not be
+	// read.
 	lastPSSSum         uint64
+	lastPSSRSS         uint64
 	lastPSSUnavailable bool
 
 	mu      sync.Mutex
@@ -128,15 +130,21 @@ func (s *Sampler) loop(ctx context.Context) {
 // phase; it records the root's exit or a failed reading in s.status. It reads
 // PSS when mark is set or PSSInterval has passed (less half an interval, so
 // that tick jitter does not push the reading to the tick after). A mark
-// within markPSSReuse of the last PSS reading reuses it: phases of zero
-// length put several edges at one instant, and each PSS reading of a big
-// tree costs milliseconds of CPU (PostgreSQL's 70 backends: ~20 ms). The
-// caller holds s.mu.
+// within markPSSReuse of the last PSS reading reuses it, but only while the
+// tree's RSS (read every time) is within pssReuseRSSFraction of the RSS at
+// that reading: phases of zero length put several edges at one instant, and
+// each PSS reading of a big tree costs milliseconds of CPU (PostgreSQL's 70
+// backends: ~20 ms), yet memory that moved in between (touching 200 MiB takes
+// less than 100 ms) must be read again. The caller holds s.mu.
 func (s *Sampler) takeLocked(mark bool) error {
 	t0 := time.Now()
-	reuse := mark && !s.lastPSS.IsZero() && t0.Sub(s.lastPSS) < markPSSReuse
+	reuse := mark && !s.cfg.NoPSS && !s.lastPSS.IsZero() && t0.Sub(s.lastPSS) < markPSSReuse
 	withPSS := !reuse && !s.cfg.NoPSS && (mark || t0.Sub(s.lastPSS) >= s.cfg.PSSInterval-s.cfg.Interval/2)
 	t, err := s.reader.read(s.cfg.PID, s.rootStart, withPSS, t0)
+	if err == nil && reuse && !t.rootGone && rssMoved(s.lastPSSRSS, t.rss) {
+		reuse, withPSS = false, true
+		t, err = s.reader.read(s.cfg.PID, s.rootStart, true, t0)
+	}
 	t1 := time.Now()
 	if err != nil {
 		s.status.Errors++
@@ -151,7 +159,7 @@ func (s *Sampler) takeLocked(mark bool) error {
 	}
 	switch {
 	case withPSS:
-		s.lastPSS, s.lastPSSSum, s.lastPSSUnavailable = t0, t.pss, t.pssUnavailable
+		s.lastPSS, s.lastPSSSum, s.lastPSSRSS, s.lastPSSUnavailable = t0, t.pss, t.rss, t.pssUnavailable
 	case reuse:
 		t.pss, t.pssRead, t.pssUnavailable = s.lastPSSSum, true, s.lastPSSUnavailable
 	}
@@ -179,6 +187,20 @@ func (s *Sampler) takeLocked(mark bool) error {
 
 // markPSSReuse is how recent a PSS reading a phase edge reuses.
 const markPSSReuse = 100 * time.Millisecond
+
+// pssReuseRSSFraction is how far the tree's RSS may have moved since a PSS
+// reading (as a fraction of the RSS then) for a phase edge to reuse it.
+const pssReuseRSSFraction = 0.01
+
+// rssMoved reports whether the tree's RSS moved from then to now by more
+// than pssReuseRSSFraction of then.
+func rssMoved(then, now uint64) bool {
+	d := float64(now) - float64(then)
+	if d < 0 {
+		d = -d
+	}
+	return d > pssReuseRSSFraction*float64(then)
+}
 
 // pssOrZero returns the tree's PSS, or 0 when it was not read or could not be
 // read for every process: a partial sum would understate the tree.
