@@ -55,7 +55,7 @@ for run in $(seq "$RUNS"); do
 	echo "autocannon $reqs $DURATION $cpu" >>"$work/rows"
 
 	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
-	read -r reqs secs < <(python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["sample"]["load"]; print(l["requests"], l["seconds"])' "$work/out")
+	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 	echo "benchrig $reqs $secs $cpu" >>"$work/rows"
 	echo "run $run done" >&2
 done

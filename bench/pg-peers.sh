@@ -113,7 +113,8 @@ benchrig_row() {
 		--baseline 0 --warmup 0 --settle 0 --recovery 0 --json "$@" | cpu_of)
 	python3 - "$work/out" "$tool" "$cpu" >>"$rows" <<'PY'
 import json, sys
-s = json.load(open(sys.argv[1]))["samples"][0]
+lines = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
+s = [x for x in lines if x.get("type") == "sample"][0]
 l = s["load"]
 if s.get("error") or l["errors"] + l["timeouts"] + l["unexpected"]:
     sys.exit("benchrig failed: %s %s" % (s.get("error"), l.get("messages")))

@@ -66,7 +66,8 @@ start_server
 ./bin/benchrig http "http://$addr/" -R "$RATE" -c "$CONNECTIONS" -d "${DURATION}s" --json >"$work/benchrig.json" || true
 python3 - "$work/benchrig.json" <<'PY'
 import json, sys
-l = json.load(open(sys.argv[1]))["sample"]["load"]
+lines = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
+l = [x for x in lines if x.get("type") == "sample"][0]["load"]
 ms = lambda us: f"{us/1e3:.2f} ms"
 p = lambda lat, q: next(x["us"] for x in lat["percentiles"] if x["q"] == q)
 for name, lat in (("benchrig (due time, corrected)", l["latency"]), ("benchrig (actual send)", l["service"])):

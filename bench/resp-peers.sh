@@ -97,7 +97,7 @@ print(n, n / float(m.group(1)))' "$work/out" "$(((n / CONNECTIONS) * CONNECTIONS
 			# shellcheck disable=SC2086
 			cpu=$(GOMAXPROCS=1 measure "$bin" resp --addr "127.0.0.1:$port" $brflags --keyspace 64 \
 				-c "$CONNECTIONS" -p "$p" -n "$n" --json | cpu_of)
-			read -r reqs secs < <(python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["samples"][0]["load"]; print(l["requests"], l["seconds"])' "$work/out")
+			read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 			echo "$name $tool $reqs $secs $cpu" >>"$work/rows"
 		done
 	done

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -73,25 +72,17 @@ func TestHTTPQuickRunTablesAndJSON(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
-	b, err := os.ReadFile(outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc result.Quick
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readResults(t, outFile)
 	l := doc.Sample.Load
-	if doc.Schema != result.QuickSchema || l == nil || l.Requests == 0 || len(l.Timeline) == 0 || l.Client.UserSeconds+l.Client.SystemSeconds <= 0 {
-		t.Fatalf("document incomplete: %s", b[:min(len(b), 400)])
+	if doc.Header.Schema != result.ResultsSchema || doc.Footer == nil || l == nil || l.Requests == 0 || len(l.Timeline) == 0 || l.Client.UserSeconds+l.Client.SystemSeconds <= 0 {
+		t.Fatalf("document incomplete: %+v", doc)
 	}
 	h, err := l.Latency.Decode()
 	if err != nil || h.TotalCount() != l.Requests {
 		t.Errorf("histogram decodes to %v (err %v), want %d values", h.TotalCount(), err, l.Requests)
 	}
-	var conf map[string]any
-	if err := json.Unmarshal(doc.Sample.Config, &conf); err != nil || conf["http"] == nil || conf["engine"] == nil {
-		t.Errorf("resolved config missing: %s", doc.Sample.Config)
+	if c := doc.Sample.Config; c == nil || c.Protocol != "http" || len(c.Driver) == 0 || c.Engine.Connections != 4 || c.Cell == nil {
+		t.Errorf("resolved config missing: %+v", c)
 	}
 }
 
@@ -100,10 +91,7 @@ func TestHTTPCountAndJSONStdout(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	var doc result.Quick
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
-	}
+	doc := parseResults(t, out)
 	if doc.Sample.Load.Requests != 500 || doc.Sample.Load.Sent != 500 {
 		t.Errorf("requests %d sent %d, want 500", doc.Sample.Load.Requests, doc.Sample.Load.Sent)
 	}
@@ -261,4 +249,37 @@ func TestHTTPSecretsNotRecorded(t *testing.T) {
 	if code != 2 || strings.Contains(stderr, "pw-secret") || !strings.Contains(stderr, "credentials in the URL") {
 		t.Errorf("URL with credentials: exit %d %q", code, stderr)
 	}
+}
+
+// resultsDoc is what a results file (-o, or --json on stdout) holds, for
+// the tests: header, samples, footer, and Sample = the first sample.
+type resultsDoc struct {
+	Header  *result.Header
+	Samples []result.Sample
+	Footer  *result.Footer
+	Sample  result.Sample
+}
+
+// readResults reads a results file.
+func readResults(t *testing.T, path string) *resultsDoc {
+	t.Helper()
+	h, samples, f, err := result.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read results %s: %v", path, err)
+	}
+	d := &resultsDoc{Header: h, Samples: samples, Footer: f}
+	if len(samples) > 0 {
+		d.Sample = samples[0]
+	}
+	return d
+}
+
+// parseResults reads a results file printed on stdout (--json).
+func parseResults(t *testing.T, out string) *resultsDoc {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "stdout.json")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return readResults(t, path)
 }

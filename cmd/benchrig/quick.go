@@ -3,25 +3,24 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"net"
-	"os"
-	"path/filepath"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/benchrig/benchrig/internal/driver"
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
-	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
-	runner "github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/target"
-	"github.com/benchrig/benchrig/internal/tmpdir"
 )
+
+// The quick modes (benchrig http|pg|resp) are suites of one target: their
+// flags build an in-memory suite (quickSuite), which runs through the same
+// Runner, fair order, phases, verdicts and results file as `benchrig run`.
 
 func toolInfo() result.Tool {
 	t := result.ReadTool(version)
@@ -31,267 +30,414 @@ func toolInfo() result.Tool {
 	return t
 }
 
-// targetFlags are the quick modes' flags for the server side: start a
-// target, or attach to a running one, and the phases around the load.
-type targetFlags struct {
-	command      string
-	cpus         string
-	startTimeout time.Duration
-	attachPID    int
-	attachPort   int
-	clientCPUs   string
-	interval     time.Duration
-	noPSS        bool   // --no-pss
-	logDir       string // the --target's log directory, made per run
-	baseline     time.Duration
-	settle       time.Duration
-	recovery     time.Duration
+// quickFlags are the flags every quick mode shares, under the names a suite
+// uses for the same things.
+type quickFlags struct {
+	conns, pipelines intList
+	duration         time.Duration
+	requests         int64
+	warmup           time.Duration
+	repeats          int
+	out              string
+	force, resume    bool
+	json             bool
+
+	rate          float64
+	arrival       string
+	seed          uint64
+	maxBacklog    int
+	failUnhealthy bool
+	maxP99        time.Duration
+	minCoverage   float64
+
+	// the server side
+	targetCPUs string
+	clientCPUs string
+	interval   time.Duration
+	noPSS      bool
+	baseline   time.Duration
+	settle     time.Duration
+	recovery   time.Duration
 }
 
-func (t *targetFlags) register(c *cobra.Command) {
+func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 	f := c.Flags()
-	f.StringVar(&t.command, "target", "", "start this server command fresh for the run (its own process group; gets PORT=<the URL's port>), sample it, stop it")
-	f.StringVar(&t.cpus, "target-cpus", "", "pin the --target to this CPU list (e.g. 0)")
-	f.DurationVar(&t.startTimeout, "start-timeout", 10*time.Second, "how long --target may take to accept connections")
-	f.IntVar(&t.attachPID, "attach-pid", 0, "sample this running server (and its children) without starting or stopping it")
-	f.IntVar(&t.attachPort, "attach-port", 0, "sample the running server listening on this TCP port")
-	f.StringVar(&t.clientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
-	f.DurationVar(&t.interval, "sample-interval", time.Second, "server resource sampling period (≥ 100ms)")
-	f.BoolVar(&t.noPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of a big multi-process server costs the client CPU")
-	f.DurationVar(&t.baseline, "baseline", 0, "idle phase sampled before the load (default with a target: 1.5s)")
-	f.DurationVar(&t.settle, "settle", 0, "idle phase between warm-up and load (default with a target: 6s at a rate, else 1s)")
-	f.DurationVar(&t.recovery, "recovery", 0, "idle phase sampled after the load (default with a target: 30s at a rate, else 5s)")
+	q.conns = intList{v: []int{defaultConns}}
+	q.pipelines = intList{v: []int{1}}
+	f.VarP(&q.conns, "connections", "c", "connections (workers); a list such as 4,64 runs one case per value (default 32 with --rate)")
+	f.VarP(&q.pipelines, "pipeline", "p", "requests in flight per connection (closed loop); a list runs one case per value")
+	f.DurationVarP(&q.duration, "duration", "d", 10*time.Second, "length of the recorded load window")
+	f.Int64VarP(&q.requests, "requests", "n", 0, "stop after this many requests (alone: no duration bound)")
+	f.DurationVar(&q.warmup, "warmup", 0, "load run before the window and not recorded")
+	f.IntVarP(&q.repeats, "repeats", "r", 1, "samples of every case, in a fair order (compare wants 4 or more)")
+	f.StringVarP(&q.out, "out", "o", "", "write the results file (JSON Lines: header, one line per sample, footer with a SHA-256)")
+	f.BoolVar(&q.force, "force", false, "replace an existing -o file")
+	f.BoolVar(&q.resume, "resume", false, "continue the partial -o file of an interrupted run (its recorded settings, not these flags)")
+	f.BoolVar(&q.json, "json", false, "print the results file (JSON Lines) on stdout instead of tables")
+	f.Float64VarP(&q.rate, "rate", "R", 0, "constant arrival rate in requests per second across all connections (open loop)")
+	f.StringVar(&q.arrival, "arrival", "constant", "arrivals in rate mode: constant or poisson")
+	f.Uint64Var(&q.seed, "seed", 1, "seed of the run's pseudo-random choices (poisson arrivals, key orders)")
+	f.IntVar(&q.maxBacklog, "max-backlog", 0, "due requests that may wait for a free connection before sends are dropped (default rate × 1 s)")
+	f.BoolVar(&q.failUnhealthy, "fail-unhealthy", false, "exit with code 3 when a sample is UNHEALTHY")
+	f.DurationVar(&q.maxP99, "max-p99", 250*time.Millisecond, "health threshold: largest acceptable p99 (corrected in rate mode)")
+	f.Float64Var(&q.minCoverage, "min-coverage", 95, "health threshold: least target coverage in percent (rate mode)")
+
+	f.StringVar(&q.targetCPUs, "target-cpus", "", "pin the server benchrig starts (--target, --ephemeral) to this CPU list (e.g. 0)")
+	f.StringVar(&q.targetCPUs, "server-cpus", "", "the same as --target-cpus")
+	_ = f.MarkHidden("server-cpus")
+	f.StringVar(&q.clientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
+	f.DurationVar(&q.interval, "sample-interval", time.Second, "server resource sampling period (≥ 100ms)")
+	f.BoolVar(&q.noPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of a big multi-process server costs the client CPU")
+	f.DurationVar(&q.baseline, "baseline", 0, "idle phase sampled before the load")
+	f.DurationVar(&q.settle, "settle", 0, "idle phase between warm-up and load")
+	f.DurationVar(&q.recovery, "recovery", 0, "idle phase sampled after the load")
 }
 
-func (t *targetFlags) serverSide() bool {
-	return t.command != "" || t.attachPID != 0 || t.attachPort != 0
-}
+// quickPhases are a mode's default phases; the flags override them.
+type quickPhases struct{ baseline, warmup, settle, recovery time.Duration }
 
-// phases resolves the phases: seed 002's defaults for rate runs with a
-// target, shorter ones for closed loop, and only warm-up + load without a
-// server to sample.
-func (t *targetFlags) phases(c *cobra.Command, q *quickFlags, rate bool, w load.Window) (runner.Phases, error) {
+// validate checks the shared flags: bad input is a usage error naming the
+// flag and what it accepts.
+func (q *quickFlags) validate(c *cobra.Command) error {
 	f := c.Flags()
-	p := runner.Phases{Load: w.Duration, Requests: w.Requests, Warmup: q.warmup}
-	if t.serverSide() {
-		p.Baseline, p.Settle, p.Recovery = 1500*time.Millisecond, time.Second, 5*time.Second
-		if rate {
-			d := runner.RatePhases()
-			p.Settle, p.Recovery = d.Settle, d.Recovery
-			if !f.Changed("warmup") {
-				p.Warmup = d.Warmup
-			}
+	if q.resume && q.force {
+		return usagef("give --resume or --force, not both")
+	}
+	if q.resume && q.out == "" {
+		return usagef("--resume needs -o/--out: the results file to continue")
+	}
+	if f.Changed("rate") && (!(q.rate > 0) || math.IsInf(q.rate, 0)) {
+		return usagef("--rate must be > 0 requests per second, got %v", q.rate)
+	}
+	for _, n := range q.conns.v {
+		if n < 1 {
+			return usagef("--connections must be ≥ 1, got %d", n)
 		}
 	}
-	for _, o := range []struct {
+	for _, p := range q.pipelines.v {
+		if p < 1 {
+			return usagef("--pipeline must be ≥ 1, got %d", p)
+		}
+		if p > 1 && q.rate > 0 {
+			return usagef("--pipeline %d cannot be combined with --rate: each request is sent when due", p)
+		}
+	}
+	if f.Changed("duration") && q.duration <= 0 {
+		return usagef("--duration must be > 0 (e.g. 10s, 500ms), got %s", q.duration)
+	}
+	if q.requests < 0 || f.Changed("requests") && q.requests == 0 {
+		return usagef("--requests must be ≥ 1, got %d", q.requests)
+	}
+	if q.repeats < 1 || q.repeats > 10000 {
+		return usagef("--repeats must be 1–10000, got %d", q.repeats)
+	}
+	for _, d := range []struct {
 		name string
 		v    time.Duration
-		dst  *time.Duration
-	}{{"baseline", t.baseline, &p.Baseline}, {"settle", t.settle, &p.Settle}, {"recovery", t.recovery, &p.Recovery}} {
-		if f.Changed(o.name) {
-			if o.v < 0 {
-				return p, usagef("--%s must be ≥ 0, got %s", o.name, o.v)
-			}
-			*o.dst = o.v
+	}{{"warmup", q.warmup}, {"baseline", q.baseline}, {"settle", q.settle}, {"recovery", q.recovery}} {
+		if d.v < 0 {
+			return usagef("--%s must be ≥ 0, got %s", d.name, d.v)
 		}
 	}
-	return p, nil
-}
-
-// validate checks the target flags against each other.
-func (t *targetFlags) validate(c *cobra.Command) error {
-	n := 0
-	for _, set := range []bool{t.command != "", t.attachPID != 0, t.attachPort != 0} {
-		if set {
-			n++
+	if f.Changed("max-backlog") && q.maxBacklog < 1 {
+		return usagef("--max-backlog must be ≥ 1, got %d", q.maxBacklog)
+	}
+	if q.arrival != "constant" && q.arrival != "poisson" {
+		return usagef("--arrival must be constant or poisson, got %q", q.arrival)
+	}
+	if q.rate == 0 && (f.Changed("arrival") || f.Changed("max-backlog")) {
+		return usagef("--arrival and --max-backlog need --rate")
+	}
+	if q.minCoverage < 0 || q.minCoverage > 100 {
+		return usagef("--min-coverage must be 0–100, got %v", q.minCoverage)
+	}
+	if q.rate > 0 && f.Changed("requests") && f.Changed("duration") {
+		if want := q.rate * q.duration.Seconds(); math.Abs(float64(q.requests)-want) >= 1 {
+			return usagef("--requests %d contradicts --rate %v × --duration %s = %.0f requests: give --duration or --requests, not both",
+				q.requests, q.rate, q.duration, want)
 		}
 	}
-	if n > 1 {
-		return usagef("give one of --target, --attach-pid and --attach-port")
+	if q.interval < 100*time.Millisecond {
+		return usagef("--sample-interval must be ≥ 100ms, got %s", q.interval)
 	}
-	if t.attachPID < 0 {
-		return usagef("--attach-pid must be a process ID > 0, got %d", t.attachPID)
-	}
-	if t.attachPort < 0 || t.attachPort > 65535 {
-		return usagef("--attach-port must be 1–65535, got %d", t.attachPort)
-	}
-	if t.interval < 100*time.Millisecond {
-		return usagef("--sample-interval must be ≥ 100ms, got %s", t.interval)
-	}
-	if t.startTimeout <= 0 {
-		return usagef("--start-timeout must be > 0, got %s", t.startTimeout)
-	}
-	for name, list := range map[string]string{"--target-cpus": t.cpus, "--client-cpus": t.clientCPUs} {
+	for name, list := range map[string]string{"--target-cpus": q.targetCPUs, "--client-cpus": q.clientCPUs} {
 		if list != "" {
 			if _, err := target.ParseCPUList(list); err != nil {
 				return usagef("%s %q: %v", name, list, err)
 			}
 		}
 	}
-	if t.cpus != "" && t.command == "" {
-		return usagef("--target-cpus needs --target")
-	}
-	if t.command != "" {
-		if _, err := splitCommand(t.command); err != nil {
-			return usagef("--target: %v", err)
-		}
-	}
 	return nil
 }
 
-// fill sets the target side of a run spec: a Starter for --target, the
-// attached process for --attach-*.
-func (t *targetFlags) fill(spec *runner.Spec, addr string) error {
-	spec.SamplerInterval, spec.SamplerNoPSS = t.interval, t.noPSS
-	spec.ClientCPUs = t.clientCPUs
-	switch {
-	case t.command != "":
-		argv, _ := splitCommand(t.command)
-		_, port, _ := net.SplitHostPort(addr)
-		ts := target.Spec{Argv: argv, Env: []string{"PORT=" + port}, CPUs: t.cpus, StartTimeout: t.startTimeout}
-		spec.Start = func(ctx context.Context) (runner.Target, *result.TargetInfo, error) {
-			info := &result.TargetInfo{Name: filepath.Base(argv[0]), Kind: "command", Argv: argv}
-			dir, err := tmpdir.New("", "target")
-			if err != nil {
-				return nil, info, err
-			}
-			t.logDir, ts.LogDir = dir, dir
-			p, err := target.Start(ctx, ts, target.TCPProbe{Addr: addr})
-			if err != nil {
-				return nil, info, err
-			}
-			info.PID, info.CPUs, info.LogPath = p.PID(), p.CPUs(), p.LogPath()
-			if bin, err := resolveBinary(argv[0]); err == nil {
-				info.Binary = bin
-			}
-			return p, info, nil
+// doc is the in-memory suite being built, as the suite file would hold it.
+type doc map[string]any
+
+// suite returns the suite document of the shared flags: name, repeats,
+// bounds, phases (def, then the flags), thresholds, sampler, placement and
+// the matrix axes. The mode adds targets, paths, workloads and cases.
+func (q *quickFlags) suite(c *cobra.Command, name string, def quickPhases) doc {
+	f := c.Flags()
+	ph := def
+	for _, o := range []struct {
+		flag string
+		v    time.Duration
+		dst  *time.Duration
+	}{{"baseline", q.baseline, &ph.baseline}, {"warmup", q.warmup, &ph.warmup}, {"settle", q.settle, &ph.settle}, {"recovery", q.recovery, &ph.recovery}} {
+		if f.Changed(o.flag) {
+			*o.dst = o.v
 		}
-	case t.attachPID != 0 || t.attachPort != 0:
-		pid := t.attachPID
-		if t.attachPort != 0 {
-			p, err := target.PIDListeningOn(t.attachPort)
-			if err != nil {
+	}
+	load := q.duration
+	if q.requests > 0 && !f.Changed("duration") {
+		load = 0 // a count alone bounds the window
+	}
+	d := doc{
+		"name":    name,
+		"seed":    q.seed,
+		"repeats": q.repeats,
+		"phases": doc{"baseline": ph.baseline.String(), "warmup": ph.warmup.String(), "settle": ph.settle.String(),
+			"load": load.String(), "recovery": ph.recovery.String()},
+		"thresholds": doc{"coverage": q.minCoverage, "p99": q.maxP99.String()},
+		"sampler":    doc{"interval": q.interval.String(), "no_pss": q.noPSS},
+	}
+	if q.requests > 0 {
+		d["requests"] = q.requests
+	}
+	pl := doc{}
+	if q.clientCPUs != "" {
+		pl["client_cpus"] = q.clientCPUs
+	}
+	if q.targetCPUs != "" {
+		pl["target_cpus"] = q.targetCPUs
+	}
+	d["placement"] = pl
+	conns := q.conns.v
+	if q.rate > 0 && !f.Changed("connections") {
+		conns = []int{32}
+	}
+	m := doc{"connections": conns, "pipeline": q.pipelines.v}
+	if q.rate > 0 {
+		m["rates"] = []float64{q.rate}
+		d["arrival"] = q.arrival
+		if q.maxBacklog > 0 {
+			d["max_backlog"] = q.maxBacklog
+		}
+	}
+	d["matrix"] = m
+	return d
+}
+
+// plan parses the suite document and expands its plan. The flags were
+// checked already, so an error here names the suite field the flag filled.
+func quickPlan(name string, d doc) (*suite.Suite, *suite.Plan, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := suite.Parse(name, b)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	p, err := s.Plan()
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	return s, p, nil
+}
+
+// quickJob is one quick run: its suite and how to show its result.
+type quickJob struct {
+	// name is the command ("benchrig http"), recorded as the suite's file.
+	name string
+	doc  doc
+	args []string
+	// title names a single-sample run's report.
+	title func(s *result.Sample) string
+	// heading is the first line above a matrix of several samples.
+	heading func(n int) string
+	// onPrepared is told the targets' provenance (a version line).
+	onPrepared func(prov map[string]result.Provenance)
+	// scrub removes a secret from a sample's texts (the last line of
+	// defence: drivers already hide it).
+	scrub func(s *result.Sample)
+}
+
+// runQuick runs a quick job through the Runner, prints its report (the
+// full terminal report for one sample, the comparison matrix for several,
+// or the results file with --json) and maps the samples to the exit code.
+func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr io.Writer) error {
+	s, p, err := quickPlan(job.name, job.doc)
+	if err != nil {
+		return err
+	}
+	x := execution{file: job.name, args: job.args, out: output{path: q.out, force: q.force, resume: q.resume, json: q.json},
+		progress: !q.json && len(p.Samples) > 1, onPrepared: job.onPrepared}
+	if !q.json {
+		x.notes = func(format string, args ...any) { fmt.Fprintf(stderr, format, args...) }
+		if len(p.Samples) > 1 {
+			fmt.Fprintf(stderr, "%s (%s × %s), about %s\n", plural(len(p.Samples), "sample"), plural(len(p.Cells), "case"),
+				plural(p.Repeats, "repeat"), p.Estimate(p.Startup).Round(time.Second))
+		}
+	}
+	res, err := x.execute(ctx, s, p, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	if job.scrub != nil {
+		for _, smp := range res.samples {
+			job.scrub(smp)
+		}
+	}
+	if !q.json {
+		switch {
+		case len(res.plan.Samples) == 1 && (len(res.samples) == 1 || res.partial != nil):
+			smp := res.partial
+			if len(res.samples) == 1 {
+				smp = res.samples[0]
+			}
+			if err := report.Terminal(stdout, smp, report.TerminalOptions{Title: job.title(smp), ShowVerdict: q.failUnhealthy || smp.Server != nil}); err != nil {
 				return err
 			}
-			pid = p
+		case len(res.samples) > 0:
+			fmt.Fprintf(stdout, "%s\n\n", job.heading(len(res.samples)))
+			rows := make([]report.Row, len(res.samples))
+			for i, smp := range res.samples {
+				rows[i] = report.Row{Case: smp.Case, Variant: smp.Variant, Sample: smp}
+			}
+			if err := report.Matrix(stdout, rows); err != nil {
+				return err
+			}
 		}
-		a, err := target.Attach(pid)
-		if err != nil {
-			return err
+		if res.path != "" {
+			fmt.Fprintf(stdout, "\nResult written to %s\n", res.path)
 		}
-		spec.Attach = a
-		spec.AttachInfo = &result.TargetInfo{Name: a.Comm(), Kind: "attach", PID: pid}
 	}
-	return nil
+	return samplesExit(res, q.failUnhealthy)
 }
 
-// cleanup removes the --target's log directory: the result keeps the log's
-// last lines when the target failed mid-run. A sample that failed before
-// any figures (the target did not start, a pre-check failed) keeps its log,
-// since the error names it.
-func (t *targetFlags) cleanup(s *result.Sample) {
-	if t.logDir == "" {
-		return
-	}
-	if entries, _ := os.ReadDir(t.logDir); s.Error != "" && len(entries) > 0 {
-		return
-	}
-	_ = os.RemoveAll(t.logDir)
-	if s.Target != nil {
-		s.Target.LogPath = ""
-	}
-}
-
-// runQuick measures one sample with the live status line.
-func runQuick(ctx context.Context, spec runner.Spec, stderr io.Writer) *result.Sample {
-	st := newStatus(stderr, "")
-	spec.OnPhase = st.setPhase
-	spec.OnEngine = st.setEngine
-	s := runner.Measure(ctx, spec)
-	st.stop()
-	return s
-}
-
-// finishQuick prints the report (or JSON), writes -o, and maps the sample
-// to the exit code.
-func finishQuick(s *result.Sample, q *quickFlags, title string, stdout io.Writer) error {
-	doc := result.Quick{Schema: result.QuickSchema, Tool: toolInfo(), Host: result.ReadHost(), Args: redactArgs(os.Args[1:]), Sample: *s}
-	if q.out != "" {
-		if err := writeJSONFile(q.out, doc); err != nil {
-			return err
+// samplesExit maps a run's samples to the error that sets the exit code: a
+// failed sample (1), an interrupted run (1), an UNHEALTHY one with
+// --fail-unhealthy (3).
+func samplesExit(res *executed, failUnhealthy bool) error {
+	failed, unhealthy, first := 0, 0, ""
+	interrupted := res.interrupted
+	for _, s := range res.samples {
+		if s.Error != "" {
+			if failed++; first == "" {
+				first = s.Error
+			}
+		}
+		if !s.Verdict.Healthy {
+			unhealthy++
+		}
+		if s.Load != nil && s.Load.Interrupted {
+			interrupted = true
 		}
 	}
-	if q.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
-			return err
+	switch {
+	case failed == 1 && len(res.samples) == 1:
+		return errors.New(first)
+	case failed > 0:
+		return fmt.Errorf("%d of %d samples failed; the first: %s", failed, len(res.samples), first)
+	case interrupted && len(res.samples) == 0 && res.partial != nil && res.partial.Load != nil:
+		msg := fmt.Sprintf("interrupted: the figures above cover the %.1f s that ran", res.partial.Load.Seconds)
+		if res.path != "" {
+			msg += fmt.Sprintf("; %s holds no sample yet (--resume measures it again)", res.path)
 		}
-	} else {
-		if err := report.Terminal(stdout, s, report.TerminalOptions{Title: title, ShowVerdict: q.failUnhealthy || s.Server != nil}); err != nil {
-			return err
-		}
-		if q.out != "" {
-			fmt.Fprintf(stdout, "\nResult written to %s\n", q.out)
-		}
-	}
-	if s.Error != "" {
-		return fmt.Errorf("%s", s.Error)
-	}
-	if s.Load != nil && s.Load.Interrupted {
-		return fmt.Errorf("interrupted: the figures above cover the %.1f s that ran", s.Load.Seconds)
-	}
-	if q.failUnhealthy && !s.Verdict.Healthy {
+		return errors.New(msg)
+	case interrupted:
+		return fmt.Errorf("interrupted: %d of %d samples ran; the figures above cover what finished", len(res.samples), len(res.plan.Samples))
+	case failUnhealthy && unhealthy > 0:
 		return errUnhealthy
 	}
 	return nil
 }
 
-// quickSpec builds the run spec shared by the quick modes.
-func quickSpec(protocol string, conf any, cfg load.Config, phases runner.Phases, drv driver.Driver, q *quickFlags) (runner.Spec, error) {
-	b, err := json.Marshal(conf)
-	if err != nil {
-		return runner.Spec{}, err
+// sampleLine is the one-line summary of a finished sample:
+// "15,577 req/s, p99 3.20 ms, server 2.80 cores".
+func sampleLine(s *result.Sample) string {
+	if s.Error != "" {
+		return "FAILED: " + s.Error
 	}
-	return runner.Spec{Protocol: protocol, Config: b, Driver: drv, Engine: cfg, Phases: phases, Thresholds: q.thresholds()}, nil
+	l := s.Load
+	if l == nil {
+		return "no load figures"
+	}
+	line := fmt.Sprintf("%s req/s, p99 %s", thousands(l.RequestsPerSec), result.FormatUS(l.Latency.P(99)))
+	if f := l.Errors + l.Timeouts + l.Unexpected; f > 0 {
+		line += fmt.Sprintf(", %d failed", f)
+	}
+	if s.Server != nil && s.Server.Figures.WindowSeconds > 0 {
+		line += fmt.Sprintf(", server %.2f cores", s.Server.Figures.Cores)
+	}
+	if h, ok := s.Stats["keyspace_hits"]; ok {
+		line += fmt.Sprintf(" · %.0f hits, %.0f misses", h, s.Stats["keyspace_misses"])
+	}
+	if !s.Verdict.Healthy {
+		line += " · UNHEALTHY"
+	}
+	return line
 }
 
-// writeJSONFile writes v atomically: a temp file in the same directory,
-// synced, then renamed over path.
-func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
+// plural writes "1 case", "2 cases".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// thousands renders a rate rounded to a whole number with thousands
+// separators: 15,577.
+func thousands(v float64) string {
+	s := fmt.Sprintf("%d", int64(v+0.5))
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	return s
+}
+
+// describeWindow says how the load window is bounded and driven:
+// "5s · closed loop", "10s · 1000 req/s (constant arrivals) · warm-up 15s".
+func describeWindow(s *result.Sample) string {
+	var parts []string
+	c := s.Config
+	if c == nil {
+		return ""
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	if c.Phases.Load > 0 {
+		parts = append(parts, c.Phases.Load.String())
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if c.Phases.Requests > 0 {
+		parts = append(parts, fmt.Sprintf("%d requests", c.Phases.Requests))
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if e := c.Engine; e.Rate > 0 {
+		arr := e.Arrival
+		if arr == "" {
+			arr = "constant"
+		}
+		parts = append(parts, fmt.Sprintf("%v req/s (%s arrivals)", e.Rate, arr))
+	} else {
+		mode := "closed loop"
+		if e.Pipeline > 1 {
+			mode += fmt.Sprintf(", pipeline %d", e.Pipeline)
+		}
+		parts = append(parts, mode)
 	}
-	return nil
+	if c.Phases.Warmup > 0 {
+		parts = append(parts, "warm-up "+c.Phases.Warmup.String())
+	}
+	return strings.Join(parts, " · ")
 }
 
 // redactArgs returns the command line with the values of secret headers
 // (-H 'Authorization: …') replaced, for recording.
-func redactArgs(args []string) []string {
+func redactArgs(args []string, isSecret func(name string) bool, redacted string) []string {
 	out := append([]string(nil), args...)
 	redact := func(h string) string {
-		if k, _, ok := strings.Cut(h, ":"); ok && httpdrv.IsSecretHeader(k) {
-			return k + ": " + httpdrv.RedactedValue
+		if k, _, ok := strings.Cut(h, ":"); ok && isSecret(k) {
+			return k + ": " + redacted
 		}
 		return h
 	}

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/benchrig/benchrig/internal/result"
 )
 
 func buildExample(t *testing.T, name string) string {
@@ -19,14 +16,13 @@ func buildExample(t *testing.T, name string) string {
 	return bin
 }
 
-func quickJSON(t *testing.T, args ...string) (*result.Quick, string, int) {
+func quickJSON(t *testing.T, args ...string) (*resultsDoc, string, int) {
 	t.Helper()
 	out, stderr, code := cli(t, append(args, "--json")...)
-	var doc result.Quick
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("%v: stdout is not JSON (exit %d): %v\n%s\n%s", args, code, err, out, stderr)
+	if out == "" {
+		t.Fatalf("%v: no results on stdout (exit %d):\n%s", args, code, stderr)
 	}
-	return &doc, stderr, code
+	return parseResults(t, out), stderr, code
 }
 
 // TestRateStallIsSeen is the coordinated-omission test: a server that

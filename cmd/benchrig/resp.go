@@ -1,30 +1,24 @@
 package main
 
 import (
-	"context"
+	"encoding/json"
 	"fmt"
-	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
-	"github.com/benchrig/benchrig/internal/load"
-	runner "github.com/benchrig/benchrig/internal/run"
-	"github.com/benchrig/benchrig/internal/sample"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
-
-// respMaxBatch is the most keys one MGET may carry (seed 001's bound).
-const respMaxBatch = 1024
 
 // respFlags are the flags of benchrig resp.
 type respFlags struct {
 	quickFlags
-	targetFlags
-	batches, conns, pipelines intList
+	batches intList
 
 	ephemeral  bool
 	addr       string
@@ -35,7 +29,6 @@ type respFlags struct {
 	tlsCA      string
 	tlsName    string
 	maxClients int
-	serverCPUs string
 
 	command  string
 	args     string
@@ -44,7 +37,6 @@ type respFlags struct {
 	value    string
 	keySpace int64
 	timeout  time.Duration
-	repeats  int
 
 	fill        bool
 	fillFromPG  bool
@@ -57,29 +49,27 @@ type respFlags struct {
 	sampled     float64
 }
 
-func respCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+// quickFillDSNEnv carries --fill-from-pg-dsn to the in-memory suite
+// (fill_from_pg.dsn_env), so the recorded suite never holds it.
+const quickFillDSNEnv = "BENCHRIG_QUICK_FILL_DSN"
+
+func respCmd(a *app) *cobra.Command {
 	var rf respFlags
 	c := &cobra.Command{
 		Use:   "resp (--ephemeral | --addr HOST:PORT)",
-		Short: "Quick RESP (redis protocol) load test: a matrix of batch × connections × pipeline, MGET by default",
+		Short: "Quick RESP (redis protocol) load test: a matrix of batch × connections × pipeline, MGET by default (a suite of one target)",
 		Example: `  benchrig resp --ephemeral --batch 1,64 -c 4,64 -d 3s
   benchrig resp --addr 127.0.0.1:6379 --token-env REDIS_PASSWORD --command GET -c 64 -p 1,16
-  benchrig resp --ephemeral --fill-from-pg --ephemeral-pg --verify-against-pg --batch 64 -c 64 --repeats 3`,
+  benchrig resp --ephemeral --fill-from-pg --ephemeral-pg --verify-against-pg --batch 64 -c 64 -r 3`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runRESP(ctx, c, &rf, stdout, stderr)
+			return runRESP(a, c, &rf)
 		},
 	}
 	rf.quickFlags.register(c, 64)
 	f := c.Flags()
-	// -c and -p take lists here: every combination is a case.
-	rf.conns = intList{v: []int{64}}
-	rf.pipelines = intList{v: []int{1}}
 	rf.batches = intList{v: []int{1}}
-	respListFlag(f, "connections", &rf.conns, "connections (workers); a list such as 4,64 runs one case per value")
-	respListFlag(f, "pipeline", &rf.pipelines, "commands in flight per connection; a list such as 1,16 runs one case per value")
 	f.Var(&rf.batches, "batch", "keys per MGET (1–1024); a list such as 1,64 runs one case per value")
-
 	f.BoolVar(&rf.ephemeral, "ephemeral", false, "start a fresh redis-server on a free loopback port for the run, and stop it after")
 	f.StringVar(&rf.addr, "addr", "", "an existing server's host:port (sampled when it listens on this machine's loopback)")
 	f.StringVar(&rf.user, "user", "", "ACL user for AUTH user token")
@@ -88,9 +78,7 @@ func respCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	f.BoolVar(&rf.tls, "tls", false, "connect with TLS (--addr only)")
 	f.StringVar(&rf.tlsCA, "tls-ca", "", "PEM file of the CA certificates to trust")
 	f.StringVar(&rf.tlsName, "tls-server-name", "", "server name to verify (default the host of --addr)")
-	f.IntVar(&rf.maxClients, "max-clients", 0, "maxclients of the --ephemeral server (default: redis's 10000)")
-	f.StringVar(&rf.serverCPUs, "server-cpus", "", "pin the --ephemeral server to this CPU list (e.g. 0)")
-
+	f.IntVar(&rf.maxClients, "max-clients", 0, "maxclients of the --ephemeral server (default: the most connections + 32)")
 	f.StringVar(&rf.command, "command", respdrv.CommandMGET, "MGET, GET, SET or custom (with --args)")
 	f.StringVar(&rf.args, "args", "", "the custom command, e.g. 'HGET {key} name' ({id}: key number, {key}: --key rendered)")
 	f.StringVar(&rf.key, "key", respdrv.DefaultKeyTemplate, "key template: {id} is the key number 1…keyspace, {db} is --db")
@@ -98,8 +86,6 @@ func respCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&rf.value, "value", "", "SET value template (default value:{id})")
 	f.Int64Var(&rf.keySpace, "keyspace", respdrv.DefaultKeySpace, "distinct keys the requests cycle through (1…keyspace)")
 	f.DurationVar(&rf.timeout, "timeout", respdrv.DefaultTimeout, "per-round-trip timeout (0: none)")
-	f.IntVar(&rf.repeats, "repeats", 1, "samples per case, run in fair order (cases forward, then backward, …)")
-
 	f.BoolVar(&rf.fill, "fill", false, "fill the keyspace before the load (default with --ephemeral; with --addr this writes into that server)")
 	f.BoolVar(&rf.fillFromPG, "fill-from-pg", false, "fill from PostgreSQL's table (row_to_json) instead of generated rows; needs --ephemeral-pg or --fill-from-pg-dsn")
 	f.BoolVar(&rf.ephemeralPG, "ephemeral-pg", false, "start an ephemeral PostgreSQL with the demo table (--rows rows) as the fill's source")
@@ -109,38 +95,17 @@ func respCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	f.Int64Var(&rf.rows, "rows", postgres.DefaultRows, "rows of the --ephemeral-pg demo table")
 	f.BoolVar(&rf.verifyPG, "verify-against-pg", false, "pre-flight: MGET of every key must return exactly the rows PostgreSQL returns for them")
 	f.Float64Var(&rf.sampled, "validate-sampled", 0, "fraction (0–1) of GET/MGET replies compared during the load with the rows filled")
-
-	f.StringVar(&rf.clientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
-	f.DurationVar(&rf.interval, "sample-interval", time.Second, "server resource sampling period (≥ 100ms)")
-	f.BoolVar(&rf.noPSS, "no-pss", false, "do not read the server's PSS (RSS only)")
-	f.DurationVar(&rf.baseline, "baseline", 0, "idle phase sampled before each load")
-	f.DurationVar(&rf.settle, "settle", 0, "idle phase between warm-up and load")
-	f.DurationVar(&rf.recovery, "recovery", 0, "idle phase sampled after each load")
-	rf.startTimeout = 10 * time.Second
 	return c
-}
-
-// respCase is one combination of the matrix.
-type respCase struct {
-	batch, conns, pipeline int
-}
-
-func (c respCase) label() string {
-	keys := "keys"
-	if c.batch == 1 {
-		keys = "key"
-	}
-	return fmt.Sprintf("%d %s · %d conns · p=%d", c.batch, keys, c.conns, c.pipeline)
 }
 
 // validate checks the flags that need no server, before anything starts.
 func (rf *respFlags) validate(c *cobra.Command) error {
 	f := c.Flags()
+	if err := rf.quickFlags.validate(c); err != nil {
+		return err
+	}
 	if rf.ephemeral == (rf.addr != "") {
 		return usagef("give exactly one of --ephemeral and --addr HOST:PORT")
-	}
-	if err := rf.targetFlags.validate(c); err != nil {
-		return err
 	}
 	cmd := strings.ToUpper(rf.command)
 	switch cmd {
@@ -149,6 +114,9 @@ func (rf *respFlags) validate(c *cobra.Command) error {
 		if strings.TrimSpace(rf.args) == "" {
 			return usagef("--command custom needs --args, e.g. --args 'HGET {key} name'")
 		}
+		if _, err := splitCommand(rf.args); err != nil {
+			return usagef("--args: %v", err)
+		}
 	default:
 		return usagef("--command must be MGET, GET, SET or custom, got %q", rf.command)
 	}
@@ -156,63 +124,73 @@ func (rf *respFlags) validate(c *cobra.Command) error {
 		return usagef("--args is for --command custom, not %s", cmd)
 	}
 	for _, b := range rf.batches.v {
-		if b < 1 || b > respMaxBatch {
-			return usagef("--batch must be 1–%d keys, got %d", respMaxBatch, b)
+		if b < 1 || b > suite.MaxRESPBatch {
+			return usagef("--batch must be 1–%d keys, got %d", suite.MaxRESPBatch, b)
 		}
 		if b > 1 && cmd != respdrv.CommandMGET {
 			return usagef("--batch %d: only MGET reads several keys; %s takes one", b, cmd)
 		}
 	}
-	for _, n := range rf.conns.v {
-		if n < 1 {
-			return usagef("--connections must be ≥ 1, got %d", n)
-		}
-	}
 	for _, p := range rf.pipelines.v {
-		if p < 1 || p > respdrv.MaxPipeline {
+		if p > respdrv.MaxPipeline {
 			return usagef("--pipeline must be 1–%d, got %d", respdrv.MaxPipeline, p)
 		}
 	}
-	if rf.keySpace < 1 {
+	switch {
+	case rf.keySpace < 1:
 		return usagef("--keyspace must be ≥ 1, got %d", rf.keySpace)
-	}
-	if rf.repeats < 1 {
-		return usagef("--repeats must be ≥ 1, got %d", rf.repeats)
-	}
-	if rf.timeout < 0 {
+	case rf.timeout < 0:
 		return usagef("--timeout must be ≥ 0, got %s", rf.timeout)
-	}
-	if rf.sampled < 0 || rf.sampled > 1 {
+	case rf.sampled < 0 || rf.sampled > 1:
 		return usagef("--validate-sampled must be a fraction from 0 to 1, got %v", rf.sampled)
-	}
-	if rf.sampled > 0 && cmd != respdrv.CommandMGET && cmd != respdrv.CommandGET {
+	case rf.sampled > 0 && cmd != respdrv.CommandMGET && cmd != respdrv.CommandGET:
 		return usagef("--validate-sampled checks GET and MGET replies, not %s", cmd)
-	}
-	if rf.ephemeralPG && rf.pgDSN != "" {
+	case rf.ephemeralPG && rf.pgDSN != "":
 		return usagef("give --ephemeral-pg or --fill-from-pg-dsn, not both")
-	}
-	if rf.fillFromPG && !rf.ephemeralPG && rf.pgDSN == "" {
+	case rf.fillFromPG && !rf.ephemeralPG && rf.pgDSN == "":
 		return usagef("--fill-from-pg needs a source: --ephemeral-pg or --fill-from-pg-dsn DSN")
-	}
-	if rf.verifyPG && !rf.usePG() {
+	case rf.verifyPG && !rf.usePG():
 		return usagef("--verify-against-pg needs PostgreSQL: --fill-from-pg with --ephemeral-pg or --fill-from-pg-dsn DSN")
-	}
-	if rf.ephemeralPG && (rf.rows < 1 || rf.rows > 1<<31) {
+	case rf.ephemeralPG && (rf.rows < 1 || rf.rows > 1<<31):
 		return usagef("--rows must be 1–%d, got %d", int64(1)<<31, rf.rows)
-	}
-	if f.Changed("fill") && !rf.fill && rf.usePG() {
+	case rf.ephemeralPG && rf.pgPK != "id":
+		return usagef("--pg-pk: the --ephemeral-pg demo table's key is id, not %q", rf.pgPK)
+	case f.Changed("fill") && !rf.fill && rf.usePG():
 		return usagef("--fill=false contradicts a PostgreSQL fill")
-	}
-	if rf.ephemeral && (rf.tls || rf.tlsCA != "" || rf.tlsName != "") {
+	case rf.ephemeral && (rf.tls || rf.tlsCA != "" || rf.tlsName != ""):
 		return usagef("--tls is for --addr: the --ephemeral server speaks plain TCP on loopback")
-	}
-	if !rf.ephemeral && (rf.serverCPUs != "" || rf.maxClients != 0) {
-		return usagef("--server-cpus and --max-clients configure the --ephemeral server")
-	}
-	if (rf.tlsCA != "" || rf.tlsName != "") && !rf.tls {
+	case !rf.ephemeral && (rf.targetCPUs != "" || rf.maxClients != 0):
+		return usagef("--target-cpus and --max-clients configure the --ephemeral server")
+	case (rf.tlsCA != "" || rf.tlsName != "") && !rf.tls:
 		return usagef("--tls-ca and --tls-server-name need --tls")
+	case rf.tokenEnv != "" && rf.tokenFile != "":
+		return usagef("give --token-env or --token-file, not both")
+	case strings.Contains(rf.key, "{db}") && rf.db == "":
+		return usagef("--key %q uses {db}: give --db", rf.key)
+	}
+	if rf.sampled > 0 && !rf.fills(c) {
+		return usagef("--validate-sampled compares with the rows benchrig filled: give --fill or a PostgreSQL fill")
+	}
+	// The driver's own rules (key template, value, custom argv), before
+	// anything starts.
+	for _, b := range rf.batches.v {
+		dc := respdrv.DefaultConfig()
+		dc.Addr, dc.Command, dc.KeyTemplate, dc.DB, dc.Value = "127.0.0.1:1", rf.command, rf.key, rf.db, rf.value
+		if strings.EqualFold(rf.command, respdrv.CommandCustom) {
+			dc.Command, dc.Args = respdrv.CommandCustom, mustSplit(rf.args)
+		}
+		dc.Batch, dc.KeySpace, dc.Timeout = b, rf.keySpace, rf.timeout
+		if _, err := respdrv.New(dc); err != nil {
+			return usageError{err}
+		}
 	}
 	return nil
+}
+
+// mustSplit splits a command line already checked by splitCommand.
+func mustSplit(s string) []string {
+	argv, _ := splitCommand(s)
+	return argv
 }
 
 // usePG reports whether the fill comes from PostgreSQL.
@@ -229,229 +207,127 @@ func (rf *respFlags) fills(c *cobra.Command) bool {
 	return rf.ephemeral
 }
 
-// driverConfig is the RESP driver's configuration of one case.
-func (rf *respFlags) driverConfig(batch int) (respdrv.Config, error) {
-	dc := respdrv.DefaultConfig()
-	dc.Command = rf.command
-	if strings.EqualFold(rf.command, respdrv.CommandCustom) {
-		argv, err := splitCommand(rf.args)
-		if err != nil {
-			return dc, usagef("--args: %v", err)
-		}
-		dc.Args = argv
+// variant names the command measured, the column of the report.
+func (rf *respFlags) variant() string {
+	if v := strings.ToUpper(rf.command); v != "CUSTOM" {
+		return v
 	}
-	dc.KeyTemplate, dc.DB, dc.Value = rf.key, rf.db, rf.value
-	dc.Batch, dc.KeySpace, dc.Timeout = batch, rf.keySpace, rf.timeout
-	return dc, nil
+	return respdrv.CommandCustom
 }
 
-func (rf *respFlags) redisOptions() runner.RedisOptions {
-	return runner.RedisOptions{
-		Ephemeral: rf.ephemeral, Addr: rf.addr, User: rf.user, TokenEnv: rf.tokenEnv, TokenFile: rf.tokenFile,
-		TLS:        respdrv.TLSConfig{Enabled: rf.tls, CAFile: rf.tlsCA, ServerName: rf.tlsName},
-		MaxClients: rf.maxClients, CPUs: rf.serverCPUs,
-	}
-}
-
-// cases expands the matrix: batches outermost, then connections, then
-// pipeline depths, each list in the order given.
-func (rf *respFlags) cases() []respCase {
-	var out []respCase
-	for _, b := range rf.batches.v {
-		for _, n := range rf.conns.v {
-			for _, p := range rf.pipelines.v {
-				out = append(out, respCase{b, n, p})
-			}
-		}
-	}
-	return out
-}
-
-func runRESP(ctx context.Context, c *cobra.Command, rf *respFlags, stdout, stderr io.Writer) error {
+func runRESP(a *app, c *cobra.Command, rf *respFlags) error {
 	if err := rf.validate(c); err != nil {
 		return err
 	}
-	if f := c.Flags(); f.Changed("rate") && !f.Changed("connections") {
-		rf.conns.v = []int{32} // the quick modes' default at a rate
+	d := rf.suite(c, "resp", quickPhases{})
+	rt := doc{}
+	if rf.ephemeral {
+		rt["ephemeral"] = true
+		if rf.maxClients != 0 {
+			rt["max_clients"] = rf.maxClients
+		}
+	} else {
+		rt["addr"] = rf.addr
 	}
-	cases := rf.cases()
-	// Check the shared flags with every case's numbers, and each case's
-	// driver configuration, before any server starts.
-	for _, k := range cases {
-		rf.connections, rf.pipeline = k.conns, k.pipeline
-		if _, _, err := rf.resolve(c); err != nil {
-			return err
-		}
-		dc, err := rf.driverConfig(k.batch)
-		if err != nil {
-			return err
-		}
-		dc.Addr = "127.0.0.1:1" // checked for form only
-		dc.Auth = respdrv.AuthConfig{Token: "x"}
-		if _, err := respdrv.New(dc); err != nil {
-			return usageError{err}
+	for k, v := range map[string]string{"user": rf.user, "token_env": rf.tokenEnv, "token_file": rf.tokenFile} {
+		if v != "" {
+			rt[k] = v
 		}
 	}
-
-	srv, err := runner.StartRedis(ctx, rf.redisOptions())
-	if err != nil {
-		return err
+	if rf.tls {
+		t := doc{}
+		if rf.tlsCA != "" {
+			t["ca"] = rf.tlsCA
+		}
+		if rf.tlsName != "" {
+			t["server_name"] = rf.tlsName
+		}
+		rt["tls"] = t
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		if err := srv.Stop(sctx); err != nil {
-			fmt.Fprintln(stderr, "benchrig: stop redis-server:", err)
-		}
-	}()
-	reference, err := rf.prepare(ctx, c, srv, stderr)
-	if err != nil {
-		return err
+	rows := rf.keySpace
+	if !rf.fills(c) {
+		rt["fill"] = false
 	}
-
-	plan := respPlan(cases, rf.repeats)
-	var rows []respRow
-	for i, p := range plan {
-		if ctx.Err() != nil {
-			break
-		}
-		row, err := rf.sample(ctx, c, srv, p, reference, fmt.Sprintf("[%d/%d] ", i+1, len(plan)), stderr)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row)
-		s := row.s
-		if !rf.json {
-			fmt.Fprintf(stderr, "[%d/%d] %s%s: %s\n", i+1, len(plan), p.c.label(), repeatSuffix(p.repeat, rf.repeats), respProgress(s))
-		}
-	}
-	return rf.finish(srv, rows, len(plan), stdout, ctx.Err() != nil)
-}
-
-// respPlanned is one sample of the plan.
-type respPlanned struct {
-	c      respCase
-	repeat int
-}
-
-// respPlan orders cases × repeats fairly: repeat 1 walks the cases
-// forward, repeat 2 backward, and so on, so that no case always runs first
-// or last (as the suite planner does).
-func respPlan(cases []respCase, repeats int) []respPlanned {
-	var out []respPlanned
-	for r := 1; r <= repeats; r++ {
-		for i := range cases {
-			j := i
-			if r%2 == 0 {
-				j = len(cases) - 1 - i
+	if rf.usePG() {
+		fp := doc{"table": rf.pgTable, "pk": rf.pgPK}
+		if rf.ephemeralPG {
+			fp["ephemeral"] = true
+			rows = max(rows, rf.rows)
+		} else {
+			if err := os.Setenv(quickFillDSNEnv, rf.pgDSN); err != nil {
+				return err
 			}
-			out = append(out, respPlanned{cases[j], r})
+			defer os.Unsetenv(quickFillDSNEnv)
+			fp["dsn_env"] = quickFillDSNEnv
+		}
+		rt["fill_from_pg"] = fp
+		rt["verify_against_pg"] = rf.verifyPG
+	}
+	path := doc{"command": strings.ToUpper(rf.command), "key": rf.key, "timeout": rf.timeout.String()}
+	if strings.EqualFold(rf.command, respdrv.CommandCustom) {
+		argv, _ := splitCommand(rf.args)
+		path["command"], path["args"] = "CUSTOM", argv
+	}
+	for k, v := range map[string]string{"db": rf.db, "value": rf.value} {
+		if v != "" {
+			path[k] = v
+		}
+	}
+	if rf.sampled > 0 {
+		path["validate_sampled"] = rf.sampled
+	}
+	variant := suiteName(strings.ToLower(rf.variant()))
+	d["targets"] = doc{"redis": doc{"redis": rt}}
+	d["paths"] = doc{variant: doc{"resp": path}}
+	d["workloads"] = doc{"keys": doc{"kind": "hot", "rows": rows, "hot": rf.keySpace}}
+	m := d["matrix"].(doc)
+	m["targets"], m["paths"], m["workloads"], m["batches"] = []string{"redis"}, []string{variant}, []string{"keys"}, rf.batches.v
+	where := rf.addr
+	if rf.ephemeral {
+		where = "ephemeral redis-server"
+	}
+	var server string
+	job := quickJob{
+		name: "benchrig resp", doc: d, args: pgRedactArgs(respRedactArgs(a.args), ""),
+		onPrepared: func(prov map[string]result.Provenance) {
+			for _, pv := range prov {
+				server = strings.TrimSpace(pv.Version)
+			}
+		},
+		title: func(s *result.Sample) string {
+			return fmt.Sprintf("benchrig resp %s · %s %s · %s", driverAddr(s, where), rf.variant(), s.Case, describeWindow(s))
+		},
+		heading: func(n int) string {
+			return fmt.Sprintf("benchrig resp %s (redis %s) · %s · %d samples", where, server, rf.variant(), n)
+		},
+	}
+	return runQuick(a.ctx, &rf.quickFlags, job, a.stdout, a.stderr)
+}
+
+// respRedactArgs returns the command line with the password of a
+// --fill-from-pg-dsn replaced; AUTH tokens never are on it (only where they
+// are: --token-env, --token-file).
+func respRedactArgs(args []string) []string {
+	out := append([]string(nil), args...)
+	for i := 0; i < len(out); i++ {
+		switch a := out[i]; {
+		case a == "--fill-from-pg-dsn" && i+1 < len(out):
+			out[i+1] = postgres.Redact(out[i+1])
+			i++
+		case strings.HasPrefix(a, "--fill-from-pg-dsn="):
+			out[i] = "--fill-from-pg-dsn=" + postgres.Redact(strings.TrimPrefix(a, "--fill-from-pg-dsn="))
 		}
 	}
 	return out
 }
 
-func repeatSuffix(r, n int) string {
-	if n == 1 {
-		return ""
+// driverAddr is the address a sample's RESP driver used, or def.
+func driverAddr(s *result.Sample, def string) string {
+	var d struct {
+		Addr string `json:"addr"`
 	}
-	return fmt.Sprintf(" · repeat %d/%d", r, n)
-}
-
-// sample measures one case once.
-func (rf *respFlags) sample(ctx context.Context, c *cobra.Command, srv *runner.RedisServer, p respPlanned,
-	reference func(int64) ([]byte, bool), prefix string, stderr io.Writer) (respRow, error) {
-	row := respRow{c: p.c, repeat: p.repeat}
-	rf.connections, rf.pipeline = p.c.conns, p.c.pipeline
-	cfg, w, err := rf.resolve(c)
-	if err != nil {
-		return row, err
+	if s.Config == nil || json.Unmarshal(s.Config.Driver, &d) != nil || d.Addr == "" {
+		return def
 	}
-	row.engine, row.window = cfg, w
-	phases, err := rf.targetFlags.phases(c, &rf.quickFlags, cfg.Rate > 0, w)
-	if err != nil {
-		return row, err
-	}
-	dc, err := rf.driverConfig(p.c.batch)
-	if err != nil {
-		return row, err
-	}
-	if rf.sampled > 0 && reference != nil {
-		dc.ValidateSampled, dc.Reference = rf.sampled, reference
-	}
-	spec, err := srv.Spec(dc)
-	if err != nil {
-		return row, err
-	}
-	drv := spec.Driver.(*respdrv.Driver)
-	spec.Config, err = jsonRaw(struct {
-		Engine load.Config         `json:"engine"`
-		Phases runner.Phases       `json:"phases"`
-		RESP   respdrv.Config      `json:"resp"`
-		Redis  runner.RedisOptions `json:"redis"`
-		Fill   map[string]any      `json:"fill,omitempty"`
-	}{cfg, phases, drv.Config(), srv.Options(), rf.fillInfo(c)})
-	if err != nil {
-		return row, err
-	}
-	spec.Engine, spec.Phases, spec.Thresholds = cfg, phases, rf.thresholds()
-	spec.SamplerInterval, spec.SamplerNoPSS, spec.ClientCPUs = rf.interval, rf.noPSS, rf.clientCPUs
-	spec.Cell, spec.Repeat = p.c.label(), p.repeat
-	spec.Case, spec.Variant = p.c.label(), rf.variant()
-	spec.Key = fmt.Sprintf("%s#%d", spec.Cell, p.repeat)
-	st := newStatus(stderr, prefix)
-	// The driver's counters cover its whole life; keep the load window's.
-	var before, after respdrv.Stats
-	windowEnded := false
-	spec.OnPhase = func(phase string, planned time.Duration) {
-		switch phase {
-		case sample.PhaseLoad:
-			before = drv.Stats()
-		case sample.PhaseRecovery:
-			after, windowEnded = drv.Stats(), true
-		}
-		st.setPhase(phase, planned)
-	}
-	spec.OnEngine = st.setEngine
-	s := runner.Measure(ctx, spec)
-	st.stop()
-	if !windowEnded {
-		after = drv.Stats()
-	}
-	ds := respdrv.Stats{Hits: after.Hits - before.Hits, Nils: after.Nils - before.Nils,
-		Validated: after.Validated - before.Validated, Mismatches: after.Mismatches - before.Mismatches}
-	if s.Load != nil {
-		if s.Stats == nil {
-			s.Stats = map[string]float64{}
-		}
-		s.Stats["client_hits"], s.Stats["client_nils"] = float64(ds.Hits), float64(ds.Nils)
-		if rf.sampled > 0 {
-			s.Stats["client_validated"], s.Stats["client_mismatches"] = float64(ds.Validated), float64(ds.Mismatches)
-			if ds.Mismatches > 0 {
-				s.Verdict.Add("%d of %d sampled values differ from the rows filled", ds.Mismatches, ds.Validated)
-			}
-		}
-	}
-	row.s = s
-	return row, nil
-}
-
-// fillInfo records the fill in the sample's configuration.
-func (rf *respFlags) fillInfo(c *cobra.Command) map[string]any {
-	switch {
-	case !rf.fills(c):
-		return nil
-	case rf.ephemeralPG:
-		return map[string]any{"source": "ephemeral-pg", "table": rf.pgTable, "pk": rf.pgPK, "rows": rf.rows, "verified": rf.verifyPG}
-	case rf.pgDSN != "":
-		return map[string]any{"source": "pg", "dsn": postgres.Redact(rf.pgDSN), "table": rf.pgTable, "pk": rf.pgPK, "verified": rf.verifyPG}
-	}
-	return map[string]any{"source": "generated", "keys": rf.keySpace, "payload_bytes": postgres.DefaultPayloadBytes}
-}
-
-// respListFlag turns an int flag the quick modes share (-c, -p) into a list
-// of the same name, shorthand and place in the help.
-func respListFlag(f *pflag.FlagSet, name string, l *intList, usage string) {
-	fl := f.Lookup(name)
-	fl.Value, fl.DefValue, fl.Usage = l, l.String(), usage
+	return d.Addr
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -28,15 +27,12 @@ func respNeedRedis(t *testing.T) {
 	}
 }
 
-// readMultiDoc reads a benchrig resp JSON document.
-func readMultiDoc(t *testing.T, b []byte) result.QuickMatrix {
+// readMultiDoc reads a benchrig resp results file.
+func readMultiDoc(t *testing.T, b []byte) *resultsDoc {
 	t.Helper()
-	var doc result.QuickMatrix
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("not a document: %v\n%s", err, b[:min(len(b), 300)])
-	}
-	if doc.Schema != result.QuickMatrixSchema || doc.Tool.Go == "" {
-		t.Fatalf("schema %q, tool %+v", doc.Schema, doc.Tool)
+	doc := parseResults(t, string(b))
+	if doc.Header.Schema != result.ResultsSchema || doc.Header.Tool.Go == "" {
+		t.Fatalf("schema %q, tool %+v", doc.Header.Schema, doc.Header.Tool)
 	}
 	return doc
 }
@@ -45,14 +41,15 @@ func readMultiDoc(t *testing.T, b []byte) result.QuickMatrix {
 func respBatch(t *testing.T, s *result.Sample) float64 {
 	t.Helper()
 	var conf struct {
-		RESP struct {
-			Batch float64 `json:"batch"`
-		} `json:"resp"`
+		Batch float64 `json:"batch"`
 	}
-	if err := json.Unmarshal(s.Config, &conf); err != nil || conf.RESP.Batch < 1 {
-		t.Fatalf("config %s: %v", s.Config, err)
+	if s.Config == nil || s.Config.Protocol != "resp" {
+		t.Fatalf("config %+v", s.Config)
 	}
-	return conf.RESP.Batch
+	if err := json.Unmarshal(s.Config.Driver, &conf); err != nil || conf.Batch < 1 {
+		t.Fatalf("driver config %s: %v", s.Config.Driver, err)
+	}
+	return conf.Batch
 }
 
 // TestRESPQuickMatrix runs two cases against an ephemeral server and checks
@@ -66,12 +63,12 @@ func TestRESPQuickMatrix(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"Requests/s, median", "1 key · 3 conns · p=1", "8 keys · 3 conns · p=1", "MGET", "Server µs/request", "Result written to"} {
+	for _, want := range []string{"Requests/s, median", "1 key · 3 conns", "8 keys · 3 conns", "MGET", "Server µs/request", "Result written to"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
 	}
-	for _, want := range []string{"Filled 128 keys", "[1/2] 1 key · 3 conns · p=1: ", "[2/2] 8 keys · 3 conns · p=1: "} {
+	for _, want := range []string{"Filled 128 keys", "[1/2] redis mget keys · 1 key · 3 conns: ", "[2/2] redis mget keys · 8 keys · 3 conns: "} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -170,8 +167,8 @@ func TestRESPAuth(t *testing.T) {
 	}
 	secretFree("right token", stdout, stderr, string(b))
 	doc := readMultiDoc(t, b)
-	if s := doc.Samples[0]; s.Load == nil || s.Load.Requests != 300 || s.Stats["keyspace_hits"] != 300 || !strings.Contains(string(s.Config), tokenFile) {
-		t.Errorf("sample with AUTH: %+v, stats %v, config %s", s.Load, s.Stats, s.Config)
+	if s := doc.Samples[0]; s.Load == nil || s.Load.Requests != 300 || s.Stats["keyspace_hits"] != 300 || !strings.Contains(string(s.Config.Driver), tokenFile) {
+		t.Errorf("sample with AUTH: %+v, stats %v, config %s", s.Load, s.Stats, s.Config.Driver)
 	}
 }
 
@@ -195,11 +192,16 @@ func TestRESPFillFromEphemeralPG(t *testing.T) {
 	if s.Stats["client_validated"] < 300*16/4 || s.Stats["client_mismatches"] != 0 || s.Stats["keyspace_hits"] != 300*16 || !s.Verdict.Healthy {
 		t.Errorf("stats %v, verdict %+v", s.Stats, s.Verdict)
 	}
-	var conf struct {
-		Fill map[string]any `json:"fill"`
+	var suite struct {
+		Targets map[string]struct {
+			Redis struct {
+				FillFromPG      map[string]any `json:"fill_from_pg"`
+				VerifyAgainstPG bool           `json:"verify_against_pg"`
+			} `json:"redis"`
+		} `json:"targets"`
 	}
-	if err := json.Unmarshal(s.Config, &conf); err != nil || conf.Fill["source"] != "ephemeral-pg" || conf.Fill["verified"] != true {
-		t.Errorf("fill in config: %s", s.Config)
+	if err := json.Unmarshal(doc.Header.Suite.Resolved, &suite); err != nil || suite.Targets["redis"].Redis.FillFromPG["ephemeral"] != true || !suite.Targets["redis"].Redis.VerifyAgainstPG {
+		t.Errorf("fill in the recorded suite: %s (%v)", doc.Header.Suite.Resolved, err)
 	}
 }
 
@@ -239,15 +241,6 @@ func TestRESPFailsOnBadPeer(t *testing.T) {
 	_, stderr, code = cli(t, "resp", "--addr", "127.0.0.1:1", "-d", "300ms")
 	if code != 1 || !strings.Contains(stderr, "connection refused") {
 		t.Errorf("closed port: exit %d\n%s", code, stderr)
-	}
-}
-
-func TestRESPPlanIsFair(t *testing.T) {
-	a, b, c := respCase{1, 4, 1}, respCase{64, 4, 1}, respCase{64, 64, 1}
-	got := respPlan([]respCase{a, b, c}, 3)
-	want := []respPlanned{{a, 1}, {b, 1}, {c, 1}, {c, 2}, {b, 2}, {a, 2}, {a, 3}, {b, 3}, {c, 3}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("plan %v, want %v", got, want)
 	}
 }
 

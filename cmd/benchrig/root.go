@@ -40,8 +40,14 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// stopProfile ends a --cpuprofile, if one was started.
-var stopProfile = func() {}
+// app is what every command needs of its invocation: the context that
+// Ctrl-C cancels, the command line as given (for the results header, never
+// os.Args) and the output streams.
+type app struct {
+	ctx            context.Context
+	args           []string
+	stdout, stderr io.Writer
+}
 
 // errUnhealthy is returned after the report when --fail-unhealthy is set.
 var errUnhealthy = errors.New("the run was UNHEALTHY")
@@ -58,7 +64,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	a := &app{ctx: ctx, args: args, stdout: stdout, stderr: stderr}
 	var cpuProfile string
+	stopProfile := func() {}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of benchrig itself to this file")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
@@ -82,9 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		return nil
 	}
-	root.AddCommand(versionCmd(stdout), httpCmd(ctx, stdout, stderr), respCmd(ctx, stdout, stderr), pgCmd(ctx, stdout, stderr),
-		planCmd(stdout), runCmd(ctx, stdout, stderr), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout))
-	stopProfile = func() {}
+	root.AddCommand(versionCmd(stdout), httpCmd(a), respCmd(a), pgCmd(a),
+		planCmd(stdout), runCmd(a), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout))
 	err := root.ExecuteContext(ctx)
 	stopProfile()
 	if err != nil && isCobraUsage(err) {

@@ -1,19 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/result"
-	runner "github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/suite"
 )
 
@@ -82,7 +79,7 @@ func planCmd(stdout io.Writer) *cobra.Command {
 	return c
 }
 
-func runCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+func runCmd(a *app) *cobra.Command {
 	var (
 		sets                 []string
 		out                  string
@@ -102,7 +99,7 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			if resume && force {
 				return usagef("give --resume or --force, not both")
 			}
-			return runSuite(ctx, args[0], out, sets, smoke, resume, force, stdout, stderr)
+			return runSuite(a, args[0], output{path: out, force: force, resume: resume}, sets, smoke)
 		},
 	}
 	f := c.Flags()
@@ -114,82 +111,29 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-func runSuite(ctx context.Context, path, out string, sets []string, smoke, resume, force bool, stdout, stderr io.Writer) error {
+func runSuite(a *app, path string, out output, sets []string, smoke bool) error {
 	var (
-		w   *result.Writer
-		hdr *result.Header
-		p   *suite.Plan
 		s   *suite.Suite
+		p   *suite.Plan
+		err error
 	)
-	if resume {
-		var err error
-		w, hdr, err = result.Resume(out)
-		if err != nil {
-			return err
-		}
-		if p, err = replan(hdr.Suite.Resolved, hdr.Smoke); err != nil {
-			w.Abandon()
-			return fmt.Errorf("%s: the recorded suite: %w", out, err)
-		}
-		s = p.Suite
-		fmt.Fprintf(stderr, "Resuming %s: %d of %d samples already recorded\n", out, countDone(w, p), len(p.Samples))
-	} else {
-		var err error
+	if !out.resume {
 		if s, p, err = loadPlan(path, sets, smoke); err != nil {
 			return err
 		}
-		if _, err := os.Stat(out); err == nil && !force {
-			return fmt.Errorf("%s already exists: refusing to overwrite results (use --resume to continue a partial file, --force to replace it, or another -o)", out)
-		}
+		fmt.Fprintf(a.stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
 	}
-	st := newStatus(stderr, "")
-	defer st.stop()
-	r := runner.NewRunner(p, runner.PlanOptions{
-		OnProgress: func(pr runner.Progress) {
-			st.setPrefix(fmt.Sprintf("[%d/%d] %s · ETA %s · ", pr.Index, pr.Total, pr.Key, pr.ETA.Round(time.Second)))
-			st.setPhase(pr.Phase, pr.PhasePlanned)
-		},
-		OnEngine: st.setEngine,
-	})
-	defer r.Close()
-	fmt.Fprintf(stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
-	prov, err := r.Prepare(ctx)
+	x := execution{file: path, args: a.args, out: out, progress: !isTerminal(a.stderr),
+		notes: func(format string, args ...any) { fmt.Fprintf(a.stderr, format, args...) }}
+	res, err := x.execute(a.ctx, s, p, a.stdout, a.stderr)
 	if err != nil {
-		if w != nil {
-			w.Abandon()
-		}
 		return err
 	}
-	if w == nil {
-		resolved, err := s.Resolved()
-		if err != nil {
-			return err
-		}
-		var overrides []string
-		for _, o := range s.Overrides {
-			overrides = append(overrides, o.From+":"+o.Name+"="+o.Value)
-		}
-		h := result.Header{Tool: toolInfo(), Host: result.ReadHost(), Started: time.Now().UTC(), Args: os.Args[1:], Smoke: p.IsSmoke,
-			Suite: result.SuiteInfo{Name: s.Name, File: path, SHA256: s.SHA256(), Resolved: resolved, Overrides: overrides},
-			Plan:  planEntries(p), Targets: prov}
-		if w, err = result.Create(out, h, force); err != nil {
-			return err
-		}
+	if res.interrupted {
+		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out.path, path, out.path)
 	}
-	interrupted, err := r.Run(ctx, w)
-	st.stop()
-	if err != nil {
-		w.Abandon()
-		return err
-	}
-	if err := w.Close(interrupted); err != nil {
-		return err
-	}
-	if interrupted {
-		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out, path, out)
-	}
-	fmt.Fprintf(stdout, "%d samples written to %s\n\n", len(p.Samples), out)
-	return reportFile(out, p.IsSmoke, stdout)
+	fmt.Fprintf(a.stdout, "%d samples written to %s\n\n", len(res.plan.Samples), out.path)
+	return reportFile(out.path, res.plan.IsSmoke, a.stdout)
 }
 
 func countDone(w *result.Writer, p *suite.Plan) int {

@@ -1,19 +1,18 @@
 package main
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/benchrig/benchrig/internal/result"
 )
 
 func freePort(t *testing.T) int {
@@ -182,8 +181,9 @@ func httpServerStatus(t *testing.T, status int) string {
 }
 
 // TestInterruptStopsTarget sends SIGINT to a real benchrig process in the
-// middle of the load: the target is stopped, the partial result written,
-// no process and no temp dir left behind.
+// middle of the load: the target is stopped, the partial figures printed,
+// the results file left resumable (interrupted footer, the sample in flight
+// not counted as done), no process and no temp dir left behind.
 func TestInterruptStopsTarget(t *testing.T) {
 	dir := t.TempDir()
 	br := filepath.Join(dir, "benchrig")
@@ -198,6 +198,8 @@ func TestInterruptStopsTarget(t *testing.T) {
 	cmd := exec.Command(br, append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
 		"--target", fmt.Sprintf("%s -addr 127.0.0.1:%d -delay 1ms", stall, port), "-R", "300", "-d", "30s", "-o", out}, shortPhases...)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -214,20 +216,15 @@ func TestInterruptStopsTarget(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 1 {
 		t.Errorf("exit code %d after SIGINT, want 1", code)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("no partial result: %v", err)
+	doc := readResults(t, out)
+	if doc.Footer == nil || !doc.Footer.Interrupted || len(doc.Samples) != 0 {
+		t.Fatalf("results file: footer %+v, %d samples; want an interrupted, resumable file", doc.Footer, len(doc.Samples))
 	}
-	var doc result.Quick
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
+	if !strings.Contains(stdout.String(), "requests in") {
+		t.Errorf("the partial figures were not printed:\n%s", stdout.String())
 	}
-	s := doc.Sample
-	if s.Load == nil || !s.Load.Interrupted || s.Load.Requests == 0 {
-		t.Fatalf("partial result lacks the interrupted load: %+v", s.Load)
-	}
-	if s.Target == nil || !pidGone(s.Target.PID) {
-		t.Errorf("target still running: %+v", s.Target)
+	if pids := pidsRunning(stall); len(pids) > 0 {
+		t.Errorf("target still running: pids %v", pids)
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
 		t.Errorf("temp dir left behind: %v", entries)
@@ -267,4 +264,22 @@ func TestAttachAndClientPinning(t *testing.T) {
 			t.Fatalf("%v: the attached server was stopped", how)
 		}
 	}
+}
+
+// pidsRunning lists the live processes whose argv[0] is bin.
+func pidsRunning(bin string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.HasPrefix(b, []byte(bin+"\x00")) || pidGone(pid) {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
 }

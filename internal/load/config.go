@@ -3,6 +3,8 @@ package load
 import (
 	"fmt"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // Config is how the engine drives one driver. Plain data: the resolved config
@@ -25,6 +27,11 @@ type Config struct {
 	// connection in rate mode; beyond it sends are dropped and counted.
 	// 0 means rate × 1 s.
 	MaxBacklog int `json:"max_backlog,omitempty"`
+}
+
+// Record returns the configuration as the results file records it.
+func (c Config) Record() result.EngineConfig {
+	return result.EngineConfig{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Arrival: c.Arrival, Seed: c.Seed, MaxBacklog: c.MaxBacklog}
 }
 
 // Window bounds one run of the engine: a duration, a request count, or both

@@ -1,7 +1,6 @@
 package result
 
 import (
-	"encoding/json"
 	"time"
 )
 
@@ -22,7 +21,7 @@ type Sample struct {
 
 	Protocol string `json:"protocol"`
 	// Config is the resolved configuration of the engine and driver.
-	Config json.RawMessage `json:"config"`
+	Config *Config `json:"config,omitempty"`
 
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`

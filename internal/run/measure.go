@@ -10,6 +10,7 @@ import (
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/sample"
+	"github.com/benchrig/benchrig/internal/system"
 )
 
 // stopTimeout bounds stopping a target once the sample is done (also after
@@ -21,7 +22,7 @@ const stopTimeout = 15 * time.Second
 // yields a sample that says so (Error, or an UNHEALTHY verdict with the exit
 // status and log tail). The target is stopped before Measure returns, also
 // when ctx is cancelled.
-func Measure(ctx context.Context, spec Spec) *result.Sample {
+func Measure(ctx context.Context, spec system.Spec) *result.Sample {
 	m := &measurement{spec: spec, s: &result.Sample{
 		Key: spec.Key, Cell: spec.Cell, Repeat: spec.Repeat, Smoke: spec.Smoke,
 		Case: spec.Case, Variant: spec.Variant,
@@ -29,14 +30,17 @@ func Measure(ctx context.Context, spec Spec) *result.Sample {
 		Verdict: result.Verdict{Healthy: true},
 	}}
 	m.run(ctx)
+	if spec.Judge != nil && m.s.Load != nil {
+		spec.Judge(m.s)
+	}
 	m.s.Finished = time.Now().UTC()
 	return m.s
 }
 
 type measurement struct {
-	spec    Spec
+	spec    system.Spec
 	s       *result.Sample
-	tgt     Target
+	tgt     system.Target
 	sampler *sample.Sampler
 	phase   string
 	phaseAt time.Time
@@ -239,7 +243,7 @@ func (m *measurement) sleep(ctx context.Context, d time.Duration, exited <-chan 
 }
 
 func (m *measurement) exitedChan() <-chan struct{} {
-	if x, ok := m.tgt.(exiter); ok && m.spec.Start != nil {
+	if x, ok := m.tgt.(system.Exiter); ok && m.spec.Start != nil {
 		return x.Exited()
 	}
 	return nil
@@ -252,7 +256,7 @@ func (m *measurement) noteExit() bool {
 		return false
 	}
 	status := "exited"
-	if x, ok := m.tgt.(exiter); ok {
+	if x, ok := m.tgt.(system.Exiter); ok {
 		select {
 		case <-x.Exited():
 			status = x.ExitStatus()
@@ -262,7 +266,7 @@ func (m *measurement) noteExit() bool {
 	m.exitStatus = status
 	if m.s.Target != nil {
 		m.s.Target.ExitStatus = status
-		if l, ok := m.tgt.(logger); ok {
+		if l, ok := m.tgt.(system.Logger); ok {
 			m.s.Target.LogPath, m.s.Target.LogTail = l.LogPath(), l.LogTail(20)
 		}
 	}
@@ -272,7 +276,7 @@ func (m *measurement) noteExit() bool {
 
 // logHint names the target's log file for an error message.
 func (m *measurement) logHint() string {
-	if l, ok := m.tgt.(logger); ok && l.LogPath() != "" {
+	if l, ok := m.tgt.(system.Logger); ok && l.LogPath() != "" {
 		return " (target log: " + l.LogPath() + ")"
 	}
 	return ""

@@ -2,18 +2,16 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
 	"time"
 
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
-	"github.com/benchrig/benchrig/internal/target"
+	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
@@ -35,30 +33,60 @@ type PlanOptions struct {
 	OnProgress func(Progress)
 	// OnEngine receives each sample's engine (for a live status line).
 	OnEngine func(e *load.Engine)
+	// OnSample is told about each sample once it is written: its 1-based
+	// position among the samples this run measures, their number, and the
+	// estimated time left.
+	OnSample func(index, total int, s *result.Sample, eta time.Duration)
+	// Notes receives the systems' progress notes (fills, pre-flights).
+	// OnInterrupted receives the sample that was in flight when the run
+	// was interrupted: its figures cover what finished, and it is not
+	// written (a resumed run measures it again).
+	Notes         func(format string, args ...any)
+	OnInterrupted func(s *result.Sample)
 }
 
-// Runner runs a suite's plan: it prepares the long-lived servers, then
-// measures every sample in the plan's order, appending each to a results
-// file as it finishes.
+// Sink is where finished samples go: a results file (*result.Writer), or
+// memory for a quick run without -o.
+type Sink interface {
+	// Done reports whether the sink already holds the sample with key.
+	Done(key string) bool
+	// Append stores a finished sample.
+	Append(s *result.Sample) error
+}
+
+var _ Sink = (*result.Writer)(nil)
+
+// Memory is a Sink that keeps the samples in memory.
+type Memory struct{ Samples []*result.Sample }
+
+// Done implements Sink: a memory sink starts empty.
+func (m *Memory) Done(key string) bool { return false }
+
+// Append implements Sink.
+func (m *Memory) Append(s *result.Sample) error { m.Samples = append(m.Samples, s); return nil }
+
+// Runner runs a suite's plan: it prepares every target variant's system
+// once, then measures every sample in the plan's order, appending each to a
+// results file as it finishes. It knows no protocol: each system (package
+// system) gives the spec of its samples.
 type Runner struct {
 	plan   *suite.Plan
 	s      *suite.Suite
 	opts   PlanOptions
 	logDir string
-	// servers are long-lived targets (PostgreSQL, redis-server, attached
-	// processes), by target name and params.
-	servers map[string]*longLived
-	// commands are command targets per cell, with their ports.
-	commands map[string]*commandTarget
+	// systems are the prepared target variants, by variant key, in the
+	// order they were prepared.
+	systems map[string]system.System
+	order   []string
 }
 
 // NewRunner returns a runner for the plan.
 func NewRunner(p *suite.Plan, opts PlanOptions) *Runner {
-	return &Runner{plan: p, s: p.Suite, opts: opts, servers: map[string]*longLived{}, commands: map[string]*commandTarget{}}
+	return &Runner{plan: p, s: p.Suite, opts: opts, systems: map[string]system.System{}}
 }
 
-// variantKey names a target with its params ("node-http[node=node20]").
-func variantKey(c suite.Cell) string {
+// VariantKey names a cell's target with its params ("node-http[node=node20]").
+func VariantKey(c suite.Cell) string {
 	if len(c.Params) == 0 {
 		return c.Target
 	}
@@ -70,70 +98,67 @@ func variantKey(c suite.Cell) string {
 	return c.Target + "[" + strings.Join(keys, ",") + "]"
 }
 
-// Prepare resolves every target of the plan: command targets get their
-// ports and provenance (binary SHA-256, git revision); long-lived servers
-// are started (or reached) once, their data prepared and their provenance
-// read (versions, settings, query plans).
+// Prepare makes and prepares the system of every target variant of the
+// plan, in plan order: command targets get their ports and provenance
+// (binary SHA-256, git revision); long-lived servers are started (or
+// reached) once, their data prepared and their provenance read (versions,
+// settings, query plans). On an error, what was prepared stays for Close.
 func (r *Runner) Prepare(ctx context.Context) (map[string]result.Provenance, error) {
 	dir, err := tmpdir.New("", "run")
 	if err != nil {
 		return nil, err
 	}
 	r.logDir = dir
-	prov := map[string]result.Provenance{}
+	cells := map[string][]suite.Cell{}
+	var keys []string
 	for _, c := range r.plan.Cells {
-		key := variantKey(c)
+		key := VariantKey(c)
+		if _, seen := cells[key]; !seen {
+			keys = append(keys, key)
+		}
+		cells[key] = append(cells[key], c)
+	}
+	prov := map[string]result.Provenance{}
+	for _, key := range keys {
+		c := cells[key][0]
 		t, err := r.s.TargetFor(c)
 		if err != nil {
 			return nil, err
 		}
-		switch t.Kind() {
-		case suite.KindCommand:
-			if _, ok := r.commands[key]; ok {
-				continue
-			}
-			port := t.Port
-			if port == 0 {
-				if port, err = freePort(); err != nil {
-					return nil, err
-				}
-			}
-			ct := &commandTarget{name: key, t: t, port: port, logDir: r.logDir, defCPUs: string(r.s.Placement.TargetCPUs)}
-			r.commands[key] = ct
-			prov[key] = ct.provenance()
-		default:
-			if _, ok := r.servers[key]; ok {
-				continue
-			}
-			ll, err := r.startLongLived(ctx, key, c, t)
-			if err != nil {
-				return nil, fmt.Errorf("target %q: %w", key, err)
-			}
-			r.servers[key] = ll
-			prov[key] = ll.provenance
+		sys, err := system.New(system.Env{Suite: r.s, Name: key, Target: t, Params: c.Params, Cells: cells[key], LogDir: r.logDir, Notes: r.opts.Notes})
+		if err != nil {
+			return nil, err
 		}
+		r.systems[key] = sys
+		r.order = append(r.order, key)
+		pv, err := sys.Prepare(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: %w", key, err)
+		}
+		prov[key] = pv
 	}
 	return prov, nil
 }
 
-// Close stops the long-lived servers and removes the run's temp dir.
+// Close stops every prepared system, last prepared first, and removes the
+// run's temp dir. It may be called more than once.
 func (r *Runner) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	for _, ll := range r.servers {
-		if ll.stop != nil {
-			_ = ll.stop(ctx)
-		}
+	for i := len(r.order) - 1; i >= 0; i-- {
+		_ = r.systems[r.order[i]].Close(ctx)
 	}
+	r.order = nil
 	if r.logDir != "" {
 		_ = os.RemoveAll(r.logDir)
+		r.logDir = ""
 	}
 }
 
 // Run measures every sample the writer does not hold yet, appending each as
 // it finishes. It returns interrupted=true when ctx ended first: the sample
 // in flight is not written (a resumed run measures it again).
-func (r *Runner) Run(ctx context.Context, w *result.Writer) (interrupted bool, err error) {
+func (r *Runner) Run(ctx context.Context, w Sink) (interrupted bool, err error) {
 	var todo []suite.Sample
 	for _, s := range r.plan.Samples {
 		if !w.Done(s.Key) {
@@ -162,10 +187,20 @@ func (r *Runner) Run(ctx context.Context, w *result.Writer) (interrupted bool, e
 		s := Measure(ctx, spec)
 		measured += time.Since(t0)
 		if ctx.Err() != nil {
+			if r.opts.OnInterrupted != nil {
+				r.opts.OnInterrupted(s)
+			}
 			return true, nil
 		}
 		if err := w.Append(s); err != nil {
 			return false, err
+		}
+		if r.opts.OnSample != nil {
+			left := time.Duration(0)
+			if n := len(todo) - idx; n > 0 {
+				left = measured / time.Duration(idx) * time.Duration(n)
+			}
+			r.opts.OnSample(idx, len(todo), s, left)
 		}
 	}
 	return false, nil
@@ -182,130 +217,45 @@ func (r *Runner) eta(left []suite.Sample, measured time.Duration, done int) time
 	return sub.Estimate(sub.Startup)
 }
 
-// spec builds the run spec of one planned sample.
-func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (Spec, error) {
-	p := r.s.Paths[c.Path]
-	phases := Phases{Baseline: r.plan.Phases.Baseline.D(), Warmup: r.plan.Phases.Warmup.D(), Settle: r.plan.Phases.Settle.D(),
-		Load: r.plan.Phases.Load.D(), Recovery: r.plan.Phases.Recovery.D(), Requests: r.plan.Requests}
+// spec builds the run spec of one planned sample: what the runner knows
+// (key, engine, phases, thresholds, sampler, placement), completed by the
+// variant's system.
+func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (system.Spec, error) {
 	th := r.s.Thresholds
-	spec := Spec{
+	base := system.Spec{
 		Key: ps.Key, Cell: ps.CellID, Repeat: ps.Repeat, Smoke: r.plan.IsSmoke,
 		Case: c.CaseLabel(), Variant: c.VariantLabel(),
 		Protocol: string(c.Protocol),
-		Engine:   load.Config{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Seed: ps.Seed},
-		Phases:   phases,
+		Engine:   load.Config{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Seed: ps.Seed, Arrival: r.s.Arrival, MaxBacklog: r.s.MaxBacklog},
+		Phases:   PhasesOf(r.plan),
 		Thresholds: result.Thresholds{Coverage: th.Coverage, P99: th.P99.D(), Errors: th.Errors, Timeouts: th.Timeouts,
 			Unexpected: th.Unexpected, Dropped: th.Dropped},
 		SamplerInterval: r.s.Sampler.Interval.D(),
 		SamplerNoPSS:    r.s.Sampler.NoPSS,
 		ClientCPUs:      string(r.s.Placement.ClientCPUs),
 	}
-	key := variantKey(c)
-	if ct, ok := r.commands[key]; ok {
-		if p.HTTP == nil {
-			return spec, fmt.Errorf("path %q is %s, but command target %q serves http", c.Path, p.Protocol(), key)
-		}
-		dc := httpConfig(p.HTTP, ct.vars())
-		d, err := httpdrv.New(dc)
-		if err != nil {
-			return spec, fmt.Errorf("path %q: %w", c.Path, err)
-		}
-		spec.Driver = d
-		spec.Start = ct.starter()
-		spec.PreChecks = ct.checks()
-		spec.PostChecks = ct.checks()
-		spec.Config, _ = json.Marshal(struct {
-			Cell   suite.Cell     `json:"cell"`
-			Engine load.Config    `json:"engine"`
-			Phases Phases         `json:"phases"`
-			HTTP   httpdrv.Config `json:"http"`
-		}{c, spec.Engine, phases, dc.Redacted()})
-		return spec, nil
-	}
-	ll, ok := r.servers[key]
+	key := VariantKey(c)
+	sys, ok := r.systems[key]
 	if !ok {
-		return spec, fmt.Errorf("target %q was not prepared", key)
+		return base, fmt.Errorf("target %q was not prepared", key)
 	}
-	return ll.spec(ctx, spec, c, p)
-}
-
-// httpConfig is the HTTP driver config of a suite path with placeholders
-// filled.
-func httpConfig(h *suite.HTTPPath, vars map[string]string) httpdrv.Config {
-	dc := httpdrv.DefaultConfig()
-	dc.URL = suite.Expand(h.URL, vars)
-	dc.Method = h.Method
-	dc.Headers = h.Headers
-	dc.Body = h.Body
-	dc.ExpectStatus = h.ExpectStatus
-	if h.ExpectBody != "" {
-		b := h.ExpectBody
-		dc.ExpectBody = &b
-	}
-	return dc
-}
-
-// longLived is a target that lives across samples: an ephemeral or remote
-// PostgreSQL, a redis-server, an attached process.
-type longLived struct {
-	provenance result.Provenance
-	stop       func(ctx context.Context) error
-	// spec completes a sample's spec for a path on this server.
-	spec func(ctx context.Context, base Spec, c suite.Cell, p *suite.Path) (Spec, error)
-}
-
-// startLongLived prepares a target that lives across samples.
-func (r *Runner) startLongLived(ctx context.Context, key string, c suite.Cell, t *suite.Target) (*longLived, error) {
-	switch t.Kind() {
-	case suite.KindAttach:
-		return r.attach(key, t)
-	case suite.KindPostgres:
-		return r.startPostgres(ctx, key, c, t)
-	case suite.KindRedis:
-		return r.startRedis(ctx, key, c, t)
-	}
-	return nil, fmt.Errorf("unknown target kind %q", t.Kind())
-}
-
-// attach measures an already running HTTP server; it is never started or
-// stopped.
-func (r *Runner) attach(key string, t *suite.Target) (*longLived, error) {
-	pid := t.Attach.PID
-	if t.Attach.Port != 0 {
-		p, err := target.PIDListeningOn(t.Attach.Port)
-		if err != nil {
-			return nil, err
-		}
-		pid = p
-	}
-	a, err := target.Attach(pid)
+	spec, err := sys.Spec(ctx, c, base)
 	if err != nil {
-		return nil, err
+		return spec, err
 	}
-	port := t.Port
-	if port == 0 {
-		port = t.Attach.Port
-	}
-	vars := map[string]string{"port": fmt.Sprint(port)}
-	info := &result.TargetInfo{Name: key, Kind: suite.KindAttach, PID: pid}
-	return &longLived{
-		provenance: result.Provenance{Kind: suite.KindAttach},
-		spec: func(ctx context.Context, base Spec, c suite.Cell, p *suite.Path) (Spec, error) {
-			if p.HTTP == nil {
-				return base, fmt.Errorf("attached target %q: only http paths are supported", key)
-			}
-			dc := httpConfig(p.HTTP, vars)
-			d, err := httpdrv.New(dc)
-			if err != nil {
-				return base, err
-			}
-			base.Driver, base.Attach, base.AttachInfo = d, a, info
-			base.Config, _ = json.Marshal(struct {
-				Cell   suite.Cell     `json:"cell"`
-				Engine load.Config    `json:"engine"`
-				HTTP   httpdrv.Config `json:"http"`
-			}{c, base.Engine, dc.Redacted()})
-			return base, nil
-		},
-	}, nil
+	spec.Config = &result.Config{Cell: CellConfig(c), Engine: spec.Engine.Record(), Phases: spec.Phases.Record(),
+		Protocol: spec.Protocol, Driver: spec.DriverConfig, System: spec.SystemConfig}
+	return spec, nil
+}
+
+// PhasesOf returns a plan's phases as Measure takes them.
+func PhasesOf(p *suite.Plan) system.Phases {
+	return system.Phases{Baseline: p.Phases.Baseline.D(), Warmup: p.Phases.Warmup.D(), Settle: p.Phases.Settle.D(),
+		Load: p.Phases.Load.D(), Recovery: p.Phases.Recovery.D(), Requests: p.Requests}
+}
+
+// CellConfig records a plan cell in a sample's configuration.
+func CellConfig(c suite.Cell) *result.CellConfig {
+	return &result.CellConfig{ID: c.ID, Target: c.Target, Params: c.Params, Path: c.Path, Protocol: string(c.Protocol),
+		Workload: c.Workload, Connections: c.Connections, Batch: c.Batch, Rate: c.Rate, Pipeline: c.Pipeline}
 }

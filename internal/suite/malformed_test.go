@@ -21,11 +21,12 @@ const okMatrix = `matrix:
   connections: [4]
 `
 
-// pgHead defines a postgres target, pg and resp paths and workloads; the
-// matrix starts at line 12.
+// pgHead defines a postgres target, a redis target, pg and resp paths and
+// workloads; the matrix starts at line 13.
 const pgHead = `name: t
 targets:
-  db: {postgres: {ephemeral: true}, serves: [pg, resp]}
+  db: {postgres: {ephemeral: true}}
+  cache: {redis: {ephemeral: true}}
 paths:
   one: {pg: {path: prepared-one}}
   get: {resp: {command: GET, key: "k:{id}"}}
@@ -44,9 +45,9 @@ func TestMalformed(t *testing.T) {
 		field, msg string
 	}{
 		{"unknown top-level key", "name: t\nrepeets: 3\n" + okHead[8:] + okMatrix,
-			2, 1, "", `unknown key "repeets"; accepted: matrix, name, paths, phases, placement, repeats, requests, sampler, seed, targets, thresholds, workloads`},
+			2, 1, "", `unknown key "repeets"; accepted: arrival, matrix, max_backlog, name, paths, phases, placement, repeats, requests, sampler, seed, targets, thresholds, workloads`},
 		{"unknown nested key", strings.Replace(okHead, "port: 8080", "prot: 8080", 1) + okMatrix,
-			3, 37, "targets.web", `unknown key "prot"; accepted: attach, checks, command, cpus, dir, env, params, port, postgres, ready, redis, serves`},
+			3, 37, "targets.web", `unknown key "prot"; accepted: address, attach, checks, command, cpus, dir, env, params, port, postgres, ready, redis, serves`},
 		{"wrong type: string for integer", "name: t\nrepeats: three\n" + okHead[8:] + okMatrix,
 			2, 10, "repeats", `must be an integer, got string "three"`},
 		{"wrong type: fraction for integer", "name: t\nrepeats: 3.5\n" + okHead[8:] + okMatrix,
@@ -68,23 +69,23 @@ func TestMalformed(t *testing.T) {
 		{"unknown path", okHead + strings.Replace(okMatrix, "[hello]", "[hello, bye]", 1),
 			8, 18, "matrix.paths[1]", `unknown path "bye"; defined: hello`},
 		{"unknown workload", pgHead + "matrix: {targets: [db], paths: [one], workloads: [warm], connections: [4]}\n",
-			12, 51, "matrix.workloads[0]", `unknown workload "warm"; defined: cold, hot`},
+			13, 51, "matrix.workloads[0]", `unknown workload "warm"; defined: cold, hot`},
 		{"duplicate target name", "name: t\ntargets:\n  web: {command: [a]}\n  web: {command: [b]}\n" + okHead[strings.Index(okHead, "paths:"):] + okMatrix,
 			4, 3, "targets", `duplicate key "web" (first at 3:3)`},
 		{"rate ≤ 0", okHead + okMatrix + "  rates: [100, 0]\n",
 			10, 16, "matrix.rates[1]", `must be > 0 requests per second, got 0 (omit rates for closed loop)`},
 		{"rate with a cold workload", pgHead + "matrix: {targets: [db], paths: [one], workloads: [cold], connections: [4], rates: [100]}\n",
-			12, 84, "matrix.rates[0]", `rate 100 with cold workload "cold": a cold sweep is count-bounded`},
+			13, 84, "matrix.rates[0]", `rate 100 with cold workload "cold": a cold sweep is count-bounded`},
 		{"http path on a postgres target", pgHead + "matrix: {targets: [db], paths: [one, hello], connections: [4]}\n",
-			12, 38, "matrix.paths[1]", `path "hello" speaks http but target "db" serves pg, resp; pair targets and paths explicitly with matrix.cases`},
+			13, 38, "matrix.paths[1]", `path "hello" speaks http but target "db" serves pg; pair targets and paths explicitly with matrix.cases`},
 		{"connections < 1", okHead + strings.Replace(okMatrix, "[4]", "[4, 0]", 1),
 			9, 20, "matrix.connections[1]", `must be ≥ 1, got 0`},
 		{"batches < 1", okHead + okMatrix + "  batches: [0]\n",
 			10, 13, "matrix.batches[0]", `must be ≥ 1, got 0`},
-		{"batch > 1024 for resp", pgHead + "matrix: {targets: [db], paths: [mget], connections: [4], batches: [1, 2048]}\n",
-			12, 71, "matrix.batches[1]", `must be ≤ 1024 for resp path "mget", got 2048`},
-		{"batch with a single-key resp command", pgHead + "matrix: {targets: [db], paths: [get], connections: [4], batches: [16]}\n",
-			12, 67, "matrix.batches[0]", `batch 16 with resp path "get": GET takes one key`},
+		{"batch > 1024 for resp", pgHead + "matrix: {targets: [cache], paths: [mget], connections: [4], batches: [1, 2048]}\n",
+			13, 74, "matrix.batches[1]", `must be ≤ 1024 for resp path "mget", got 2048`},
+		{"batch with a single-key resp command", pgHead + "matrix: {targets: [cache], paths: [get], connections: [4], batches: [16]}\n",
+			13, 70, "matrix.batches[0]", `batch 16 with resp path "get": GET takes one key`},
 		{"batch with an http path", okHead + okMatrix + "  batches: [1, 64]\n",
 			10, 16, "matrix.batches[1]", `batch 64 with http path "hello": an HTTP request carries no batch; accepted: 1`},
 		{"pipeline < 1", okHead + okMatrix + "  pipeline: [0]\n",
@@ -98,7 +99,7 @@ func TestMalformed(t *testing.T) {
 		{"coverage out of range", okHead + okMatrix + "thresholds: {coverage: 101}\n",
 			10, 24, "thresholds.coverage", `must be a percentage between 0 and 100, got 101`},
 		{"missing command", strings.Replace(okHead, `command: [./srv, "{port}"], `, "", 1) + okMatrix,
-			3, 3, "targets.web", `missing command: a command target needs command: [program, args…]; other kinds: postgres, redis, attach`},
+			3, 3, "targets.web", `missing command: a command target needs command: [program, args…]; other kinds: postgres, redis, attach, address`},
 		{"dsn and ephemeral", strings.Replace(pgHead, "ephemeral: true", "ephemeral: true, dsn: \"host=db\"", 1) + "matrix: {targets: [db], paths: [one], connections: [4]}\n",
 			3, 41, "targets.db.postgres.dsn", `dsn and ephemeral are exclusive`},
 		{"password in dsn", strings.Replace(pgHead, "ephemeral: true", "dsn: \"postgres://u:hunter2@db/x\"", 1) + "matrix: {targets: [db], paths: [one], connections: [4]}\n",
@@ -112,7 +113,7 @@ func TestMalformed(t *testing.T) {
 		{"unused param", strings.Replace(okHead, "port: 8080}", "port: 8080, params: {node: [v18, v20]}}", 1) + okMatrix,
 			3, 58, "targets.web.params.node", `param "node" is not used: no {node} placeholder`},
 		{"hot set larger than rows", pgHead + "  big: {kind: hot, rows: 10, hot: 11}\nmatrix: {targets: [db], paths: [one], workloads: [big], connections: [4]}\n",
-			12, 35, "workloads.big.hot", `must be between 1 and rows (10), got 11`},
+			13, 35, "workloads.big.hot", `must be between 1 and rows (10), got 11`},
 		{"cases with targets", okHead + okMatrix + "  cases: [{target: web, path: hello}]\n",
 			10, 3, "matrix.cases", `cases and targets, paths are exclusive`},
 		{"duplicate value in an axis", okHead + strings.Replace(okMatrix, "[4]", "[4, 64, 4]", 1),

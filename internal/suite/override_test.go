@@ -132,7 +132,7 @@ func TestApplyOverridesErrors(t *testing.T) {
 // TestOverrideRevalidates covers overrides that are well formed but break a
 // rule that involves the rest of the suite.
 func TestOverrideRevalidates(t *testing.T) {
-	src := pgHead + "matrix: {targets: [db], paths: [one, mget], workloads: [cold], connections: [4]}\n"
+	src := pgHead + "matrix: {cases: [{target: db, path: one, workload: cold}, {target: cache, path: mget, workload: cold}], connections: [4]}\n"
 	for _, c := range []struct {
 		env  map[string]string
 		want string
@@ -150,7 +150,7 @@ func TestOverrideRevalidates(t *testing.T) {
 	s := mustParse(t, "pg.yaml", src)
 	s.Matrix.Connections = []int{0}
 	err := ApplyOverrides(s, envOf(map[string]string{"REPEATS": "2"}), nil)
-	if err == nil || !strings.HasPrefix(err.Error(), "pg.yaml:12:78: matrix.connections[0]: must be ≥ 1, got 0") {
+	if err == nil || !strings.HasPrefix(err.Error(), "pg.yaml:13:119: matrix.connections[0]: must be ≥ 1, got 0") {
 		t.Errorf("got %v", err)
 	}
 }

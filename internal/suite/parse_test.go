@@ -68,7 +68,7 @@ func TestSeedSuites(t *testing.T) {
 
 	pg := mustLoad(t, "testdata/pg-local-cache.yaml")
 	db := pg.Targets["pg"]
-	if db.Kind() != KindPostgres || !db.Serve(PG) || !db.Serve(RESP) || db.Serve(HTTP) {
+	if db.Kind() != KindPostgres || !db.Serve(PG) || db.Serve(RESP) || db.Serve(HTTP) {
 		t.Errorf("pg target: kind %q protocols %v", db.Kind(), db.Protocols())
 	}
 	if r := pg.Paths["resp-mget"].RESP; r.Command != "MGET" || !r.MultiKey() {

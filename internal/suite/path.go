@@ -3,6 +3,7 @@ package suite
 import (
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Path is one named request sent to a target. Exactly one of HTTP, PG and
@@ -38,11 +39,15 @@ type HTTPPath struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Body sent with every request.
 	Body string `json:"body,omitempty"`
-	// ExpectStatus is the status of an accepted response (default 200);
-	// others count as unexpected.
+	// ExpectStatus is the status of an accepted response (default 200; 0
+	// accepts any 2xx); others count as unexpected.
 	ExpectStatus int `json:"expect_status"`
 	// ExpectBody, when set, must equal the response body.
 	ExpectBody string `json:"expect_body,omitempty"`
+	// ExpectBodyContains, when set, must occur in the response body.
+	ExpectBodyContains string `json:"expect_body_contains,omitempty"`
+	// Timeout bounds each request (default 10s; 0s: none).
+	Timeout *Duration `json:"timeout,omitempty"`
 }
 
 // PGPath is a PostgreSQL request: one of the pg driver's named access paths
@@ -53,6 +58,13 @@ type PGPath struct {
 	Path string `json:"path,omitempty"`
 	// SQL is a statement whose $1 is bound to the batch of keys.
 	SQL string `json:"sql,omitempty"`
+	// Batching is how prepared-one sends a batch of keys: roundtrips
+	// (default, one statement after the other) or pipeline (one batch).
+	Batching string `json:"batching,omitempty"`
+	// Table is the table the driver's access paths read (default items).
+	Table string `json:"table,omitempty"`
+	// Timeout bounds each request (default 10s; 0s: none).
+	Timeout *Duration `json:"timeout,omitempty"`
 }
 
 // RESPPath is a RESP command. Key is the key template ({id} is replaced by
@@ -65,6 +77,16 @@ type RESPPath struct {
 	Key string `json:"key,omitempty"`
 	// Value is the value written by SET-like commands.
 	Value string `json:"value,omitempty"`
+	// Args is a custom command's argv, each a template ({id}, {key}, {db});
+	// Command is then "CUSTOM".
+	Args []string `json:"args,omitempty"`
+	// DB fills {db} in Key, Value and Args.
+	DB string `json:"db,omitempty"`
+	// ValidateSampled is the fraction (0–1) of replies compared with the
+	// rows the target was filled with.
+	ValidateSampled float64 `json:"validate_sampled,omitempty"`
+	// Timeout bounds each request (default 10s; 0s: none).
+	Timeout *Duration `json:"timeout,omitempty"`
 }
 
 // MaxRESPBatch is the largest batch (keys per request) of a RESP path.
@@ -78,6 +100,7 @@ func (r *RESPPath) MultiKey() bool { return multiKeyRESP[r.Command] }
 
 var (
 	pgPathRE    = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	pgIdentRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
 	respCmdRE   = regexp.MustCompile(`^[A-Z][A-Z0-9]*$`)
 	headerKeyRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
@@ -122,13 +145,16 @@ func (s *Suite) validatePath(name string, p *Path) {
 			l.checkPlaceholders(hf+".url", h.URL, pathPlaceholders, nil)
 		}
 		l.checkMethod(hf+".method", h.Method)
-		l.checkStatus(hf+".expect_status", h.ExpectStatus)
+		if h.ExpectStatus != 0 {
+			l.checkStatus(hf+".expect_status", h.ExpectStatus)
+		}
 		for _, k := range sortedKeys(h.Headers) {
 			if !headerKeyRE.MatchString(k) {
 				l.errf(child(hf+".headers", k), "invalid header name %q", k)
 			}
 		}
 		l.checkPlaceholders(hf+".body", h.Body, pathPlaceholders, nil)
+		l.checkTimeout(hf+".timeout", h.Timeout)
 	}
 	if q := p.PG; q != nil {
 		qf := f + ".pg"
@@ -139,6 +165,15 @@ func (s *Suite) validatePath(name string, p *Path) {
 		case q.Path != "" && !pgPathRE.MatchString(q.Path):
 			l.errf(qf+".path", "invalid access path %q; accepted: lower-case letters, digits and '-', e.g. prepared-one", q.Path)
 		}
+		switch q.Batching {
+		case "", "roundtrips", "pipeline":
+		default:
+			l.errf(qf+".batching", "must be roundtrips or pipeline, got %q", q.Batching)
+		}
+		if q.Table != "" && !pgIdentRE.MatchString(q.Table) {
+			l.errf(qf+".table", "invalid table %q; accepted: a plain or schema-qualified identifier, e.g. items or public.items", q.Table)
+		}
+		l.checkTimeout(qf+".timeout", q.Timeout)
 	}
 	if r := p.RESP; r != nil {
 		rf := f + ".resp"
@@ -147,7 +182,25 @@ func (s *Suite) validatePath(name string, p *Path) {
 		} else if !respCmdRE.MatchString(r.Command) {
 			l.errf(rf+".command", "invalid command %q; accepted: a command name such as GET, MGET, SET", r.Command)
 		}
-		l.checkPlaceholders(rf+".key", r.Key, pathPlaceholders, nil)
-		l.checkPlaceholders(rf+".value", r.Value, pathPlaceholders, nil)
+		if r.Command == "CUSTOM" && len(r.Args) == 0 {
+			l.errf(rf+".args", "required with command custom: the command's argv, e.g. [HGET, \"{key}\", name]")
+		}
+		if len(r.Args) > 0 && r.Command != "CUSTOM" {
+			l.errf(rf+".args", "only with command custom (got command %s)", r.Command)
+		}
+		if r.ValidateSampled < 0 || r.ValidateSampled > 1 {
+			l.errf(rf+".validate_sampled", "must be a fraction between 0 and 1, got %v", r.ValidateSampled)
+		}
+		l.checkTimeout(rf+".timeout", r.Timeout)
+	}
+}
+
+// maxTimeout bounds a per-request timeout.
+const maxTimeout = Duration(time.Hour)
+
+// checkTimeout checks an optional per-request timeout: 0 (none) to an hour.
+func (l *located) checkTimeout(field string, d *Duration) {
+	if d != nil && (*d < 0 || *d > maxTimeout) {
+		l.errf(field, "must be between 0s (no timeout) and %s, got %s", maxTimeout, *d)
 	}
 }

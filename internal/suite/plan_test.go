@@ -161,7 +161,7 @@ func TestCells(t *testing.T) {
 func TestCellIDParts(t *testing.T) {
 	src := pgHead + `matrix:
   cases:
-    - {target: db, path: mget, workload: hot}
+    - {target: cache, path: mget, workload: hot}
     - {target: db, path: one}
   connections: [8]
   batches: [16]
@@ -175,7 +175,7 @@ func TestCellIDParts(t *testing.T) {
 	for _, c := range p.Cells {
 		ids = append(ids, c.ID)
 	}
-	want := "db/mget/hot/c=8/b=16 db/one/c=8/b=16 db/mget/hot/c=8/b=16/p=4 db/one/c=8/b=16/p=4"
+	want := "cache/mget/hot/c=8/b=16 db/one/c=8/b=16 cache/mget/hot/c=8/b=16/p=4 db/one/c=8/b=16/p=4"
 	if strings.Join(ids, " ") != want {
 		t.Errorf("IDs %v, want %s", ids, want)
 	}

@@ -19,6 +19,12 @@ type Suite struct {
 	// bounds it by Phases.Load only. With both set, whichever comes first
 	// ends the sample.
 	Requests int64 `json:"requests"`
+	// Arrival is how requests arrive at a rate: constant (default) or
+	// poisson (seeded by Seed).
+	Arrival string `json:"arrival,omitempty"`
+	// MaxBacklog bounds the due requests that may wait for a free
+	// connection at a rate before sends are dropped (default rate × 1 s).
+	MaxBacklog int `json:"max_backlog,omitempty"`
 	// Sampler says how often the target's CPU and memory are sampled.
 	Sampler Sampler `json:"sampler"`
 	// Placement pins the client and the targets to CPUs.
@@ -131,6 +137,8 @@ const (
 	DefaultCoverage        = 95.0
 	DefaultP99             = Duration(250 * time.Millisecond)
 	DefaultReadyTimeout    = Duration(30 * time.Second)
+	// MaxBacklogLimit bounds max_backlog (due requests held at a rate).
+	MaxBacklogLimit = 10_000_000
 	// MinSamplerInterval is the shortest sampler interval accepted.
 	MinSamplerInterval = Duration(100 * time.Millisecond)
 )

@@ -20,6 +20,9 @@ const (
 	KindRedis = "redis"
 	// KindAttach: an already running process, found by PID or listening port.
 	KindAttach = "attach"
+	// KindAddress: a server reached at an address, neither started nor
+	// sampled by benchrig (the path's URL or the address says where).
+	KindAddress = "address"
 )
 
 // Target is one system under test. Exactly one of Command, Postgres, Redis
@@ -59,6 +62,16 @@ type Target struct {
 	Redis *Redis `json:"redis,omitempty"`
 	// Attach makes this a target benchrig does not start.
 	Attach *Attach `json:"attach,omitempty"`
+	// Address makes this a target benchrig neither starts nor samples.
+	Address *Address `json:"address,omitempty"`
+}
+
+// Address is a server benchrig only sends requests to: it is not started,
+// stopped or sampled (its CPU and memory are not measured).
+type Address struct {
+	// Addr is host:port; for an http path the URL says where, and Addr may
+	// be empty. Its port fills {port}.
+	Addr string `json:"addr,omitempty"`
 }
 
 // Kind returns the target's kind (KindCommand, KindPostgres, KindRedis or
@@ -71,6 +84,8 @@ func (t *Target) Kind() string {
 		return KindRedis
 	case t.Attach != nil:
 		return KindAttach
+	case t.Address != nil:
+		return KindAddress
 	case t.Command != nil:
 		return KindCommand
 	}
@@ -83,11 +98,8 @@ func (t *Target) Protocols() []Protocol {
 	if len(t.Serves) > 0 {
 		return t.Serves
 	}
-	switch t.Kind() {
-	case KindPostgres:
-		return []Protocol{PG}
-	case KindRedis:
-		return []Protocol{RESP}
+	if c := Capabilities[t.Kind()]; len(c) > 0 {
+		return c[:1]
 	}
 	return []Protocol{HTTP}
 }
@@ -154,6 +166,12 @@ type Postgres struct {
 	Settings map[string]string `json:"settings,omitempty"`
 	// InitSQL statements run once after the server is ready.
 	InitSQL []string `json:"init_sql,omitempty"`
+	// Table is the benchmark table (default items), created on an
+	// ephemeral server and checked on a DSN server.
+	Table string `json:"table,omitempty"`
+	// PayloadBytes is the size of each row's payload column on an
+	// ephemeral server (default 64).
+	PayloadBytes int `json:"payload_bytes,omitempty"`
 }
 
 // Redis is a RESP target: an ephemeral redis-server, or an existing server
@@ -166,11 +184,51 @@ type Redis struct {
 	Addr string `json:"addr,omitempty"`
 	// TokenEnv names the environment variable holding the AUTH token.
 	TokenEnv string `json:"token_env,omitempty"`
+	// TokenFile names a file holding the AUTH token (at most one of
+	// TokenEnv and TokenFile).
+	TokenFile string `json:"token_file,omitempty"`
+	// User is the ACL user of "AUTH user token".
+	User string `json:"user,omitempty"`
+	// TLS reaches an existing server over TLS.
+	TLS *RedisTLS `json:"tls,omitempty"`
+	// MaxClients is an ephemeral server's maxclients (default: the
+	// matrix's largest connection count + 32).
+	MaxClients int `json:"max_clients,omitempty"`
+	// Fill says whether benchrig writes the demo rows under every key
+	// template before the run (default true). A server that serves its own
+	// data says fill: false.
+	Fill *bool `json:"fill,omitempty"`
+	// FillFromPG fills the keys from a PostgreSQL table instead of the demo
+	// rows (cache-aside).
+	FillFromPG *FillFromPG `json:"fill_from_pg,omitempty"`
+	// VerifyAgainstPG compares a probe batch read over RESP with the same
+	// rows read over SQL before the load (needs fill_from_pg).
+	VerifyAgainstPG bool `json:"verify_against_pg,omitempty"`
 	// Bin is the redis-server program of an ephemeral server (default:
 	// found on PATH). Placeholders are substituted.
 	Bin string `json:"bin,omitempty"`
 	// Settings are further redis.conf settings of an ephemeral server.
 	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// RedisTLS configures TLS to an existing RESP server.
+type RedisTLS struct {
+	// CA is a PEM file of certificates to trust instead of the system's.
+	CA string `json:"ca,omitempty"`
+	// ServerName is the name to verify (default the host of addr).
+	ServerName string `json:"server_name,omitempty"`
+}
+
+// FillFromPG reads the rows a RESP target is filled with from PostgreSQL.
+type FillFromPG struct {
+	// Ephemeral starts a throwaway PostgreSQL server with the demo table.
+	Ephemeral bool `json:"ephemeral,omitempty"`
+	// DSNEnv names the environment variable holding the DSN of an
+	// existing server.
+	DSNEnv string `json:"dsn_env,omitempty"`
+	// Table and PK name the table and its integer key (default items, id).
+	Table string `json:"table,omitempty"`
+	PK    string `json:"pk,omitempty"`
 }
 
 // Attach is a process benchrig does not start: exactly one of PID and Port

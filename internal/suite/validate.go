@@ -34,6 +34,14 @@ func (s *Suite) validate() {
 	if s.Sampler.Interval < MinSamplerInterval {
 		l.errf("sampler.interval", "must be ≥ %s, got %s", MinSamplerInterval, s.Sampler.Interval)
 	}
+	switch s.Arrival {
+	case "", "constant", "poisson":
+	default:
+		l.errf("arrival", "must be constant or poisson, got %q", s.Arrival)
+	}
+	if s.MaxBacklog < 0 || s.MaxBacklog > MaxBacklogLimit {
+		l.errf("max_backlog", "must be 0 (rate × 1 s) to %d, got %d", MaxBacklogLimit, s.MaxBacklog)
+	}
 	s.validatePlacement()
 	if s.Phases.Load == 0 && s.Requests == 0 {
 		l.errf("phases.load", "must be > 0 unless requests is set: a sample needs a time or a request bound")

@@ -38,17 +38,17 @@ func (s *Suite) validateTarget(name string, t *Target) {
 	l, f := s.loc, child("targets", name)
 	l.checkName(f, name)
 	if t == nil {
-		l.errf(f, "missing command: a command target needs command: [program, args…]; other kinds: postgres, redis, attach")
+		l.errf(f, "missing command: a command target needs command: [program, args…]; other kinds: postgres, redis, attach, address")
 		return
 	}
-	kinds := setNames([]string{"command", "postgres", "redis", "attach"},
-		t.Command != nil, t.Postgres != nil, t.Redis != nil, t.Attach != nil)
+	kinds := setNames([]string{"command", "postgres", "redis", "attach", "address"},
+		t.Command != nil, t.Postgres != nil, t.Redis != nil, t.Attach != nil, t.Address != nil)
 	switch len(kinds) {
 	case 0:
-		l.errf(f, "missing command: a command target needs command: [program, args…]; other kinds: postgres, redis, attach")
+		l.errf(f, "missing command: a command target needs command: [program, args…]; other kinds: postgres, redis, attach, address")
 	case 1:
 	default:
-		l.exclusive(f, kinds, "a target is one of command, postgres, redis, attach")
+		l.exclusive(f, kinds, "a target is one of command, postgres, redis, attach, address")
 	}
 	kind := t.Kind()
 	if kind == KindCommand {
@@ -82,12 +82,16 @@ func (s *Suite) validateTarget(name string, t *Target) {
 		s.checkRedis(f+".redis", t.Redis)
 	case KindAttach:
 		s.checkAttach(f+".attach", t.Attach)
+	case KindAddress:
+		if a := t.Address.Addr; a != "" {
+			l.checkAddr(f+".address.addr", a)
+		}
 	}
 }
 
 // checkTargetFields reports fields that mean nothing for the target's kind.
 func (s *Suite) checkTargetFields(f, kind string, t *Target) {
-	started := kind != KindAttach
+	started := kind != KindAttach && kind != KindAddress
 	for _, c := range []struct {
 		name string
 		set  bool
@@ -108,10 +112,11 @@ func (s *Suite) checkTargetFields(f, kind string, t *Target) {
 func (s *Suite) checkServes(f string, t *Target) {
 	seen := map[Protocol]bool{}
 	for i, p := range t.Serves {
-		switch p {
-		case HTTP, PG, RESP:
-		default:
+		switch kind := t.Kind(); {
+		case p != HTTP && p != PG && p != RESP:
 			s.loc.errf(index(f+".serves", i), "unknown protocol %q; accepted: http, pg, resp", string(p))
+		case kind != "" && !CanServe(kind, p):
+			s.loc.errf(index(f+".serves", i), "a %s target cannot serve %s; accepted: %s", kind, string(p), capList(kind))
 		}
 		if seen[p] {
 			s.loc.errf(index(f+".serves", i), "duplicate protocol %q", string(p))
@@ -231,6 +236,12 @@ func (s *Suite) checkPostgres(f string, p *Postgres) {
 			}
 		}
 	}
+	if p.Table != "" && !pgIdentRE.MatchString(p.Table) {
+		l.errf(f+".table", "invalid table %q; accepted: a plain or schema-qualified identifier, e.g. items or public.items", p.Table)
+	}
+	if p.PayloadBytes < 0 || p.PayloadBytes > 1<<20 {
+		l.errf(f+".payload_bytes", "must be 0 (default 64) to 1048576 bytes, got %d", p.PayloadBytes)
+	}
 	if p.SharedBuffers != "" && !sharedBuffersRE.MatchString(p.SharedBuffers) {
 		l.errf(f+".shared_buffers", "invalid size %q; accepted: a number with kB, MB, GB or TB, e.g. 128MB", p.SharedBuffers)
 	}
@@ -263,10 +274,40 @@ func (s *Suite) checkRedis(f string, r *Redis) {
 	if r.TokenEnv != "" {
 		l.checkEnvName(f+".token_env", r.TokenEnv)
 	}
-	if !r.Ephemeral && (r.Bin != "" || r.Settings != nil) {
+	if r.TokenEnv != "" && r.TokenFile != "" {
+		l.errf(f+".token_file", "token_env and token_file are exclusive: give one place to read the AUTH token from")
+	}
+	if r.TLS != nil && r.Ephemeral {
+		l.errf(f+".tls", "an ephemeral redis-server speaks plain TCP on loopback; tls is for an existing server (addr)")
+	}
+	if r.MaxClients < 0 || r.MaxClients > 1_000_000 {
+		l.errf(f+".max_clients", "must be 0 (default) to 1000000, got %d", r.MaxClients)
+	}
+	if fp := r.FillFromPG; fp != nil {
+		ff := f + ".fill_from_pg"
+		switch {
+		case fp.Ephemeral && fp.DSNEnv != "":
+			l.errf(ff+".dsn_env", "dsn_env and ephemeral are exclusive")
+		case !fp.Ephemeral && fp.DSNEnv == "":
+			l.errf(ff, "needs one of ephemeral: true or dsn_env (the variable holding the DSN)")
+		case fp.DSNEnv != "":
+			l.checkEnvName(ff+".dsn_env", fp.DSNEnv)
+		}
+		if r.Fill != nil && !*r.Fill {
+			l.errf(ff, "fill: false and fill_from_pg contradict each other")
+		}
+	}
+	if r.VerifyAgainstPG && r.FillFromPG == nil {
+		l.errf(f+".verify_against_pg", "needs fill_from_pg: the rows are compared with the PostgreSQL table they were filled from")
+	}
+	if !r.Ephemeral && (r.Bin != "" || r.Settings != nil || r.MaxClients != 0) {
 		field := f + ".bin"
-		if r.Bin == "" {
+		switch {
+		case r.Bin != "":
+		case r.Settings != nil:
 			field = f + ".settings"
+		default:
+			field = f + ".max_clients"
 		}
 		l.errf(field, "configures an ephemeral server; set ephemeral: true or remove it")
 	}

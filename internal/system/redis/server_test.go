@@ -1,4 +1,4 @@
-package run
+package redis
 
 import (
 	"context"
@@ -16,6 +16,9 @@ import (
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
+	"github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/system"
+	pgsys "github.com/benchrig/benchrig/internal/system/postgres"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
@@ -105,9 +108,9 @@ func TestRedisSampleHitsMatchRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Engine = load.Config{Connections: 3, Pipeline: 2}
-	spec.Phases = Phases{Requests: 601, Recovery: 200 * time.Millisecond}
+	spec.Phases = system.Phases{Requests: 601, Recovery: 200 * time.Millisecond}
 	spec.SamplerInterval = 100 * time.Millisecond
-	smp := Measure(ctx, spec)
+	smp := run.Measure(ctx, spec)
 	if smp.Error != "" || smp.Load == nil {
 		t.Fatalf("sample failed: %s", smp.Error)
 	}
@@ -123,9 +126,9 @@ func TestRedisSampleHitsMatchRequests(t *testing.T) {
 	if !s.Alive() {
 		t.Error("Measure stopped the long-lived server")
 	}
-	var conf map[string]any
-	if err := json.Unmarshal(smp.Config, &conf); err != nil || conf["resp"] == nil || conf["redis"] == nil {
-		t.Errorf("config %s: %v", smp.Config, err)
+	var drv, sys map[string]any
+	if err := errors.Join(json.Unmarshal(spec.DriverConfig, &drv), json.Unmarshal(spec.SystemConfig, &sys)); err != nil || drv["addr"] == nil || sys["max_clients"] == nil {
+		t.Errorf("driver config %s, system config %s: %v", spec.DriverConfig, spec.SystemConfig, err)
 	}
 	if err := s.Stop(ctx); err != nil {
 		t.Fatal(err)
@@ -156,8 +159,8 @@ func TestRedisTokenNeverShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(spec.Config), right) || !strings.Contains(string(spec.Config), "BENCHRIG_TEST_RIGHT") {
-		t.Fatalf("config %s", spec.Config)
+	if strings.Contains(string(spec.DriverConfig)+string(spec.SystemConfig), right) || !strings.Contains(string(spec.DriverConfig)+string(spec.SystemConfig), "BENCHRIG_TEST_RIGHT") {
+		t.Fatalf("config %s %s", spec.DriverConfig, spec.SystemConfig)
 	}
 	if err := spec.PreChecks[0].Run(ctx); err != nil {
 		t.Fatalf("PING with the right token: %v", err)
@@ -171,7 +174,7 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
 	defer cancel()
 	const rows = 300
-	pg, err := StartPG(ctx, PGOptions{Ephemeral: true, MaxConnections: 12, Dataset: postgres.Dataset{Rows: rows}})
+	pg, err := pgsys.StartPG(ctx, pgsys.PGOptions{Ephemeral: true, MaxConnections: 12, Dataset: postgres.Dataset{Rows: rows}})
 	if err != nil {
 		if errors.Is(err, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
 			t.Skip(err)
@@ -302,8 +305,8 @@ func TestRedisEndpointWithoutINFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Engine = load.Config{Connections: 2, Pipeline: 1}
-	spec.Phases = Phases{Requests: 50}
-	smp := Measure(ctx, spec)
+	spec.Phases = system.Phases{Requests: 50}
+	smp := run.Measure(ctx, spec)
 	if smp.Error != "" || smp.Load == nil || smp.Load.Requests != 50 || smp.Stats != nil {
 		t.Fatalf("sample: %q %+v stats %v", smp.Error, smp.Load, smp.Stats)
 	}

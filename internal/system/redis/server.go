@@ -1,10 +1,9 @@
-package run
+package redis
 
 import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -17,6 +16,7 @@ import (
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	wire "github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target"
 	"github.com/benchrig/benchrig/internal/target/redis"
 )
@@ -66,7 +66,7 @@ type RedisServer struct {
 	hasInfo bool
 }
 
-var _ Target = (*RedisServer)(nil)
+var _ system.Target = (*RedisServer)(nil)
 
 // StartRedis starts the ephemeral server, or checks that the server at Addr
 // answers PING (after AUTH and TLS when configured). It fails with a clear
@@ -260,7 +260,7 @@ func (s *RedisServer) describe(ctx context.Context) {
 		}
 	}
 	if s.info.Binary != "" {
-		s.info.SHA256, _ = fileSHA256(s.info.Binary)
+		s.info.SHA256, _ = system.FileSHA256(s.info.Binary)
 	}
 }
 
@@ -364,7 +364,7 @@ func (r redisStatsSource) Snapshot(ctx context.Context) (map[string]float64, err
 // Measure records after − before over each load window; nil when the server
 // does not answer INFO. On a shared server the counters include other
 // clients' commands, and total_commands_processed counts the INFO itself.
-func (s *RedisServer) Stats() StatsSource {
+func (s *RedisServer) Stats() system.StatsSource {
 	if !s.hasInfo {
 		return nil
 	}
@@ -417,33 +417,27 @@ func (s *RedisServer) infoFields(ctx context.Context) (map[string]string, error)
 // Spec returns the run spec of one sample against the server: protocol
 // "resp", a driver built from cfg (Addr, TLS and the token's source are the
 // server's), Attach and AttachInfo (sampled, never stopped by Measure),
-// Stats, a PING pre- and post-check, and the resolved configuration as JSON
-// ({"resp": …, "redis": …}; the token is never in it). The caller sets
+// Stats, a PING pre- and post-check, and the resolved driver and server
+// options as JSON (the token is never in them). The caller sets
 // Engine, Phases and Thresholds.
-func (s *RedisServer) Spec(cfg respdrv.Config) (Spec, error) {
+func (s *RedisServer) Spec(cfg respdrv.Config) (system.Spec, error) {
 	cfg.Addr = s.addr
 	cfg.TLS = s.opts.TLS
 	cfg.Auth = respdrv.AuthConfig{User: s.opts.User, TokenEnv: s.opts.TokenEnv, TokenFile: s.opts.TokenFile}
 	drv, err := respdrv.New(cfg)
 	if err != nil {
-		return Spec{}, err
+		return system.Spec{}, err
 	}
-	conf, err := json.Marshal(struct {
-		RESP  respdrv.Config `json:"resp"`
-		Redis RedisOptions   `json:"redis"`
-	}{drv.Config(), s.opts})
-	if err != nil {
-		return Spec{}, err
-	}
-	ping := Check{Name: "PING " + s.addr, Run: s.Ping}
-	return Spec{
-		Protocol:   "resp",
-		Config:     conf,
-		Driver:     drv,
-		Attach:     s,
-		AttachInfo: s.Info(),
-		Stats:      s.Stats(),
-		PreChecks:  []Check{ping},
-		PostChecks: []Check{ping},
+	ping := system.Check{Name: "PING " + s.addr, Run: s.Ping}
+	return system.Spec{
+		Protocol:     "resp",
+		DriverConfig: system.JSON(drv.Config()),
+		SystemConfig: system.JSON(s.opts),
+		Driver:       drv,
+		Attach:       s,
+		AttachInfo:   s.Info(),
+		Stats:        s.Stats(),
+		PreChecks:    []system.Check{ping},
+		PostChecks:   []system.Check{ping},
 	}, nil
 }

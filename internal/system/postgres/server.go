@@ -1,4 +1,4 @@
-package run
+package postgres
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
@@ -93,7 +94,7 @@ type PGServer struct {
 	stopErr  error
 }
 
-var _ Target = (*PGServer)(nil)
+var _ system.Target = (*PGServer)(nil)
 
 // StartPG starts an ephemeral server sized to opts.MaxConnections, or
 // connects a control connection to opts.DSN, and reads the server's
@@ -160,7 +161,7 @@ func (s *PGServer) connect(ctx context.Context) error {
 		}
 	}
 	if s.info.Binary != "" {
-		s.info.SHA256, _ = fileSHA256(s.info.Binary)
+		s.info.SHA256, _ = system.FileSHA256(s.info.Binary)
 	}
 	return nil
 }
@@ -418,29 +419,29 @@ func (s *PGServer) Reset(ctx context.Context) error {
 // Backends publish their counters lazily; Spec's source makes the
 // sample's own backends publish theirs at the window's edges, this one
 // cannot (see postgres.StatsFlushDelay).
-func (s *PGServer) Stats() StatsSource { return &pgStats{s: s} }
+func (s *PGServer) Stats() system.StatsSource { return &pgStats{s: s} }
 
 // Spec returns a run.Spec for one sample of path on this server: Protocol
 // "pg", the driver (pg.New with the DSN, table and rows filled), Attach =
 // the server (sampled, never stopped), AttachInfo = Info(), Stats that make
 // the sample's backends publish their counters at the window's edges, and
-// Config = the path's resolved config as JSON (DSN redacted). The caller
-// fills Engine, Phases, Thresholds, Key and the rest, and may replace
-// Config with a fuller document. Call Spec once per sample: its Stats take
+// DriverConfig = the path's resolved config as JSON (DSN redacted) and
+// SystemConfig = the server's options. The caller fills Engine, Phases,
+// Thresholds, Key and the rest. Call Spec once per sample: its Stats take
 // the before and after readings of one load window, and the after reading
 // closes the sample's connections (the load is over by then).
-func (s *PGServer) Spec(path pgdrv.Config) (Spec, error) {
+func (s *PGServer) Spec(path pgdrv.Config) (system.Spec, error) {
 	d, err := pgdrv.New(s.complete(path))
 	if err != nil {
-		return Spec{}, err
+		return system.Spec{}, err
 	}
 	conf, err := json.Marshal(d.Config())
 	if err != nil {
-		return Spec{}, err
+		return system.Spec{}, err
 	}
 	sd := &pgSampleDriver{Driver: d}
-	return Spec{
-		Protocol: "pg", Config: conf, Driver: sd,
+	return system.Spec{
+		Protocol: "pg", DriverConfig: conf, SystemConfig: system.JSON(s.opts), Driver: sd,
 		Attach: s, AttachInfo: s.Info(),
 		Stats: &pgStats{s: s, d: sd},
 	}, nil

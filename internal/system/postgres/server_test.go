@@ -1,4 +1,4 @@
-package run
+package postgres
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 	"github.com/benchrig/benchrig/internal/workload"
 )
@@ -154,15 +156,15 @@ func mixedSample(t *testing.T, ctx context.Context, s *PGServer, path pgdrv.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(spec.Config), "password") {
-		t.Errorf("config %s", spec.Config)
+	if strings.Contains(string(spec.DriverConfig)+string(spec.SystemConfig), "password") {
+		t.Errorf("config %s %s", spec.DriverConfig, spec.SystemConfig)
 	}
 	spec.Engine = load.Config{Connections: 3, Pipeline: 1}
-	spec.Phases = Phases{Baseline: 200 * time.Millisecond, Warmup: 500 * time.Millisecond,
+	spec.Phases = system.Phases{Baseline: 200 * time.Millisecond, Warmup: 500 * time.Millisecond,
 		Settle: 100 * time.Millisecond, Load: time.Second, Recovery: 200 * time.Millisecond}
 	spec.Thresholds = result.DefaultThresholds()
 	spec.SamplerInterval = 100 * time.Millisecond
-	smp := Measure(ctx, spec)
+	smp := run.Measure(ctx, spec)
 	if smp.Error != "" || smp.Load == nil {
 		t.Fatalf("sample failed: %s", smp.Error)
 	}

@@ -1,4 +1,4 @@
-package run
+package system
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// fileSHA256 returns the hex SHA-256 of a file.
-func fileSHA256(path string) (string, error) {
+// FileSHA256 returns the hex SHA-256 of a file.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -26,9 +26,9 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// resolveCommand finds argv0 as exec would from dir: a path with a slash is
+// ResolveCommand finds argv0 as exec would from dir: a path with a slash is
 // relative to dir, a bare name is looked up in $PATH.
-func resolveCommand(argv0, dir string) (string, error) {
+func ResolveCommand(argv0, dir string) (string, error) {
 	if strings.Contains(argv0, "/") {
 		p := argv0
 		if !filepath.IsAbs(p) && dir != "" {
@@ -43,9 +43,9 @@ func resolveCommand(argv0, dir string) (string, error) {
 	return filepath.Abs(p)
 }
 
-// gitRevision returns the HEAD commit of the git work tree holding dir, and
+// GitRevision returns the HEAD commit of the git work tree holding dir, and
 // whether the tree has uncommitted changes; empty when dir is not in one.
-func gitRevision(dir string) (rev string, dirty bool) {
+func GitRevision(dir string) (rev string, dirty bool) {
 	if dir == "" {
 		dir = "."
 	}

@@ -1,4 +1,4 @@
-package run
+package system
 
 import (
 	"context"
@@ -20,14 +20,14 @@ type Target interface {
 	Stop(ctx context.Context) error
 }
 
-// exiter is implemented by targets that can tell when and how they exited.
-type exiter interface {
+// Exiter is implemented by targets that can tell when and how they exited.
+type Exiter interface {
 	Exited() <-chan struct{}
 	ExitStatus() string
 }
 
-// logger is implemented by targets that capture a log.
-type logger interface {
+// Logger is implemented by targets that capture a log.
+type Logger interface {
 	LogPath() string
 	LogTail(n int) string
 }
@@ -84,6 +84,11 @@ func (p Phases) Validate() error {
 	return nil
 }
 
+// Record returns the phases as the results file records them.
+func (p Phases) Record() result.PhasesConfig {
+	return result.PhasesConfig{Baseline: p.Baseline, Warmup: p.Warmup, Settle: p.Settle, Load: p.Load, Recovery: p.Recovery, Requests: p.Requests}
+}
+
 // Total is the planned wall time of the phases (a count-bound load counts 0).
 func (p Phases) Total() time.Duration {
 	return p.Baseline + p.Warmup + p.Settle + p.Load + p.Recovery
@@ -99,8 +104,14 @@ type Spec struct {
 	Case, Variant string
 
 	Protocol string
-	// Config is the resolved configuration recorded in the sample.
-	Config json.RawMessage
+	// Config is the resolved configuration recorded in the sample; the
+	// runner builds it from the cell, Engine, Phases, DriverConfig and
+	// SystemConfig.
+	Config *result.Config
+	// DriverConfig is the driver's resolved configuration as JSON, secrets
+	// redacted (result.Config.Driver); SystemConfig the target kind's
+	// options (result.Config.System). Systems set them.
+	DriverConfig, SystemConfig json.RawMessage
 
 	// Start starts a fresh target; nil means the system under test is
 	// already there (an address, or Attach).
@@ -116,6 +127,9 @@ type Spec struct {
 	PreChecks  []Check
 	PostChecks []Check
 	Stats      StatsSource
+	// Judge, if set, adds the system's own reasons to the finished
+	// sample's verdict (e.g. sampled values that differed).
+	Judge      func(s *result.Sample)
 	Thresholds result.Thresholds
 
 	// SamplerInterval is the resource sampling period (0: 1 s).

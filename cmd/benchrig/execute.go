@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
+	runner "github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/tmpdir"
+)
+
+// output says where a run's results go: the same JSON Lines results file
+// for `benchrig run` and every quick mode.
+type output struct {
+	// path is -o/--out ("" for a quick run: results kept in a temp file
+	// only for --json).
+	path          string
+	force, resume bool
+	// json prints the results file on stdout when the run ends.
+	json bool
+}
+
+// execution is one run of a plan through the one Runner.
+type execution struct {
+	// file names the suite in the header: the suite file, or "benchrig
+	// http" for a quick mode's in-memory suite.
+	file string
+	// args is the command line as recorded (secrets redacted).
+	args []string
+	out  output
+	// progress prints one line per finished sample on stderr.
+	progress bool
+	// onPrepared is told the targets' provenance once they are ready.
+	onPrepared func(prov map[string]result.Provenance)
+	// notes receive the systems' progress notes (fills, pre-flights).
+	notes func(format string, args ...any)
+}
+
+// executed is what a run produced.
+type executed struct {
+	plan        *suite.Plan
+	samples     []*result.Sample // this run's samples, in run order
+	interrupted bool
+	// partial is the sample in flight when the run was interrupted: its
+	// figures cover what finished; the results file does not hold it.
+	partial *result.Sample
+	// path is the results file written ("" when none was asked for).
+	path string
+}
+
+// execute runs the plan (or, with --resume, what the results file's
+// recorded suite still lacks), appending every sample to the results file
+// as it finishes.
+func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, stdout, stderr io.Writer) (*executed, error) {
+	path := x.out.path
+	var (
+		w   *result.Writer
+		err error
+	)
+	if x.out.resume {
+		var hdr *result.Header
+		if w, hdr, err = result.Resume(path); err != nil {
+			return nil, err
+		}
+		if p, err = replan(hdr.Suite.Resolved, hdr.Smoke); err != nil {
+			w.Abandon()
+			return nil, fmt.Errorf("%s: the recorded suite: %w", path, err)
+		}
+		s = p.Suite
+		fmt.Fprintf(stderr, "Resuming %s: %d of %d samples already recorded\n", path, countDone(w, p), len(p.Samples))
+	} else if path != "" && !x.out.force {
+		if _, err := os.Stat(path); err == nil {
+			return nil, fmt.Errorf("%s already exists: refusing to overwrite results (use --resume to continue a partial file, --force to replace it, or another -o)", path)
+		}
+	}
+	if path == "" && x.out.json {
+		dir, err := tmpdir.New("", "results")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		path = dir + "/results.json"
+	}
+	st := newStatus(stderr, "")
+	defer st.stop()
+	done := &runner.Memory{}
+	var partial *result.Sample
+	r := runner.NewRunner(p, runner.PlanOptions{
+		OnProgress: func(pr runner.Progress) {
+			prefix := fmt.Sprintf("[%d/%d] ", pr.Index, pr.Total)
+			if pr.Total > 1 {
+				prefix += fmt.Sprintf("%s · ETA %s · ", pr.Key, pr.ETA.Round(time.Second))
+			}
+			st.setPrefix(prefix)
+			st.setPhase(pr.Phase, pr.PhasePlanned)
+		},
+		OnEngine: st.setEngine,
+		OnSample: func(i, n int, smp *result.Sample, eta time.Duration) {
+			done.Append(smp)
+			if x.progress {
+				clear := ""
+				if isTerminal(stderr) {
+					clear = "\r\033[K"
+				}
+				left := ""
+				if i < n {
+					left = " · ETA " + eta.Round(time.Second).String()
+				}
+				fmt.Fprintf(stderr, "%s[%d/%d] %s · %s%s: %s%s\n", clear, i, n, smp.Variant, smp.Case, repeatSuffix(smp.Repeat, p.Repeats), sampleLine(smp), left)
+			}
+		},
+		Notes:         x.notes,
+		OnInterrupted: func(smp *result.Sample) { partial = smp },
+	})
+	defer r.Close()
+	prov, err := r.Prepare(ctx)
+	if err != nil {
+		if w != nil {
+			w.Abandon()
+		}
+		return nil, err
+	}
+	if x.onPrepared != nil {
+		x.onPrepared(prov)
+	}
+	var sink runner.Sink = &runner.Memory{}
+	if w == nil && path != "" {
+		resolved, err := s.Resolved()
+		if err != nil {
+			return nil, err
+		}
+		var overrides []string
+		for _, o := range s.Overrides {
+			overrides = append(overrides, o.From+":"+o.Name+"="+o.Value)
+		}
+		h := result.Header{Tool: toolInfo(), Host: result.ReadHost(), Started: time.Now().UTC(), Args: x.args, Smoke: p.IsSmoke,
+			Suite: result.SuiteInfo{Name: s.Name, File: x.file, SHA256: s.SHA256(), Resolved: resolved, Overrides: overrides},
+			Plan:  planEntries(p), Targets: prov}
+		if w, err = result.Create(path, h, x.out.force || x.out.path == ""); err != nil {
+			return nil, err
+		}
+	}
+	if w != nil {
+		sink = w
+	}
+	interrupted, err := r.Run(ctx, sink)
+	st.stop()
+	if err != nil {
+		if w != nil {
+			w.Abandon()
+		}
+		return nil, err
+	}
+	if w != nil {
+		if err := w.Close(interrupted); err != nil {
+			return nil, err
+		}
+	}
+	res := &executed{plan: p, samples: done.Samples, interrupted: interrupted, partial: partial}
+	if x.out.path != "" {
+		res.path = x.out.path
+	}
+	if x.out.json {
+		if err := catFile(path, stdout); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// catFile copies a file to w.
+func catFile(path string, w io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
+}
+
+// repeatSuffix names the repeat when there are several.
+func repeatSuffix(r, n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" · repeat %d/%d", r, n)
+}

@@ -1,0 +1,63 @@
+package result
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Config is the resolved configuration of one sample, as recorded in
+// Sample.Config: the same shape for every command and protocol. Readers
+// ignore fields they do not know (docs/results-schema.md).
+type Config struct {
+	// Cell is the plan cell the sample measured.
+	Cell *CellConfig `json:"cell,omitempty"`
+	// Engine is how the load engine drove the driver.
+	Engine EngineConfig `json:"engine"`
+	// Phases are the sample's planned phases.
+	Phases PhasesConfig `json:"phases"`
+	// Protocol names the driver ("http", "pg", "resp"); it tags Driver.
+	Protocol string `json:"protocol,omitempty"`
+	// Driver is the protocol driver's resolved configuration, secrets
+	// redacted; its fields are those of the driver's Config
+	// (internal/driver/<protocol>).
+	Driver json.RawMessage `json:"driver,omitempty"`
+	// System is the target kind's own options (a PostgreSQL server, a RESP
+	// endpoint, a fill), secrets redacted; absent for command targets.
+	System json.RawMessage `json:"system,omitempty"`
+}
+
+// CellConfig is a plan cell: target variant, path, workload and the numeric
+// axes.
+type CellConfig struct {
+	ID          string            `json:"id"`
+	Target      string            `json:"target"`
+	Params      map[string]string `json:"params,omitempty"`
+	Path        string            `json:"path"`
+	Protocol    string            `json:"protocol"`
+	Workload    string            `json:"workload,omitempty"`
+	Connections int               `json:"connections"`
+	Batch       int               `json:"batch"`
+	Rate        float64           `json:"rate,omitempty"`
+	Pipeline    int               `json:"pipeline"`
+}
+
+// EngineConfig is the load engine's configuration (load.Config).
+type EngineConfig struct {
+	Connections int     `json:"connections"`
+	Pipeline    int     `json:"pipeline"`
+	Rate        float64 `json:"rate,omitempty"`
+	Arrival     string  `json:"arrival,omitempty"`
+	Seed        uint64  `json:"seed,omitempty"`
+	MaxBacklog  int     `json:"max_backlog,omitempty"`
+}
+
+// PhasesConfig are a sample's planned phases (durations in nanoseconds, as
+// Go's time.Duration encodes them); Requests bounds the load by count.
+type PhasesConfig struct {
+	Baseline time.Duration `json:"baseline"`
+	Warmup   time.Duration `json:"warmup"`
+	Settle   time.Duration `json:"settle"`
+	Load     time.Duration `json:"load"`
+	Recovery time.Duration `json:"recovery"`
+	Requests int64         `json:"requests,omitempty"`
+}

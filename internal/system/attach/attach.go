@@ -1,0 +1,123 @@
+// Package attach is the system of a suite's attach targets: a process that
+// is already running, found by PID or by the port it listens on, sampled
+// through every phase and never started or stopped by benchrig; and of
+// address targets, which are only sent requests (not sampled). Both serve
+// http and resp.
+package attach
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+
+	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
+	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/system"
+	"github.com/benchrig/benchrig/internal/system/command"
+	"github.com/benchrig/benchrig/internal/target"
+)
+
+// System is an attached process, or an address (sampled is nil then).
+type System struct {
+	env  system.Env
+	t    *suite.Target
+	port int
+	host string
+	// proc is the attached process; nil for an address target.
+	proc *target.Attached
+	info *result.TargetInfo
+}
+
+var _ system.System = (*System)(nil)
+
+// New is the system.Factory of attach targets.
+func New(env system.Env) (system.System, error) { return &System{env: env, t: env.Target}, nil }
+
+// NewAddress is the system.Factory of address targets.
+func NewAddress(env system.Env) (system.System, error) {
+	return &System{env: env, t: env.Target}, nil
+}
+
+// Prepare finds the process (attach) or reads the address.
+func (a *System) Prepare(ctx context.Context) (result.Provenance, error) {
+	a.host, a.port = "127.0.0.1", a.t.Port
+	if ad := a.t.Address; ad != nil {
+		if ad.Addr != "" {
+			h, p, err := net.SplitHostPort(ad.Addr)
+			if err != nil {
+				return result.Provenance{}, fmt.Errorf("address %q: %w", ad.Addr, err)
+			}
+			a.host = h
+			a.port, _ = strconv.Atoi(p)
+		}
+		return result.Provenance{Kind: suite.KindAddress}, nil
+	}
+	pid := a.t.Attach.PID
+	if a.t.Attach.Port != 0 {
+		p, err := target.PIDListeningOn(a.t.Attach.Port)
+		if err != nil {
+			return result.Provenance{}, err
+		}
+		pid = p
+		if a.port == 0 {
+			a.port = a.t.Attach.Port
+		}
+	}
+	proc, err := target.Attach(pid)
+	if err != nil {
+		return result.Provenance{}, err
+	}
+	a.proc = proc
+	a.info = &result.TargetInfo{Name: a.env.Name + " (" + proc.Comm() + ")", Kind: suite.KindAttach, PID: pid}
+	pv := result.Provenance{Kind: suite.KindAttach}
+	if bin, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil {
+		pv.Binary = bin
+		pv.SHA256, _ = system.FileSHA256(bin)
+		a.info.Binary = bin
+	}
+	return pv, nil
+}
+
+// Close leaves the process running: benchrig did not start it.
+func (a *System) Close(ctx context.Context) error { return nil }
+
+// Spec gives a sample its driver and the attached process to sample.
+func (a *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (system.Spec, error) {
+	p := a.env.Suite.Paths[c.Path]
+	vars := a.env.Vars(map[string]string{"port": strconv.Itoa(a.port)})
+	var probe *system.Check // the path's own request, checked when the target lists no checks
+	switch {
+	case p.HTTP != nil:
+		dc := system.HTTPConfig(p.HTTP, vars)
+		d, err := httpdrv.New(dc)
+		if err != nil {
+			return base, fmt.Errorf("path %q: %w", c.Path, err)
+		}
+		base.Driver, base.DriverConfig = d, system.JSON(dc.Redacted())
+		probe = &system.Check{Name: dc.Method + " " + dc.URL, Run: d.Probe}
+	case p.RESP != nil:
+		rc := system.RESPConfig(a.env.Suite, p.RESP, c, base.Engine.Seed)
+		rc.Addr = net.JoinHostPort(a.host, strconv.Itoa(a.port))
+		d, err := respdrv.New(rc)
+		if err != nil {
+			return base, fmt.Errorf("path %q: %w", c.Path, err)
+		}
+		base.Driver, base.DriverConfig = d, system.JSON(d.Config())
+		base.Stats, base.Judge = system.RESPStats(d, nil), system.JudgeRESP
+	default:
+		return base, system.Unsupported(a.env, c)
+	}
+	if a.proc != nil {
+		base.Attach, base.AttachInfo = a.proc, a.info
+	}
+	base.PreChecks = command.Checks(a.t.Checks, vars)
+	if len(base.PreChecks) == 0 && probe != nil {
+		base.PreChecks = []system.Check{*probe}
+	}
+	base.PostChecks = base.PreChecks
+	return base, nil
+}

@@ -1,0 +1,142 @@
+package system
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"math"
+
+	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
+	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/workload"
+)
+
+// The helpers below map a suite path onto its driver's configuration, the
+// same way for every target kind that serves the protocol.
+
+// HTTPConfig is the HTTP driver config of a suite path with placeholders
+// filled.
+func HTTPConfig(h *suite.HTTPPath, vars map[string]string) httpdrv.Config {
+	dc := httpdrv.DefaultConfig()
+	dc.URL = suite.Expand(h.URL, vars)
+	dc.Method = h.Method
+	dc.Headers = h.Headers
+	dc.Body = suite.Expand(h.Body, vars)
+	dc.ExpectStatus = h.ExpectStatus
+	if h.ExpectBody != "" {
+		b := h.ExpectBody
+		dc.ExpectBody = &b
+	}
+	dc.ExpectBodyContains = h.ExpectBodyContains
+	if h.Timeout != nil {
+		dc.Timeout = h.Timeout.D()
+	}
+	return dc
+}
+
+// WorkloadConfig maps a suite workload and a cell's batch onto the workload
+// package: writes: 5 (percent) is a mixed workload writing every 20th
+// operation; writes: 100 is updates only.
+func WorkloadConfig(w *suite.Workload, batch int, seed uint64) workload.Config {
+	wc := workload.Config{Kind: workload.Hot, Batch: batch, Seed: seed}
+	if w == nil {
+		return wc
+	}
+	wc.Kind, wc.Rows, wc.Hot, wc.ZipfS = workload.Kind(w.Kind), w.Rows, w.Hot, w.ZipfS
+	switch {
+	case w.Writes >= 100:
+		wc.Kind = workload.Writes
+	case w.Writes > 0:
+		wc.Kind = workload.Mixed
+		wc.WriteEvery = int(math.Round(100 / w.Writes))
+	}
+	return wc
+}
+
+// RESPConfig is the RESP driver config of a suite path for cell c, without
+// the address and authentication (the target kind adds them).
+func RESPConfig(s *suite.Suite, p *suite.RESPPath, c suite.Cell, seed uint64) respdrv.Config {
+	w := WorkloadConfig(s.Workloads[c.Workload], c.Batch, seed).WithDefaults()
+	cfg := respdrv.DefaultConfig()
+	cfg.Command, cfg.KeyTemplate, cfg.Value, cfg.Batch, cfg.DB = p.Command, p.Key, p.Value, c.Batch, p.DB
+	if p.Command == "CUSTOM" {
+		cfg.Command, cfg.Args = respdrv.CommandCustom, p.Args
+	}
+	if cfg.KeyTemplate == "" {
+		cfg.KeyTemplate = respdrv.DefaultKeyTemplate
+	}
+	cfg.KeySpace = w.Hot
+	if w.Kind != workload.Hot {
+		cfg.KeySpace = w.Rows
+	}
+	if p.Timeout != nil {
+		cfg.Timeout = p.Timeout.D()
+	}
+	cfg.ValidateSampled = p.ValidateSampled
+	return cfg
+}
+
+// DatasetRows is the largest row count the cells' workloads use, or def
+// when none names a workload.
+func DatasetRows(s *suite.Suite, cells []suite.Cell, def int64) int64 {
+	rows := int64(0)
+	for _, c := range cells {
+		if w := s.Workloads[c.Workload]; w != nil && w.Rows > rows {
+			rows = w.Rows
+		}
+	}
+	if rows == 0 {
+		return def
+	}
+	return rows
+}
+
+// JSON encodes v for Spec.DriverConfig or SystemConfig; v is plain data, so
+// an error is a programming error and yields null.
+func JSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// RESPStats adds the RESP driver's own counters (hits, nils, validated and
+// mismatched values: client_hits, …) to a target's statistics source, so
+// that every sample of a RESP path records them as load-window deltas
+// whatever serves the endpoint. inner may be nil.
+func RESPStats(d *respdrv.Driver, inner StatsSource) StatsSource {
+	return respStats{d: d, inner: inner}
+}
+
+type respStats struct {
+	d     *respdrv.Driver
+	inner StatsSource
+}
+
+func (r respStats) Snapshot(ctx context.Context) (map[string]float64, error) {
+	out := map[string]float64{}
+	if r.inner != nil {
+		m, err := r.inner.Snapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, m)
+	}
+	st := r.d.Stats()
+	out["client_hits"], out["client_nils"] = float64(st.Hits), float64(st.Nils)
+	if r.d.Config().ValidateSampled > 0 {
+		out["client_validated"], out["client_mismatches"] = float64(st.Validated), float64(st.Mismatches)
+	}
+	return out, nil
+}
+
+// JudgeRESP makes a sample UNHEALTHY when sampled values differed from the
+// rows the target was filled with.
+func JudgeRESP(s *result.Sample) {
+	if n := s.Stats["client_mismatches"]; n > 0 {
+		s.Verdict.Add("%.0f of %.0f sampled values differ from the rows filled", n, s.Stats["client_validated"])
+	}
+}

@@ -1,0 +1,154 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/system"
+	pgtarget "github.com/benchrig/benchrig/internal/target/postgres"
+)
+
+// System is a suite's PostgreSQL target: started (or reached) once for the
+// whole run; the dataset is created, every pg path of the plan passes the
+// pre-flight and the query plans are recorded. Each sample resets the
+// dataset first.
+type System struct {
+	env system.Env
+	srv *PGServer
+}
+
+var _ system.System = (*System)(nil)
+
+// New is the system.Factory of postgres targets.
+func New(env system.Env) (system.System, error) { return &System{env: env}, nil }
+
+// Options are the server options of a suite target for its cells.
+func Options(env system.Env) (PGOptions, error) {
+	pt := env.Target.Postgres
+	opts := PGOptions{Ephemeral: pt.Ephemeral, DSN: pt.DSN, Bin: suite.Expand(pt.BinDir, env.Params), MaxConnections: pt.MaxConnections,
+		SharedBuffers: pt.SharedBuffers, Dataset: pgtarget.Dataset{Table: pt.Table, Rows: system.DatasetRows(env.Suite, env.Cells, pgtarget.DefaultRows),
+			PayloadBytes: pt.PayloadBytes}}
+	if pt.DSNEnv != "" {
+		opts.DSN = os.Getenv(pt.DSNEnv)
+		if opts.DSN == "" {
+			return opts, fmt.Errorf("postgres.dsn_env: $%s is empty", pt.DSNEnv)
+		}
+	}
+	if opts.Ephemeral && opts.MaxConnections == 0 {
+		opts.MaxConnections = pgtarget.MaxConnectionsFor(env.MaxConnections())
+	}
+	return opts, nil
+}
+
+// Prepare starts or reaches the server and prepares every path of the
+// plan at its largest batch.
+func (p *System) Prepare(ctx context.Context) (result.Provenance, error) {
+	opts, err := Options(p.env)
+	if err != nil {
+		return result.Provenance{}, err
+	}
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if !opts.Ephemeral {
+		// A server that does not answer (a dropped SYN) must not hang the run.
+		sctx, cancel = context.WithTimeout(ctx, ConnectTimeout)
+	}
+	srv, err := StartPG(sctx, opts)
+	cancel()
+	if err != nil {
+		return result.Provenance{}, err
+	}
+	p.srv = srv
+	info := srv.Info()
+	where, proc := info.Name, fmt.Sprintf("postmaster pid %d", info.PID)
+	if opts.Ephemeral {
+		where = "ephemeral, data " + info.Dir
+	}
+	if info.PID == 0 {
+		proc = "server process not visible here: no server figures"
+	}
+	p.env.Note("PostgreSQL %s · %s · %s\n", info.Version, where, proc)
+	var paths []pgdrv.Config
+	seen := map[string]bool{}
+	for _, c := range p.env.Cells {
+		pc := p.pathConfig(c, p.env.Suite.Seed)
+		if pc.Workload.Batch = maxBatch(p.env.Cells, c.Path); seen[pc.Label()] {
+			continue
+		}
+		seen[pc.Label()] = true
+		paths = append(paths, pc)
+	}
+	if err := srv.Prepare(ctx, paths, p.env.MaxConnections()); err != nil {
+		return result.Provenance{}, err
+	}
+	return result.Provenance{Kind: suite.KindPostgres, Binary: info.Binary, SHA256: info.SHA256, Version: info.Version,
+		Settings: info.Settings, Plans: srv.Plans()}, nil
+}
+
+// ConnectTimeout bounds reaching a server by DSN.
+const ConnectTimeout = 20 * time.Second
+
+// maxBatch is the largest batch of a path among the cells: its pre-flight
+// and recorded plan are those of that batch.
+func maxBatch(cells []suite.Cell, path string) int {
+	b := 1
+	for _, c := range cells {
+		if c.Path == path {
+			b = max(b, c.Batch)
+		}
+	}
+	return b
+}
+
+// Server is the prepared server (nil before Prepare).
+func (p *System) Server() *PGServer { return p.srv }
+
+// Close stops an ephemeral server (a DSN server is only disconnected).
+func (p *System) Close(ctx context.Context) error {
+	if p.srv == nil {
+		return nil
+	}
+	return p.srv.Stop(ctx)
+}
+
+// Spec resets the dataset and gives the sample its driver, the server to
+// sample and the statistics source.
+func (p *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (system.Spec, error) {
+	path := p.env.Suite.Paths[c.Path]
+	if path.PG == nil {
+		return base, system.Unsupported(p.env, c)
+	}
+	if err := p.srv.Reset(ctx); err != nil {
+		return base, fmt.Errorf("reset the dataset: %w", err)
+	}
+	ps, err := p.srv.Spec(p.pathConfig(c, base.Engine.Seed))
+	if err != nil {
+		return base, err
+	}
+	base.Driver, base.Attach, base.AttachInfo, base.Stats = ps.Driver, ps.Attach, ps.AttachInfo, ps.Stats
+	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig
+	return base, nil
+}
+
+// pathConfig is the pg driver config of cell c's path.
+func (p *System) pathConfig(c suite.Cell, seed uint64) pgdrv.Config {
+	q := p.env.Suite.Paths[c.Path].PG
+	cfg := pgdrv.Config{Path: pgdrv.Path(q.Path), SQL: q.SQL, Table: q.Table, Workload: system.WorkloadConfig(p.env.Suite.Workloads[c.Workload], c.Batch, seed)}
+	if cfg.Path == "" && cfg.SQL != "" {
+		cfg.Path = pgdrv.SQL
+	}
+	if cfg.Table == "" {
+		cfg.Table = p.env.Target.Postgres.Table
+	}
+	if q.Batching != "" {
+		cfg.BatchMode = pgdrv.BatchMode(q.Batching)
+	}
+	if q.Timeout != nil {
+		cfg.Timeout = q.Timeout.D()
+	}
+	return cfg
+}

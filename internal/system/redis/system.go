@@ -1,0 +1,192 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/system"
+	pgsys "github.com/benchrig/benchrig/internal/system/postgres"
+	pgtarget "github.com/benchrig/benchrig/internal/target/postgres"
+)
+
+// System is a suite's redis target: an ephemeral redis-server or an
+// existing RESP endpoint, started (or reached) once for the whole run and,
+// unless fill: false, filled under every key template the plan's resp
+// paths use: with the demo rows, or cache-aside from a PostgreSQL table
+// (fill_from_pg), verified against it when asked (verify_against_pg).
+type System struct {
+	env system.Env
+	srv *RedisServer
+	// refs are the rows filled, by key template, for validate_sampled.
+	refs map[string]func(int64) ([]byte, bool)
+}
+
+var _ system.System = (*System)(nil)
+
+// New is the system.Factory of redis targets.
+func New(env system.Env) (system.System, error) {
+	return &System{env: env, refs: map[string]func(int64) ([]byte, bool){}}, nil
+}
+
+// Options are the server options of a suite target for its cells.
+func Options(env system.Env) RedisOptions {
+	rt := env.Target.Redis
+	o := RedisOptions{Ephemeral: rt.Ephemeral, Addr: rt.Addr, User: rt.User, TokenEnv: rt.TokenEnv, TokenFile: rt.TokenFile,
+		Bin: suite.Expand(rt.Bin, env.Params), MaxClients: rt.MaxClients, CPUs: string(env.Target.CPUs)}
+	if o.CPUs == "" && o.Ephemeral {
+		o.CPUs = string(env.Suite.Placement.TargetCPUs)
+	}
+	if o.Ephemeral && o.MaxClients == 0 {
+		o.MaxClients = env.MaxConnections() + 32
+	}
+	if t := rt.TLS; t != nil {
+		o.TLS = respdrv.TLSConfig{Enabled: true, CAFile: t.CA, ServerName: t.ServerName}
+	}
+	return o
+}
+
+// Prepare starts or reaches the server and fills it.
+func (r *System) Prepare(ctx context.Context) (result.Provenance, error) {
+	srv, err := StartRedis(ctx, Options(r.env))
+	if err != nil {
+		return result.Provenance{}, err
+	}
+	r.srv = srv
+	if err := r.fill(ctx); err != nil {
+		return result.Provenance{}, err
+	}
+	info := srv.Info()
+	return result.Provenance{Kind: suite.KindRedis, Binary: info.Binary, SHA256: info.SHA256, Version: info.Version, Settings: info.Settings}, nil
+}
+
+// Server is the prepared server (nil before Prepare).
+func (r *System) Server() *RedisServer { return r.srv }
+
+func (r *System) note(format string, args ...any) { r.env.Note(format, args...) }
+
+// fill writes the rows under every key template of the plan's resp paths.
+func (r *System) fill(ctx context.Context) error {
+	rt := r.env.Target.Redis
+	if rt.Fill != nil && !*rt.Fill {
+		return nil
+	}
+	rows := system.DatasetRows(r.env.Suite, r.env.Cells, pgtarget.DefaultRows)
+	var dsn, table, pk string
+	if fp := rt.FillFromPG; fp != nil {
+		table, pk = fp.Table, fp.PK
+		if table == "" {
+			table = pgtarget.DefaultTable
+		}
+		if pk == "" {
+			pk = "id"
+		}
+		if fp.Ephemeral {
+			pgs, err := pgsys.StartPG(ctx, pgsys.PGOptions{Ephemeral: true, MaxConnections: pgtarget.MaxConnectionsFor(1),
+				Dataset: pgtarget.Dataset{Table: table, Rows: rows}})
+			if err != nil {
+				return fmt.Errorf("start the ephemeral PostgreSQL to fill from: %w", err)
+			}
+			defer func() {
+				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				_ = pgs.Stop(sctx)
+			}()
+			if err := pgs.Prepare(ctx, []pgdrv.Config{{Path: pgdrv.Any, PK: pk, Table: table}}, 1); err != nil {
+				return fmt.Errorf("prepare the ephemeral PostgreSQL: %w", err)
+			}
+			dsn = pgs.DSN()
+		} else if dsn = os.Getenv(fp.DSNEnv); dsn == "" {
+			return fmt.Errorf("redis.fill_from_pg.dsn_env: $%s is empty", fp.DSNEnv)
+		}
+	}
+	done := map[string]bool{}
+	for _, c := range r.env.Cells {
+		p := r.env.Suite.Paths[c.Path]
+		if p == nil || p.RESP == nil || p.RESP.Key == "" {
+			continue
+		}
+		tmpl := strings.ReplaceAll(p.RESP.Key, "{db}", p.RESP.DB)
+		if done[tmpl] {
+			continue
+		}
+		done[tmpl] = true
+		start := time.Now()
+		if dsn == "" {
+			n, err := r.srv.Fill(ctx, DemoRows(rows, pgtarget.DefaultPayloadBytes), tmpl)
+			if err != nil {
+				return fmt.Errorf("fill %q: %w", tmpl, err)
+			}
+			r.note("Filled %d keys (%s, generated demo rows) in %s\n", n, tmpl, time.Since(start).Round(time.Millisecond))
+			if p.RESP.ValidateSampled > 0 {
+				ref, err := Reference(DemoRows(rows, pgtarget.DefaultPayloadBytes), rows)
+				if err != nil {
+					return err
+				}
+				r.refs[tmpl] = ref
+			}
+			continue
+		}
+		n, err := r.srv.FillFromPG(ctx, dsn, table, pk, tmpl)
+		if err != nil {
+			return fmt.Errorf("fill %q from PostgreSQL: %w", tmpl, err)
+		}
+		r.note("Filled %d keys (%s) from table %s in %s\n", n, tmpl, table, time.Since(start).Round(time.Millisecond))
+		if rt.VerifyAgainstPG {
+			ids := ProbeIDs(rows)
+			if err := r.srv.VerifyAgainstPG(ctx, dsn, table, pk, p.RESP.Key, p.RESP.DB, ids); err != nil {
+				return fmt.Errorf("pre-flight: %w", err)
+			}
+			r.note("Pre-flight: MGET of %d keys returned exactly the rows PostgreSQL returns for them\n", len(ids))
+		}
+		if p.RESP.ValidateSampled > 0 {
+			ref, err := Reference(PGRows(ctx, dsn, table, pk, rows), rows)
+			if err != nil {
+				return fmt.Errorf("read the reference rows: %w", err)
+			}
+			r.refs[tmpl] = ref
+		}
+	}
+	return nil
+}
+
+// Close stops an ephemeral server (an address is only disconnected).
+func (r *System) Close(ctx context.Context) error {
+	if r.srv == nil {
+		return nil
+	}
+	return r.srv.Stop(ctx)
+}
+
+// Spec gives a sample its driver (address, AUTH and TLS filled), the
+// server to sample and its statistics plus the driver's own counters.
+func (r *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (system.Spec, error) {
+	p := r.env.Suite.Paths[c.Path]
+	if p.RESP == nil {
+		return base, system.Unsupported(r.env, c)
+	}
+	cfg := system.RESPConfig(r.env.Suite, p.RESP, c, base.Engine.Seed)
+	if p.RESP.ValidateSampled > 0 {
+		ref := r.refs[strings.ReplaceAll(p.RESP.Key, "{db}", p.RESP.DB)]
+		if ref == nil {
+			return base, fmt.Errorf("path %q: validate_sampled compares with the rows benchrig filled; the target has fill: false", c.Path)
+		}
+		cfg.Reference = ref
+	}
+	ps, err := r.srv.Spec(cfg)
+	if err != nil {
+		return base, fmt.Errorf("path %q: %w", c.Path, err)
+	}
+	base.Driver, base.Attach, base.AttachInfo = ps.Driver, ps.Attach, ps.AttachInfo
+	base.Stats = system.RESPStats(ps.Driver.(*respdrv.Driver), ps.Stats)
+	base.Judge = system.JudgeRESP
+	base.PreChecks, base.PostChecks = ps.PreChecks, ps.PostChecks
+	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig
+	return base, nil
+}
