@@ -112,7 +112,7 @@ func (m *measurement) run(ctx context.Context) {
 	if spec.ClientCPUs != "" {
 		restore, err := pinClient(spec.ClientCPUs)
 		if err != nil {
-			m.fail("--client-cpus %s: %v", spec.ClientCPUs, err)
+			m.fail("pin the client to CPUs %s: %v", spec.ClientCPUs, err)
 			return
 		}
 		defer restore()
