@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ type httpFlags struct {
 	expectBody   string
 	contains     string
 
+	bodyFile     string
 	command      string
 	startTimeout time.Duration
 	attachPID    int
@@ -49,13 +51,14 @@ func httpCmd(a *app) *cobra.Command {
 	f := c.Flags()
 	f.StringVarP(&hf.method, "method", "m", "GET", "request method")
 	f.StringArrayVarP(&hf.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
-	f.StringVarP(&hf.body, "body", "b", "", "request body")
-	f.DurationVar(&hf.timeout, "timeout", 10*time.Second, "per-request timeout (0: none)")
+	f.StringVarP(&hf.body, "body", "b", "", "request body; @FILE reads it from FILE (as curl does)")
+	f.StringVar(&hf.bodyFile, "body-file", "", "read the request body from this file")
+	durationVarP(f, &hf.timeout, "timeout", "", 10*time.Second, "per-request timeout (0: none)")
 	f.IntVar(&hf.expectStatus, "expect-status", 0, "status that counts as success (default: any 2xx)")
 	f.StringVar(&hf.expectBody, "expect-body", "", "the exact response body that counts as success")
 	f.StringVar(&hf.contains, "expect-body-contains", "", "a string the response body must contain")
 	f.StringVar(&hf.command, "target", "", "start this server command fresh for every sample (its own process group; gets PORT=<the URL's port>), sample it, stop it")
-	f.DurationVar(&hf.startTimeout, "start-timeout", 10*time.Second, "how long --target may take to accept connections")
+	durationVarP(f, &hf.startTimeout, "start-timeout", "", 10*time.Second, "how long --target may take to accept connections")
 	f.IntVar(&hf.attachPID, "attach-pid", 0, "sample this running server (and its children) without starting or stopping it")
 	f.IntVar(&hf.attachPort, "attach-port", 0, "sample the running server listening on this TCP port")
 	return c
@@ -136,6 +139,10 @@ func (hf *httpFlags) pathDoc(c *cobra.Command, rawURL string) (doc, error) {
 }
 
 func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
+	rawURL = withScheme(rawURL)
+	if err := hf.readBody(c); err != nil {
+		return err
+	}
 	port, err := hf.validate(c, rawURL)
 	if err != nil {
 		return err
@@ -203,4 +210,46 @@ func suiteName(s string) string {
 		return "target"
 	}
 	return out
+}
+
+// withScheme gives a URL without a scheme the http:// one: localhost:3000/
+// (seed 003's autocannon command) means http://localhost:3000/.
+func withScheme(raw string) string {
+	if strings.Contains(raw, "://") {
+		return raw
+	}
+	return "http://" + raw
+}
+
+// maxBodyBytes bounds a request body read from a file.
+const maxBodyBytes = 64 << 20
+
+// readBody resolves -b @FILE and --body-file into the body itself.
+func (hf *httpFlags) readBody(c *cobra.Command) error {
+	file, flag := hf.bodyFile, "--body-file"
+	if file != "" && c.Flags().Changed("body") {
+		return usagef("give -b/--body or --body-file, not both")
+	}
+	if file == "" {
+		name, ok := strings.CutPrefix(hf.body, "@")
+		if !ok {
+			return nil
+		}
+		file, flag = name, "-b @FILE"
+	}
+	st, err := os.Stat(file)
+	switch {
+	case err != nil:
+		return usagef("%s: %v", flag, err)
+	case !st.Mode().IsRegular():
+		return usagef("%s: %s is not a regular file", flag, file)
+	case st.Size() > maxBodyBytes:
+		return usagef("%s: %s is %d bytes; the most a request body may be is %d", flag, file, st.Size(), maxBodyBytes)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return usagef("%s: %v", flag, err)
+	}
+	hf.body = string(b)
+	return nil
 }

@@ -125,7 +125,7 @@ func TestHTTPBadInput(t *testing.T) {
 		{[]string{"http", "::bad"}, 2, "URL"},
 		{[]string{"http", "ftp://127.0.0.1/"}, 2, "want http://"},
 		{[]string{"http", url, "-d", "0s"}, 2, "--duration must be > 0"},
-		{[]string{"http", url, "-d", "-3s"}, 2, "--duration must be > 0"},
+		{[]string{"http", url, "-d", "-3s"}, 2, `invalid argument "-3s" for "-d, --duration" flag: must be ≥ 0, got -3s`},
 		{[]string{"http", url, "-d", "soon"}, 2, "invalid argument"},
 		{[]string{"http", url, "-c", "0"}, 2, "--connections must be ≥ 1"},
 		{[]string{"http", url, "-n", "0"}, 2, "--requests must be ≥ 1"},

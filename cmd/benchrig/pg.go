@@ -80,7 +80,7 @@ func pgCmd(a *app) *cobra.Command {
 	f.Int64Var(&pf.hot, "hot", 0, "hot set of a hot workload (default 128)")
 	f.Float64Var(&pf.writes, "writes", 0, "percent of operations that update a row (suites' writes:), e.g. 5")
 	f.IntVar(&pf.writeEvery, "write-every", 0, "update every Nth operation (the same as --writes 100/N)")
-	f.DurationVar(&pf.timeout, "timeout", pgdrv.DefaultTimeout, "per-request timeout")
+	durationVarP(f, &pf.timeout, "timeout", "", pgdrv.DefaultTimeout, "per-request timeout")
 	// pg's own phase defaults: a short sampled idle around each window.
 	f.Lookup("baseline").DefValue, f.Lookup("settle").DefValue, f.Lookup("recovery").DefValue = "1s", "500ms", "1s"
 	return c

@@ -66,9 +66,9 @@ func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 	q.pipelines = intList{v: []int{1}}
 	f.VarP(&q.conns, "connections", "c", "connections (workers); a list such as 4,64 runs one case per value (default 32 with --rate)")
 	f.VarP(&q.pipelines, "pipeline", "p", "requests in flight per connection (closed loop); a list runs one case per value")
-	f.DurationVarP(&q.duration, "duration", "d", 10*time.Second, "length of the recorded load window")
+	durationVarP(f, &q.duration, "duration", "d", 10*time.Second, "length of the recorded load window")
 	f.Int64VarP(&q.requests, "requests", "n", 0, "stop after this many requests (alone: no duration bound)")
-	f.DurationVar(&q.warmup, "warmup", 0, "load run before the window and not recorded")
+	durationVarP(f, &q.warmup, "warmup", "", 0, "load run before the window and not recorded")
 	f.IntVarP(&q.repeats, "repeats", "r", 1, "samples of every case, in a fair order (compare wants 4 or more)")
 	f.StringVarP(&q.out, "out", "o", "", "write the results file (JSON Lines: header, one line per sample, footer with a SHA-256)")
 	f.BoolVar(&q.force, "force", false, "replace an existing -o file")
@@ -86,11 +86,11 @@ func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 	f.StringVar(&q.targetCPUs, "server-cpus", "", "the same as --target-cpus")
 	_ = f.MarkHidden("server-cpus")
 	f.StringVar(&q.clientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
-	f.DurationVar(&q.interval, "sample-interval", time.Second, "server resource sampling period (≥ 100ms)")
+	durationVarP(f, &q.interval, "sample-interval", "", time.Second, "server resource sampling period (≥ 100ms)")
 	f.BoolVar(&q.noPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of a big multi-process server costs the client CPU")
-	f.DurationVar(&q.baseline, "baseline", 0, "idle phase sampled before the load")
-	f.DurationVar(&q.settle, "settle", 0, "idle phase between warm-up and load")
-	f.DurationVar(&q.recovery, "recovery", 0, "idle phase sampled after the load")
+	durationVarP(f, &q.baseline, "baseline", "", 0, "idle phase sampled before the load")
+	durationVarP(f, &q.settle, "settle", "", 0, "idle phase between warm-up and load")
+	durationVarP(f, &q.recovery, "recovery", "", 0, "idle phase sampled after the load")
 }
 
 // quickPhases are a mode's default phases; the flags override them.

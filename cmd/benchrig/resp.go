@@ -85,7 +85,7 @@ func respCmd(a *app) *cobra.Command {
 	f.StringVar(&rf.db, "db", "", "fills {db} in --key (e.g. CRUD:{db}.public.items:{\"id\":{id}})")
 	f.StringVar(&rf.value, "value", "", "SET value template (default value:{id})")
 	f.Int64Var(&rf.keySpace, "keyspace", respdrv.DefaultKeySpace, "distinct keys the requests cycle through (1…keyspace)")
-	f.DurationVar(&rf.timeout, "timeout", respdrv.DefaultTimeout, "per-round-trip timeout (0: none)")
+	durationVarP(f, &rf.timeout, "timeout", "", respdrv.DefaultTimeout, "per-round-trip timeout (0: none)")
 	f.BoolVar(&rf.fill, "fill", false, "fill the keyspace before the load (default with --ephemeral; with --addr this writes into that server)")
 	f.BoolVar(&rf.fillFromPG, "fill-from-pg", false, "fill from PostgreSQL's table (row_to_json) instead of generated rows; needs --ephemeral-pg or --fill-from-pg-dsn")
 	f.BoolVar(&rf.ephemeralPG, "ephemeral-pg", false, "start an ephemeral PostgreSQL with the demo table (--rows rows) as the fill's source")

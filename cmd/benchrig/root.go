@@ -59,7 +59,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Short:         "Honest, repeatable benchmarks of HTTP, PostgreSQL and RESP servers",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(),
 	}
+	root.SetVersionTemplate("benchrig {{.Version}}\n")
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -142,6 +144,19 @@ func secondSignalExits(ctx context.Context) {
 	<-ch
 	fmt.Fprintln(os.Stderr, "benchrig: second interrupt, exiting now")
 	os.Exit(130)
+}
+
+// versionLine is benchrig --version: "v1.2 (commit abc…, go1.26.8)".
+func versionLine() string {
+	t := toolInfo()
+	c := t.Commit
+	if c == "" {
+		c = "unknown"
+	}
+	if t.Dirty {
+		c += ", dirty"
+	}
+	return fmt.Sprintf("%s (commit %s, %s)", t.Version, c, t.Go)
 }
 
 func versionCmd(stdout io.Writer) *cobra.Command {

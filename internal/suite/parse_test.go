@@ -312,7 +312,8 @@ func TestParseDuration(t *testing.T) {
 		ok   bool
 	}{
 		{"0", 0, true}, {"1.5s", Duration(1500 * time.Millisecond), true}, {"250ms", Duration(250 * time.Millisecond), true},
-		{"-1s", 0, false}, {"15", 0, false}, {"soon", 0, false}, {"", 0, false},
+		{"-1s", 0, false}, {"15", Duration(15 * time.Second), true}, {"1.5", Duration(1500 * time.Millisecond), true},
+		{"-3", 0, false}, {"1e9", 0, false}, {"169h", 0, false}, {"soon", 0, false}, {"", 0, false},
 	} {
 		got, err := ParseDuration(c.in)
 		if (err == nil) != c.ok || got != c.want {
@@ -360,5 +361,14 @@ func TestSamplerNoPSS(t *testing.T) {
 	}
 	if _, err := Parse("bad.yaml", []byte(okHead+okMatrix+"sampler: {no_pss: sometimes}\n")); err == nil || !strings.Contains(err.Error(), "sampler.no_pss") {
 		t.Errorf("no_pss: sometimes: %v", err)
+	}
+}
+
+// TestBareSecondsInSuite: a bare number in a duration field is seconds, as
+// wrk, autocannon and hey users write it.
+func TestBareSecondsInSuite(t *testing.T) {
+	s := mustParse(t, "s.yaml", okHead+okMatrix+"phases: {load: 60, warmup: 1.5, settle: 0}\n")
+	if s.Phases.Load != Duration(time.Minute) || s.Phases.Warmup != Duration(1500*time.Millisecond) || s.Phases.Settle != 0 {
+		t.Errorf("phases %+v", s.Phases)
 	}
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // Duration is a non-negative time.Duration written in a suite as a Go
-// duration string ("1.5s", "250ms", "1m") or as the bare number 0. It is
-// recorded in JSON as the same string.
+// duration string ("1.5s", "250ms", "1m") or as a bare number of seconds
+// (60, 1.5), as autocannon, wrk and hey users write them. It is recorded in
+// JSON as a duration string. It is at most MaxDuration.
 type Duration time.Duration
 
 // D returns d as a time.Duration.
@@ -39,15 +40,27 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ParseDuration parses a non-negative Go duration string; "0" is accepted
-// without a unit.
+// MaxDuration bounds every duration of a suite or flag: a week.
+const MaxDuration = Duration(7 * 24 * time.Hour)
+
+// ParseDuration parses a non-negative Go duration string, or a bare number
+// of seconds ("10", "1.5"), at most MaxDuration.
 func ParseDuration(s string) (Duration, error) {
-	v, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return 0, fmt.Errorf("not a duration: %q; accepted: a number with a unit, e.g. 250ms, 1.5s, 1m", s)
+	s = strings.TrimSpace(s)
+	var v time.Duration
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f < 0 || f > MaxDuration.D().Seconds() || f != f {
+			return 0, fmt.Errorf("must be between 0 and %s, got %s seconds", MaxDuration, s)
+		}
+		v = time.Duration(f * float64(time.Second))
+	} else if v, err = time.ParseDuration(s); err != nil {
+		return 0, fmt.Errorf("not a duration: %q; accepted: a number of seconds (10, 1.5) or a number with a unit (250ms, 1.5s, 1m)", s)
 	}
 	if v < 0 {
 		return 0, fmt.Errorf("must be ≥ 0, got %s", v)
+	}
+	if Duration(v) > MaxDuration {
+		return 0, fmt.Errorf("must be at most %s, got %s", MaxDuration, v)
 	}
 	return Duration(v), nil
 }
@@ -55,12 +68,13 @@ func ParseDuration(s string) (Duration, error) {
 func (d *Duration) decodeYAML(dec *decoder, field string, n ast.Node) {
 	at := nodePos(n)
 	switch x := n.(type) {
-	case *ast.IntegerNode:
-		if x.GetToken().Value == "0" {
-			*d = 0
+	case *ast.IntegerNode, *ast.FloatNode:
+		v, err := ParseDuration(x.GetToken().Value)
+		if err != nil {
+			dec.errAt(at, field, "%s", err.Error())
 			return
 		}
-		dec.errAt(at, field, "must be a duration with a unit, e.g. %ss or %sms; got the bare number %s", x.GetToken().Value, x.GetToken().Value, x.GetToken().Value)
+		*d = v
 	case *ast.StringNode:
 		v, err := ParseDuration(x.Value)
 		if err != nil {
