@@ -187,9 +187,6 @@ func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 		},
 		heading: func(n int) string { return fmt.Sprintf("benchrig http %s · %s", rawURL, plural(n, "sample")) },
 	}
-	if !hf.json {
-		fmt.Fprintf(a.stderr, "Running %s\n", rawURL)
-	}
 	return runQuick(a.ctx, &hf.quickFlags, job, a.stdout, a.stderr)
 }
 

@@ -265,7 +265,7 @@ func TestPGQuickDSN(t *testing.T) {
 		{"bad path", []string{"--dsn", good, "--path", "any,fastest"}, 2, `--path "fastest"`},
 		{"sql without statement", []string{"--dsn", good, "--path", "sql"}, 2, "--path sql needs --sql"},
 		{"batch 0", []string{"--dsn", good, "--batch", "0"}, 2, "--batch 0"},
-		{"connections 0", []string{"--dsn", good, "-c", "4,0"}, 2, "--connections must be ≥ 1"},
+		{"connections 0", []string{"--dsn", good, "-c", "4,0"}, 2, "--connections: must be ≥ 1"},
 		{"both", []string{"--dsn", good, "--ephemeral"}, 2, "not both"},
 		{"neither", nil, 2, "give --ephemeral or --dsn"},
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
-	"github.com/benchrig/benchrig/internal/target"
 )
 
 // The quick modes (benchrig http|pg|resp) are suites of one target: their
@@ -109,27 +108,11 @@ func (q *quickFlags) validate(c *cobra.Command) error {
 	if f.Changed("rate") && (!(q.rate > 0) || math.IsInf(q.rate, 0)) {
 		return usagef("--rate must be > 0 requests per second, got %v", q.rate)
 	}
-	for _, n := range q.conns.v {
-		if n < 1 {
-			return usagef("--connections must be ≥ 1, got %d", n)
-		}
-	}
-	for _, p := range q.pipelines.v {
-		if p < 1 {
-			return usagef("--pipeline must be ≥ 1, got %d", p)
-		}
-		if p > 1 && q.rate > 0 {
-			return usagef("--pipeline %d cannot be combined with --rate: each request is sent when due", p)
-		}
-	}
 	if f.Changed("duration") && q.duration <= 0 {
 		return usagef("--duration must be > 0 (e.g. 10s, 500ms), got %s", q.duration)
 	}
 	if q.requests < 0 || f.Changed("requests") && q.requests == 0 {
 		return usagef("--requests must be ≥ 1, got %d", q.requests)
-	}
-	if q.repeats < 1 || q.repeats > 10000 {
-		return usagef("--repeats must be 1–10000, got %d", q.repeats)
 	}
 	for _, d := range []struct {
 		name string
@@ -142,29 +125,13 @@ func (q *quickFlags) validate(c *cobra.Command) error {
 	if f.Changed("max-backlog") && q.maxBacklog < 1 {
 		return usagef("--max-backlog must be ≥ 1, got %d", q.maxBacklog)
 	}
-	if q.arrival != "constant" && q.arrival != "poisson" {
-		return usagef("--arrival must be constant or poisson, got %q", q.arrival)
-	}
 	if q.rate == 0 && (f.Changed("arrival") || f.Changed("max-backlog")) {
 		return usagef("--arrival and --max-backlog need --rate")
-	}
-	if q.minCoverage < 0 || q.minCoverage > 100 {
-		return usagef("--min-coverage must be 0–100, got %v", q.minCoverage)
 	}
 	if q.rate > 0 && f.Changed("requests") && f.Changed("duration") {
 		if want := q.rate * q.duration.Seconds(); math.Abs(float64(q.requests)-want) >= 1 {
 			return usagef("--requests %d contradicts --rate %v × --duration %s = %.0f requests: give --duration or --requests, not both",
 				q.requests, q.rate, q.duration, want)
-		}
-	}
-	if q.interval < 100*time.Millisecond {
-		return usagef("--sample-interval must be ≥ 100ms, got %s", q.interval)
-	}
-	for name, list := range map[string]string{"--target-cpus": q.targetCPUs, "--client-cpus": q.clientCPUs} {
-		if list != "" {
-			if _, err := target.ParseCPUList(list); err != nil {
-				return usagef("%s %q: %v", name, list, err)
-			}
 		}
 	}
 	return nil
@@ -228,8 +195,10 @@ func (q *quickFlags) suite(c *cobra.Command, name string, def quickPhases) doc {
 	return d
 }
 
-// plan parses the suite document and expands its plan. The flags were
-// checked already, so an error here names the suite field the flag filled.
+// quickPlan parses the suite document with the suite's own rules and
+// expands its plan; a value the suite refuses is reported under the flag
+// that set it ("--connections: must be ≥ 1, got 0"), so quick modes and
+// suites share one set of bounds.
 func quickPlan(name string, d doc) (*suite.Suite, *suite.Plan, error) {
 	b, err := json.Marshal(d)
 	if err != nil {
@@ -237,13 +206,48 @@ func quickPlan(name string, d doc) (*suite.Suite, *suite.Plan, error) {
 	}
 	s, err := suite.Parse(name, b)
 	if err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, usageError{flagErrors(err)}
 	}
 	p, err := s.Plan()
 	if err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, usageError{flagErrors(err)}
 	}
 	return s, p, nil
+}
+
+// suiteFlags names the flag that fills each field of a quick mode's suite,
+// by field prefix (the longest match wins).
+var suiteFlags = map[string]string{
+	"repeats": "--repeats", "requests": "--requests", "seed": "--seed", "arrival": "--arrival", "max_backlog": "--max-backlog",
+	"phases.load": "--duration", "phases.warmup": "--warmup", "phases.baseline": "--baseline", "phases.settle": "--settle",
+	"phases.recovery": "--recovery", "thresholds.coverage": "--min-coverage", "thresholds.p99": "--max-p99",
+	"sampler.interval": "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus",
+	"matrix.connections": "--connections", "matrix.pipeline": "--pipeline", "matrix.rates": "--rate", "matrix.batches": "--batch",
+	"paths.request.http.url": "URL", "paths.request.http.method": "--method", "paths.request.http.headers": "--header",
+	"paths.request.http.expect_status": "--expect-status", "paths.request.http.timeout": "--timeout",
+}
+
+// flagErrors rewrites the errors of a quick mode's suite in the words of
+// its flags; a field no flag fills keeps its suite name.
+func flagErrors(err error) error {
+	var es suite.Errors
+	if !errors.As(err, &es) {
+		return err
+	}
+	lines := make([]string, 0, len(es))
+	for _, e := range es {
+		flag, best := "", -1
+		for prefix, f := range suiteFlags {
+			if (e.Field == prefix || strings.HasPrefix(e.Field, prefix+".") || strings.HasPrefix(e.Field, prefix+"[")) && len(prefix) > best {
+				flag, best = f, len(prefix)
+			}
+		}
+		if flag == "" {
+			flag = e.Field
+		}
+		lines = append(lines, flag+": "+e.Msg)
+	}
+	return errors.New(strings.Join(lines, "; "))
 }
 
 // quickJob is one quick run: its suite and how to show its result.

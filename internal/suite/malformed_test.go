@@ -88,6 +88,8 @@ func TestMalformed(t *testing.T) {
 			13, 70, "matrix.batches[0]", `batch 16 with resp path "get": GET takes one key`},
 		{"batch with an http path", okHead + okMatrix + "  batches: [1, 64]\n",
 			10, 16, "matrix.batches[1]", `batch 64 with http path "hello": an HTTP request carries no batch; accepted: 1`},
+		{"pipeline with a rate", okHead + okMatrix + "  rates: [100]\n  pipeline: [1, 4]\n",
+			11, 17, "matrix.pipeline[1]", `pipeline 4 cannot be combined with rates`},
 		{"pipeline < 1", okHead + okMatrix + "  pipeline: [0]\n",
 			10, 14, "matrix.pipeline[0]", `must be ≥ 1, got 0`},
 		{"repeats < 1", "name: t\nrepeats: 0\n" + okHead[8:] + okMatrix,

@@ -102,6 +102,13 @@ func (s *Suite) validateMatrix() {
 	l.checkInts("matrix.batches", m.Batches, 1, "batch size")
 	l.checkInts("matrix.pipeline", m.Pipeline, 1, "pipeline depth")
 	l.checkRates("matrix.rates", m.Rates)
+	if len(m.Rates) > 0 {
+		for i, p := range m.Pipeline {
+			if p > 1 {
+				l.errf(index("matrix.pipeline", i), "pipeline %d cannot be combined with rates: at a rate each request is sent when due; accepted: 1", p)
+			}
+		}
+	}
 	reported := map[string]bool{}
 	for _, p := range m.pairs() {
 		s.checkPair(p, reported)
