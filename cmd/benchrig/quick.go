@@ -317,13 +317,15 @@ func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr i
 			fmt.Fprintf(stdout, "\nResult written to %s\n", res.path)
 		}
 	}
-	return samplesExit(res, q.failUnhealthy)
+	return samplesExit(res, q.failUnhealthy, stderr)
 }
 
-// samplesExit maps a run's samples to the error that sets the exit code: a
-// failed sample (1), an interrupted run (1), an UNHEALTHY one with
-// --fail-unhealthy (3).
-func samplesExit(res *executed, failUnhealthy bool) error {
+// samplesExit maps a run's samples to the error that sets the exit code,
+// the same for `run` and every quick mode (README, "Exit codes"): 1 when
+// every sample failed or the run was interrupted; 3 with --fail-unhealthy
+// when some sample was UNHEALTHY or failed; else nil (0), failed samples
+// then named on stderr.
+func samplesExit(res *executed, failUnhealthy bool, stderr io.Writer) error {
 	failed, unhealthy, first := 0, 0, ""
 	interrupted := res.interrupted
 	for _, s := range res.samples {
@@ -339,21 +341,27 @@ func samplesExit(res *executed, failUnhealthy bool) error {
 			interrupted = true
 		}
 	}
+	n := len(res.samples)
 	switch {
-	case failed == 1 && len(res.samples) == 1:
-		return errors.New(first)
-	case failed > 0:
-		return fmt.Errorf("%d of %d samples failed; the first: %s", failed, len(res.samples), first)
-	case interrupted && len(res.samples) == 0 && res.partial != nil && res.partial.Load != nil:
+	case interrupted && n == 0 && res.partial != nil && res.partial.Load != nil:
 		msg := fmt.Sprintf("interrupted: the figures above cover the %.1f s that ran", res.partial.Load.Seconds)
 		if res.path != "" {
 			msg += fmt.Sprintf("; %s holds no sample yet (--resume measures it again)", res.path)
 		}
 		return errors.New(msg)
 	case interrupted:
-		return fmt.Errorf("interrupted: %d of %d samples ran; the figures above cover what finished", len(res.samples), len(res.plan.Samples))
+		return fmt.Errorf("interrupted: %d of %d samples ran; the figures above cover what finished", n, len(res.plan.Samples))
+	case failed == 1 && n == 1:
+		return errors.New(first)
+	case failed > 0 && failed == n:
+		return fmt.Errorf("all %d samples failed; the first: %s", n, first)
 	case failUnhealthy && unhealthy > 0:
-		return errUnhealthy
+		if failed > 0 {
+			return fmt.Errorf("%w: %d of %d samples UNHEALTHY, %d of them failed; the first: %s", errUnhealthy, unhealthy, n, failed, first)
+		}
+		return fmt.Errorf("%w: %d of %d samples", errUnhealthy, unhealthy, n)
+	case failed > 0:
+		fmt.Fprintf(stderr, "benchrig: %d of %d samples failed (exit 0; --fail-unhealthy exits 3); the first: %s\n", failed, n, first)
 	}
 	return nil
 }

@@ -24,8 +24,10 @@ var (
 	commit  = ""
 )
 
-// Exit codes: 0 success, 1 a run or setup failed, 2 bad usage, 3 the run was
-// unhealthy and --fail-unhealthy was given.
+// Exit codes, the same for run, http, pg and resp: 0 every sample ran (and,
+// with --fail-unhealthy, was HEALTHY); 1 setup failed, the run was
+// interrupted, or every sample failed; 2 bad usage; 3 --fail-unhealthy and
+// some sample was UNHEALTHY or failed.
 const (
 	exitFailed    = 1
 	exitUsage     = 2

@@ -81,9 +81,9 @@ func planCmd(stdout io.Writer) *cobra.Command {
 
 func runCmd(a *app) *cobra.Command {
 	var (
-		sets                 []string
-		out                  string
-		smoke, resume, force bool
+		sets                                []string
+		out                                 string
+		smoke, resume, force, failUnhealthy bool
 	)
 	c := &cobra.Command{
 		Use:   "run SUITE.yaml -o RESULTS.json",
@@ -99,7 +99,7 @@ func runCmd(a *app) *cobra.Command {
 			if resume && force {
 				return usagef("give --resume or --force, not both")
 			}
-			return runSuite(a, args[0], output{path: out, force: force, resume: resume}, sets, smoke)
+			return runSuite(a, args[0], output{path: out, force: force, resume: resume}, sets, smoke, failUnhealthy)
 		},
 	}
 	f := c.Flags()
@@ -108,10 +108,11 @@ func runCmd(a *app) *cobra.Command {
 	f.BoolVar(&smoke, "smoke", false, "prove the suite works: every cell once, short phases; results marked as smoke")
 	f.BoolVar(&resume, "resume", false, "continue a partial results file, skipping the samples it holds")
 	f.BoolVar(&force, "force", false, "replace an existing results file")
+	f.BoolVar(&failUnhealthy, "fail-unhealthy", false, "exit with code 3 when some sample is UNHEALTHY or failed (after the whole plan ran)")
 	return c
 }
 
-func runSuite(a *app, path string, out output, sets []string, smoke bool) error {
+func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealthy bool) error {
 	var (
 		s   *suite.Suite
 		p   *suite.Plan
@@ -133,7 +134,10 @@ func runSuite(a *app, path string, out output, sets []string, smoke bool) error 
 		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out.path, path, out.path)
 	}
 	fmt.Fprintf(a.stdout, "%d samples written to %s\n\n", len(res.plan.Samples), out.path)
-	return reportFile(out.path, res.plan.IsSmoke, a.stdout)
+	if err := reportFile(out.path, res.plan.IsSmoke, a.stdout); err != nil {
+		return err
+	}
+	return samplesExit(res, failUnhealthy, a.stderr)
 }
 
 func countDone(w *result.Writer, p *suite.Plan) int {
