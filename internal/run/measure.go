@@ -42,6 +42,7 @@ type measurement struct {
 	s       *result.Sample
 	tgt     system.Target
 	sampler *sample.Sampler
+	client  *clientSampler
 	phase   string
 	phaseAt time.Time
 	// exitStatus is set once the target was seen dead.
@@ -97,6 +98,8 @@ func (m *measurement) run(ctx context.Context) {
 		m.sampler = smp
 		defer m.finishSampler()
 	}
+	m.client = startClientSampler(spec.SamplerInterval)
+	defer func() { m.s.ClientCPU = m.client.stop() }()
 	exited := m.exitedChan()
 	m.enter(sample.PhaseBaseline, spec.Phases.Baseline)
 	if !m.sleep(ctx, spec.Phases.Baseline, exited) {
@@ -218,6 +221,9 @@ func (m *measurement) enter(phase string, planned time.Duration) {
 	}
 	if m.sampler != nil && phase != "pre-check" && phase != "post-check" {
 		m.sampler.Mark(phase)
+	}
+	if m.client != nil {
+		m.client.mark(phase)
 	}
 	if m.spec.OnPhase != nil {
 		m.spec.OnPhase(phase, planned)
