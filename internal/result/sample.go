@@ -34,6 +34,8 @@ type Sample struct {
 	Warmup *WarmupSummary `json:"warmup,omitempty"`
 	Load   *Load          `json:"load,omitempty"`
 	Server *Server        `json:"server,omitempty"`
+
+	ClientCPU []ClientCPUSample `json:"client_cpu,omitempty"`
 	// Stats are target statistics over the load window (pg_stat_database
 	// deltas, redis INFO deltas), by name.
 	Stats map[string]float64 `json:"stats,omitempty"`
