@@ -46,7 +46,7 @@ var (
 	sizeWide   = size{720, 360}
 	sizeNarrow = size{340, 320}
 	sizeSmall  = size{340, 240}
-	sizePanel  = size{340, 200}
+	sizePanel  = size{340, 220}
 )
 
 // chartSVG draws a chart as an inline SVG element of the given size:
@@ -61,7 +61,9 @@ func chartSVG(c Chart, sz size, class string) string {
 	title := oneLine(c.Title)
 	fmt.Fprintf(&b, `<svg class="%s" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s" font-family="sans-serif" font-size="11">`,
 		class, svgNum(svgW), svgNum(svgH), svgNum(svgW), svgNum(svgH), html.EscapeString(title))
-	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
+	if !c.OverTime {
+		fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
+	}
 	titleLines, _ := wrapWords(title, int((svgW-padLeft-padRight)/(charW*1.2)))
 	if len(titleLines) > 2 {
 		titleLines = []string{titleLines[0], truncate(strings.Join(titleLines[1:], " "), int((svgW-padLeft-padRight)/(charW*1.2)))}
@@ -144,7 +146,8 @@ func logRange(min, max float64) (lo, hi float64) {
 // alone when they are more than three), the axis lines and the unit.
 func yLogAxis(b *strings.Builder, a plotArea, lo, hi float64, unit string) {
 	mults := []float64{1, 2, 5}
-	if hi-lo > 3 {
+	// 1, 2 and 5 need room: about 14 units between labels.
+	if hi-lo > 3 || (a.bottom-a.top)/(hi-lo) < 48 {
 		mults = []float64{1}
 	}
 	for d := lo; d <= hi; d++ {

@@ -107,11 +107,7 @@ func drawBars(b *strings.Builder, c Chart, sz size, top float64) {
 	if !ys.log {
 		ys = newYScale(a, false, 0, hi*1.12)
 	}
-	unit := c.Unit
-	if ys.log {
-		unit += " (log scale)"
-	}
-	ys.draw(b, strings.TrimSpace(unit))
+	ys.draw(b, c.Unit)
 
 	barW := math.Min(groupW*0.8/float64(len(c.Series)), barMaxW)
 	for i, cat := range c.Categories {

@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -92,19 +93,22 @@ func drawLines(b *strings.Builder, c Chart, sz size, top float64) {
 	drawBands(b, c.Bands, a, px, t0, t1)
 
 	ys := newYScale(a, c.LogY, minY, maxY)
-	unit := c.Unit
-	if ys.log {
-		unit += " (log)"
-	}
-	ys.draw(b, unit)
+	ys.draw(b, c.Unit)
 	lastRight := math.Inf(-1)
 	for _, x := range ticks {
 		xp := px(x)
 		if xp < a.left-0.5 || xp > a.right+0.5 {
 			continue
 		}
-		fmt.Fprintf(b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#eee"/>`, svgNum(xp), svgNum(a.top), svgNum(xp), svgNum(a.bottom))
 		label := xLabel(c, x)
+		if fixed && len(c.XLabels) == 0 {
+			label = strconv.FormatFloat(math.Round(x*100)/100+0, 'f', -1, 64)
+			if label == "-0" {
+				label = "0"
+			}
+		} else {
+			fmt.Fprintf(b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#eee"/>`, svgNum(xp), svgNum(a.top), svgNum(xp), svgNum(a.bottom))
+		}
 		half := float64(utf8.RuneCountInString(label)) * charW / 2
 		if xp-half < lastRight+4 {
 			continue // would overlap the previous label
@@ -195,8 +199,7 @@ var bandFills = map[string]string{
 
 // drawBands shades each band over the plot's height and names it in the
 // strip above the plot: the whole name where it fits, else its first
-// letters (the whole name is the band's tooltip, and the legend under the
-// charts says what each letter stands for).
+// letters (the section's text names the phases in order).
 func drawBands(b *strings.Builder, bands []Band, a plotArea, px func(float64) float64, t0, t1 float64) {
 	for i, band := range bands {
 		from, to := math.Max(band.From, t0), math.Min(band.To, t1)
@@ -209,8 +212,8 @@ func drawBands(b *strings.Builder, bands []Band, a plotArea, px func(float64) fl
 			fill = []string{"#eef1f4", "#f6f7f9"}[i%2]
 		}
 		name := oneLine(band.Name)
-		fmt.Fprintf(b, `<rect class="band" x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>`,
-			svgNum(x0), svgNum(a.top), svgNum(x1-x0), svgNum(a.bottom-a.top), fill, html.EscapeString(name+": "+figure(from)+"–"+figure(to)+" s"))
+		fmt.Fprintf(b, `<rect class="band" x="%s" y="%s" width="%s" height="%s" fill="%s"/>`,
+			svgNum(x0), svgNum(a.top), svgNum(x1-x0), svgNum(a.bottom-a.top), fill)
 		label := bandLabel(name, x1-x0)
 		if label == "" {
 			continue
@@ -219,10 +222,10 @@ func drawBands(b *strings.Builder, bands []Band, a plotArea, px func(float64) fl
 	}
 }
 
-// bandLabel is the longest of a band's name, its first four letters and
-// its first letter that fits width, or "".
+// bandLabel is a band's name if it fits width, else its first letter if
+// that fits, else "".
 func bandLabel(name string, width float64) string {
-	for _, l := range []string{name, truncateBare(name, 4), truncateBare(name, 1)} {
+	for _, l := range []string{name, truncateBare(name, 1)} {
 		if float64(utf8.RuneCountInString(l))*charW+2 <= width {
 			return l
 		}
