@@ -41,7 +41,7 @@ func (rf *reportFlags) resolvedFormat(allowed ...string) (string, error) {
 	ext := strings.ToLower(filepath.Ext(rf.out))
 	byExt, known := extFormats[ext]
 	if rf.out != "" && ext != "" && !known {
-		return "", usagef("-o %s: cannot write %s files; use -o with .txt, .md, .html, .csv or .json, or give --format", rf.out, ext)
+		return "", usagef("-o %s: cannot write %s files; use -o with .txt, .md, .html, .csv or .json", rf.out, ext)
 	}
 	switch {
 	case f == "" && known:

@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	root.AddCommand(versionCmd(stdout), httpCmd(ctx, stdout, stderr), respCmd(ctx, stdout, stderr), pgCmd(ctx, stdout, stderr),
-		planCmd(stdout), runCmd(ctx, stdout, stderr), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout))
+		planCmd(stdout), runCmd(ctx, stdout, stderr), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout), exportCmd(stdout))
 	stopProfile = func() {}
 	err := root.ExecuteContext(ctx)
 	stopProfile()
