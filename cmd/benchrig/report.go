@@ -127,7 +127,7 @@ HTML page is self-contained (inline SVG charts, no external resources).`,
 			switch {
 			case format == "text" && rf.out == "":
 				fmt.Fprintf(stdout, "%s · %s · %d samples\n\n", src.Title, src.Path, len(src.Rows))
-				return report.Matrix(stdout, src.Rows)
+				return report.Console(stdout, src)
 			case format == "csv":
 				return rf.write(func(w io.Writer) error { return report.CSV(w, src) }, stdout)
 			case format == "json":
@@ -148,7 +148,7 @@ func reportFile(path string, allowSmoke bool, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s · %s · %d samples\n\n", src.Title, src.Path, len(src.Rows))
-	return report.Matrix(stdout, src.Rows)
+	return report.Console(stdout, src)
 }
 
 func compareCmd(stdout io.Writer) *cobra.Command {

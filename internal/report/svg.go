@@ -207,14 +207,15 @@ func tickLabel(v, step, top float64) string {
 	return strconv.FormatFloat(v, 'f', d, 64) + suffix
 }
 
-// svgNum writes a coordinate with at most two decimals; a value that is
+// svgNum writes a coordinate with at most one decimal (a tenth of a CSS
+// pixel at natural size); a value that is
 // not finite (which the drawing guards against) is written as 0 so the
 // SVG stays valid.
 func svgNum(v float64) string {
 	if !finite(v) {
 		return "0"
 	}
-	r := math.Round(v*100) / 100
+	r := math.Round(v*10) / 10
 	if r == 0 {
 		r = 0 // no "-0"
 	}

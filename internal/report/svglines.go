@@ -143,7 +143,8 @@ func drawLines(b *strings.Builder, c Chart, sz size, top float64) {
 			}
 			fmt.Fprintf(b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`, strings.Join(coords, " "), col, dash)
 		}
-		if len(pts) > maxMarkers {
+		// Over-time lines get no markers (a lone point does: it has no line).
+		if len(pts) > maxMarkers || c.OverTime && len(pts) > 1 {
 			continue
 		}
 		for _, p := range pts {
