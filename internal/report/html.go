@@ -283,7 +283,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{- end}}
 <tbody>
 {{- range .Rows}}
-<tr>{{range $i, $c := .}}<td{{if lt $i $.Labels}} class="l"{{else if gt (len $c) 48}} class="w"{{end}}>{{$c}}</td>{{end}}</tr>
+<tr>{{range $i, $c := .}}<td{{if lt $i $.Labels}} class="l{{if gt (len $c) 48}} w{{end}}"{{else if gt (len $c) 48}} class="w"{{end}}>{{$c}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table></div>{{end}}`))
@@ -319,7 +319,7 @@ h3 { font-size: 1.05rem; margin: 1.5rem 0 .5rem; }
 details.sample { border: 1px solid #e3e3e3; border-radius: 4px; padding: .25rem .6rem; margin: .5rem 0; }
 details.sample > summary { font-size: .95rem; color: #1b1b1b; padding: .2rem 0; }
 td, th { white-space: nowrap; }
-td.l, th.l { white-space: pre-line; }
+td.l, th.l { white-space: nowrap; }
 td.w { white-space: pre-line; text-align: left; min-width: 16rem; }
 details { margin: .25rem 0 0; }
 summary { cursor: pointer; color: #444; font-size: .9rem; }

@@ -92,6 +92,9 @@ func drawLines(b *strings.Builder, c Chart, sz size, top float64) {
 	}
 	drawBands(b, c.Bands, a, px, t0, t1)
 
+	if c.OverTime && !c.LogY {
+		maxY *= 1.08 // a flat line at the target rate stays off the top edge
+	}
 	ys := newYScale(a, c.LogY, minY, maxY)
 	ys.draw(b, c.Unit)
 	lastRight := math.Inf(-1)
