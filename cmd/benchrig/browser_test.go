@@ -116,6 +116,25 @@ func TestReportInBrowser(t *testing.T) {
 	}
 }
 
+// TestBrowserCheckCatchesSmallText proves the measurement can fail: a
+// page with 9 px HTML text and an SVG of 11 px text drawn at half size has
+// both reported, and one without over-time charts has none counted.
+func TestBrowserCheckCatchesSmallText(t *testing.T) {
+	chrome := chromiumPath(t)
+	page := filepath.Join(t.TempDir(), "small.html")
+	html := `<!DOCTYPE html><html><head><meta name="viewport" content="width=device-width"></head><body>` +
+		`<p style="font-size:9px">tiny words</p><p>normal words</p>` +
+		`<svg viewBox="0 0 400 100" width="200" height="50"><text x="10" y="50" font-size="11">halved</text></svg></body></html>`
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check, _ := browse(t, chrome, "file://"+page, 400, filepath.Join(t.TempDir(), "small.png"))
+	got := strings.Join(check.Small, "\n")
+	if len(check.Small) != 2 || !strings.Contains(got, `p "tiny words" 9.00 px`) || !strings.Contains(got, `svg text "halved" 5.50 px`) || check.OverTime != 0 {
+		t.Errorf("small texts %q, over-time charts %d: want the 9 px paragraph and the 5.5 px SVG text, no chart", check.Small, check.OverTime)
+	}
+}
+
 // browse loads url in a fresh headless Chromium of its own profile, with
 // the window width given, and returns what pageCheckJS measured and the
 // screenshot's path; console errors and exceptions fail the test.
