@@ -292,7 +292,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 // label columns of a table (class l) are aligned left, figures right.
 const pageCSS = `
 :root { color-scheme: light; }
-body { margin: 0 auto; max-width: 1040px; padding: 1.5rem; background: #fff; color: #1b1b1b;
+body { margin: 0 auto; max-width: 1200px; padding: 1.5rem; background: #fff; color: #1b1b1b;
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; }
 h1 { font-size: 1.6rem; margin: 0 0 1rem; }
 h2 { font-size: 1.25rem; margin: 2rem 0 .75rem; padding-bottom: .25rem; border-bottom: 1px solid #ddd; }
@@ -310,9 +310,9 @@ figure.chart { margin: 1rem 0 1.5rem; }
 figure.chart svg { display: block; height: auto; }
 figure.chart svg.wide { width: 100%; max-width: 900px; }
 figure.chart svg.narrow { display: none; }
-.grid { display: flex; flex-wrap: wrap; gap: 10px; margin: .5rem 0 1rem; }
-.grid figure.chart { margin: 0; width: 340px; }
-.grid figure.chart svg { width: 340px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 10px; margin: .5rem 0 1rem; }
+.grid figure.chart { margin: 0; min-width: 340px; }
+.grid figure.chart svg { width: 100%; }
 svg text { fill: #1b1b1b; }
 svg text.in { fill: #fff; }
 h3 { font-size: 1.05rem; margin: 1.5rem 0 .5rem; }

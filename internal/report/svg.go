@@ -64,9 +64,11 @@ func chartSVG(c Chart, sz size, class string) string {
 	if !c.OverTime {
 		fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
 	}
-	titleLines, _ := wrapWords(title, int((svgW-padLeft-padRight)/(charW*1.2)))
+	// Bold 13 px runs about 1.25 × charW a character; the title starts at 8.
+	perLine := int((svgW - 16) / (charW * 1.25))
+	titleLines, _ := wrapWords(title, perLine)
 	if len(titleLines) > 2 {
-		titleLines = []string{titleLines[0], truncate(strings.Join(titleLines[1:], " "), int((svgW-padLeft-padRight)/(charW*1.2)))}
+		titleLines = []string{titleLines[0], truncate(strings.Join(titleLines[1:], " "), perLine)}
 	}
 	ty := 18.0
 	for i, l := range titleLines {
