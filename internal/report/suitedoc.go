@@ -142,7 +142,7 @@ func sampleNotes(rows []Row) []string {
 		notes = append(notes, fmt.Sprintf("%d of %d samples failed before producing figures (see Samples).", failed, len(rows)))
 	}
 	if unhealthy > 0 {
-		notes = append(notes, fmt.Sprintf("%d of %d samples are UNHEALTHY (see Samples for the reasons).", unhealthy, len(rows)))
+		notes = append(notes, fmt.Sprintf("%d of %d samples are UNHEALTHY: %s.", unhealthy, len(rows), reasonSummary(rows)))
 	}
 	if interrupted > 0 {
 		notes = append(notes, fmt.Sprintf("%s interrupted: their figures cover what finished.", samplesCount(interrupted, "was", "were")))
@@ -151,6 +151,29 @@ func sampleNotes(rows []Row) []string {
 		notes = append(notes, fmt.Sprintf("In %s the client used over 90 %% of its usable cores: those figures measure benchrig, not the server.", samplesCount(saturated, "", "")))
 	}
 	return notes
+}
+
+// reasonSummary lists the distinct reasons unhealthy samples gave, most
+// frequent first, with how many samples gave each: "4 errors > 0 (2)";
+// reasons are compared whole, the first four shown.
+func reasonSummary(rows []Row) string {
+	counts := map[string]int64{}
+	for _, r := range rows {
+		if r.Sample.Error == "" && !r.Sample.Verdict.Healthy {
+			for _, why := range r.Sample.Verdict.Reasons {
+				counts[why]++
+			}
+		}
+	}
+	var parts []string
+	for i, mc := range sortedMessages(counts) {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("and %d more (see Samples)", len(counts)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", mc.Message, mc.Count))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // samplesCount is "1 sample" or "n samples", followed by the verb for one
