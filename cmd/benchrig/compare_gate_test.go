@@ -93,7 +93,7 @@ func TestReportFormats(t *testing.T) {
 		code int
 		want string // in stderr (errors) or the file written
 	}{
-		{[]string{"-f", "yaml"}, 2, `--format "yaml": want text, md, html, csv, json`},
+		{[]string{"-f", "yaml"}, 2, `--format "yaml": want text, md or html for a report, csv or json for data`},
 		{[]string{"-o", filepath.Join(dir, "r.pdf")}, 2, "cannot write .pdf files"},
 		{[]string{"-f", "csv", "-o", filepath.Join(dir, "r.html")}, 2, "names html"},
 		{[]string{"-o", filepath.Join(dir, "r.csv")}, 0, "sample,key,case,variant,repeat,figure,unit,value\n"},

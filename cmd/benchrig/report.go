@@ -56,7 +56,30 @@ func (rf *reportFlags) resolvedFormat(allowed ...string) (string, error) {
 			return f, nil
 		}
 	}
-	return "", usagef("--format %q: want %s", rf.format, strings.Join(allowed, ", "))
+	return "", usagef("--format %q: want %s", rf.format, formatList(allowed))
+}
+
+// formatList says which formats are accepted: "text, md or html for a
+// report, csv or json for data".
+func formatList(allowed []string) string {
+	var docs, data []string
+	for _, a := range allowed {
+		if a == "csv" || a == "json" {
+			data = append(data, a)
+		} else {
+			docs = append(docs, a)
+		}
+	}
+	or := func(ss []string) string {
+		if len(ss) < 2 {
+			return strings.Join(ss, "")
+		}
+		return strings.Join(ss[:len(ss)-1], ", ") + " or " + ss[len(ss)-1]
+	}
+	if len(data) == 0 {
+		return or(docs)
+	}
+	return or(docs) + " for a report, " + or(data) + " for data"
 }
 
 // docRenderer renders a Doc in format (text, md or html).
