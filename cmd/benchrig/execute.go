@@ -106,11 +106,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 				if isTerminal(stderr) {
 					clear = "\r\033[K"
 				}
-				left := ""
-				if i < n {
-					left = " · ETA " + eta.Round(time.Second).String()
-				}
-				fmt.Fprintf(stderr, "%s[%d/%d] %s · %s%s: %s%s\n", clear, i, n, smp.Variant, smp.Case, repeatSuffix(smp.Repeat, p.Repeats), sampleLine(smp), left)
+				fmt.Fprintln(stderr, clear+progressLine(i, n, smp, eta))
 			}
 		},
 		Notes:         x.notes,

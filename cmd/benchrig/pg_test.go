@@ -93,7 +93,7 @@ func TestPGQuickMatrix(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !regexp.MustCompile(`\[4/4\] .+ · 4 keys · 2 conns: [\d,]+ req/s, p99 .+, server \d+\.\d\d cores`).MatchString(stderr) {
+	if !regexp.MustCompile(`\[4/4\] 4 keys · 2 conns · .+ · repeat 1 · \d+ req/s · p99 .+ · HEALTHY · done`).MatchString(stderr) {
 		t.Errorf("no progress line for the 4th sample:\n%s", stderr)
 	}
 	b, err := os.ReadFile(out)

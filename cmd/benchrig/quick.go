@@ -366,48 +366,12 @@ func samplesExit(res *executed, failUnhealthy bool, stderr io.Writer) error {
 	return nil
 }
 
-// sampleLine is the one-line summary of a finished sample:
-// "15,577 req/s, p99 3.20 ms, server 2.80 cores".
-func sampleLine(s *result.Sample) string {
-	if s.Error != "" {
-		return "FAILED: " + s.Error
-	}
-	l := s.Load
-	if l == nil {
-		return "no load figures"
-	}
-	line := fmt.Sprintf("%s req/s, p99 %s", thousands(l.RequestsPerSec), result.FormatUS(l.Latency.P(99)))
-	if f := l.Errors + l.Timeouts + l.Unexpected; f > 0 {
-		line += fmt.Sprintf(", %d failed", f)
-	}
-	if s.Server != nil && s.Server.Figures.WindowSeconds > 0 {
-		line += fmt.Sprintf(", server %.2f cores", s.Server.Figures.Cores)
-	}
-	if h, ok := s.Stats["keyspace_hits"]; ok {
-		line += fmt.Sprintf(" · %.0f hits, %.0f misses", h, s.Stats["keyspace_misses"])
-	}
-	if !s.Verdict.Healthy {
-		line += " · UNHEALTHY"
-	}
-	return line
-}
-
 // plural writes "1 case", "2 cases".
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// thousands renders a rate rounded to a whole number with thousands
-// separators: 15,577.
-func thousands(v float64) string {
-	s := fmt.Sprintf("%d", int64(v+0.5))
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // describeWindow says how the load window is bounded and driven:

@@ -21,52 +21,89 @@ type reportFlags struct {
 	allowSmoke bool
 }
 
-func (rf *reportFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&rf.format, "format", "", "text, md or html (default: from -o's extension, else text)")
-	c.Flags().StringVarP(&rf.out, "output", "o", "", "write the report to this file instead of standard output")
+func (rf *reportFlags) register(c *cobra.Command, formats string) {
+	c.Flags().StringVarP(&rf.format, "format", "f", "", formats+" (default: from -o's extension, else text)")
+	c.Flags().StringVarP(&rf.out, "out", "o", "", "write the report to this file instead of standard output")
 	c.Flags().BoolVar(&rf.allowSmoke, "allow-smoke", false, "report a smoke run's results")
 }
 
-// resolvedFormat is the format asked for, or the one -o's extension names.
-func (rf *reportFlags) resolvedFormat() (string, error) {
+// extFormats are the output extensions a report can write, by format.
+var extFormats = map[string]string{".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".csv": "csv", ".json": "json", ".txt": "text"}
+
+// resolvedFormat is the format asked for, or the one -o's extension
+// names; one of allowed. An unknown format, an -o extension no format
+// writes, or one naming another format than -f is an error.
+func (rf *reportFlags) resolvedFormat(allowed ...string) (string, error) {
 	f := strings.ToLower(rf.format)
-	if f == "" {
-		switch strings.ToLower(filepath.Ext(rf.out)) {
-		case ".md", ".markdown":
-			f = "md"
-		case ".html", ".htm":
-			f = "html"
-		default:
-			f = "text"
+	if f == "markdown" {
+		f = "md"
+	}
+	ext := strings.ToLower(filepath.Ext(rf.out))
+	byExt, known := extFormats[ext]
+	if rf.out != "" && ext != "" && !known {
+		return "", usagef("-o %s: cannot write %s files; use -o with .txt, .md, .html, .csv or .json", rf.out, ext)
+	}
+	switch {
+	case f == "" && known:
+		f = byExt
+	case f == "":
+		f = "text"
+	case known && byExt != f:
+		return "", usagef("--format %s, but -o %s names %s: give one or make them agree", rf.format, rf.out, byExt)
+	}
+	for _, a := range allowed {
+		if f == a {
+			return f, nil
 		}
 	}
-	switch f {
-	case "text", "md", "html":
-		return f, nil
-	case "markdown":
-		return "md", nil
-	}
-	return "", usagef("--format %q: want text, md or html", rf.format)
+	return "", usagef("--format %q: want %s", rf.format, formatList(allowed))
 }
 
-// write renders d in format to -o or stdout. A file is written whole or
-// not at all (a temporary file renamed into place).
-func (rf *reportFlags) write(d *report.Doc, format string, stdout io.Writer) error {
-	var buf bytes.Buffer
-	var err error
-	switch format {
-	case "md":
-		err = report.Markdown(&buf, d)
-	case "html":
-		err = report.HTML(&buf, d)
-	default:
-		err = report.Text(&buf, d)
+// formatList says which formats are accepted: "text, md or html for a
+// report, csv or json for data".
+func formatList(allowed []string) string {
+	var docs, data []string
+	for _, a := range allowed {
+		if a == "csv" || a == "json" {
+			data = append(data, a)
+		} else {
+			docs = append(docs, a)
+		}
 	}
-	if err != nil {
+	or := func(ss []string) string {
+		if len(ss) < 2 {
+			return strings.Join(ss, "")
+		}
+		return strings.Join(ss[:len(ss)-1], ", ") + " or " + ss[len(ss)-1]
+	}
+	if len(data) == 0 {
+		return or(docs)
+	}
+	return or(docs) + " for a report, " + or(data) + " for data"
+}
+
+// docRenderer renders a Doc in format (text, md or html).
+func docRenderer(d *report.Doc, format string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		switch format {
+		case "md":
+			return report.Markdown(w, d)
+		case "html":
+			return report.HTML(w, d)
+		}
+		return report.Text(w, d)
+	}
+}
+
+// write renders to -o or stdout. A file is written whole or not at all
+// (a temporary file renamed into place).
+func (rf *reportFlags) write(render func(io.Writer) error, stdout io.Writer) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
 		return err
 	}
 	if rf.out == "" {
-		_, err = stdout.Write(buf.Bytes())
+		_, err := stdout.Write(buf.Bytes())
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(rf.out), "."+filepath.Base(rf.out)+".*")
@@ -102,7 +139,7 @@ constant-rate figures, target statistics, provenance and every sample; the
 HTML page is self-contained (inline SVG charts, no external resources).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			format, err := rf.resolvedFormat()
+			format, err := rf.resolvedFormat("text", "md", "html", "csv", "json")
 			if err != nil {
 				return err
 			}
@@ -110,14 +147,19 @@ HTML page is self-contained (inline SVG charts, no external resources).`,
 			if err != nil {
 				return err
 			}
-			if format == "text" && rf.out == "" {
+			switch {
+			case format == "text" && rf.out == "":
 				fmt.Fprintf(stdout, "%s · %s · %d samples\n\n", src.Title, src.Path, len(src.Rows))
-				return report.Matrix(stdout, src.Rows)
+				return report.Console(stdout, src)
+			case format == "csv":
+				return rf.write(func(w io.Writer) error { return report.CSV(w, src) }, stdout)
+			case format == "json":
+				return rf.write(func(w io.Writer) error { return report.JSON(w, report.Summarise(src)) }, stdout)
 			}
-			return rf.write(report.ReportDoc(src), format, stdout)
+			return rf.write(docRenderer(report.ReportDoc(src), format), stdout)
 		},
 	}
-	rf.register(c)
+	rf.register(c, "text, md, html, csv (one row per sample and figure) or json (the computed summary)")
 	return c
 }
 
@@ -129,13 +171,15 @@ func reportFile(path string, allowSmoke bool, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s · %s · %d samples\n\n", src.Title, src.Path, len(src.Rows))
-	return report.Matrix(stdout, src.Rows)
+	return report.Console(stdout, src)
 }
 
 func compareCmd(stdout io.Writer) *cobra.Command {
 	var rf reportFlags
 	var alpha float64
 	var va, vb string
+	var asJSON bool
+	var failIf []string
 	c := &cobra.Command{
 		Use:   "compare A.json [B.json]",
 		Short: "Compare two results files, or two variants of one, cell by cell with a significance test over the repeats (like benchstat)",
@@ -150,9 +194,23 @@ Mann–Whitney U test of the repeats; "~" means no significant difference at
 0.05; with fewer, changes are shown "(untested)".`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
-			format, err := rf.resolvedFormat()
+			if asJSON {
+				if rf.format != "" && rf.format != "json" {
+					return usagef("--json and --format %s: give one", rf.format)
+				}
+				rf.format = "json"
+			}
+			format, err := rf.resolvedFormat("text", "md", "html", "json")
 			if err != nil {
 				return err
+			}
+			var gates []report.Gate
+			for _, f := range failIf {
+				g, err := report.ParseGate(f)
+				if err != nil {
+					return usageError{err}
+				}
+				gates = append(gates, g)
 			}
 			if alpha <= 0 || alpha >= 1 {
 				return usagef("--alpha %v: want a significance level between 0 and 1, such as 0.05", alpha)
@@ -180,14 +238,29 @@ Mann–Whitney U test of the repeats; "~" means no significant difference at
 					return err
 				}
 			}
-			d, err := report.CompareDoc(a, b, report.CompareOptions{Alpha: alpha})
+			opts := report.CompareOptions{Alpha: alpha}
+			cs, err := report.Compare(a, b, opts)
 			if err != nil {
 				return err
 			}
-			return rf.write(d, format, stdout)
+			if format == "json" {
+				err = rf.write(func(w io.Writer) error { return report.JSON(w, cs) }, stdout)
+			} else {
+				d, derr := report.CompareDoc(a, b, opts)
+				if derr != nil {
+					return derr
+				}
+				err = rf.write(docRenderer(d, format), stdout)
+			}
+			if err != nil {
+				return err
+			}
+			return applyGates(cs, gates, c.ErrOrStderr())
 		},
 	}
-	rf.register(c)
+	rf.register(c, "text, md, html or json (the computed comparison)")
+	c.Flags().BoolVar(&asJSON, "json", false, "write the computed comparison as JSON (same as --format json)")
+	c.Flags().StringArrayVar(&failIf, "fail-if", nil, "exit 3 when a change is significant and past this threshold, e.g. 'req/s < -5%' or 'p99 > +10%' (repeatable; figures: "+report.GateFigureNames+")")
 	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the test")
 	c.Flags().StringVar(&va, "a", "", "compare only this variant of A (its label, or a part of it naming one variant)")
 	c.Flags().StringVar(&vb, "b", "", "compare only this variant of B (of A when one file is given)")

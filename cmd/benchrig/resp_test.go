@@ -68,7 +68,7 @@ func TestRESPQuickMatrix(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
 	}
-	for _, want := range []string{"Filled 128 keys", "[1/2] redis mget keys · 1 key · 3 conns: ", "[2/2] redis mget keys · 8 keys · 3 conns: "} {
+	for _, want := range []string{"Filled 128 keys", "[1/2] 1 key · 3 conns · redis mget keys · repeat 1 · ", "[2/2] 8 keys · 3 conns · redis mget keys · repeat 1 · "} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

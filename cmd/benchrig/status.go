@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/term"
 
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // isTerminal reports whether w is a terminal.
@@ -23,6 +25,7 @@ func isTerminal(w io.Writer) bool {
 // draws nothing.
 type status struct {
 	w       io.Writer
+	live    bool // w is a terminal: the live line is drawn
 	prefix  string
 	mu      sync.Mutex
 	phase   string
@@ -39,6 +42,7 @@ func newStatus(w io.Writer, prefix string) *status {
 		close(s.stopped)
 		return s
 	}
+	s.live = true
 	go s.loop()
 	return s
 }
@@ -104,4 +108,46 @@ func (s *status) line() string {
 		}
 	}
 	return line
+}
+
+// sampleDone reports a finished sample. On a terminal the live line shows
+// progress already; anywhere else (a CI log, nohup) it prints one plain
+// line per sample, so a long run is never silent. The runner calls it once
+// per sample with its 1-based index, the number of samples of the run and
+// the estimated time left.
+func (s *status) sampleDone(index, total int, smp *result.Sample, eta time.Duration) {
+	if s.live {
+		return
+	}
+	fmt.Fprintln(s.w, progressLine(index, total, smp, eta))
+}
+
+// progressLine is the plain line of a finished sample: position, case,
+// variant, repeat, requests/s, p99, verdict and the ETA of the rest.
+func progressLine(index, total int, smp *result.Sample, eta time.Duration) string {
+	what := strings.TrimSpace(smp.Case + " · " + smp.Variant)
+	if smp.Case == "" || smp.Variant == "" {
+		what = smp.Key
+	}
+	parts := []string{fmt.Sprintf("[%d/%d] %s · repeat %d", index, total, what, smp.Repeat)}
+	if smp.Load != nil && smp.Error == "" {
+		parts = append(parts, fmt.Sprintf("%.0f req/s", smp.Load.RequestsPerSec))
+		if smp.Load.Latency.Count > 0 {
+			parts = append(parts, "p99 "+result.FormatUS(smp.Load.Latency.P(99)))
+		}
+	}
+	switch {
+	case smp.Error != "":
+		parts = append(parts, "FAILED: "+smp.Error)
+	case !smp.Verdict.Healthy:
+		parts = append(parts, "UNHEALTHY: "+strings.Join(smp.Verdict.Reasons, "; "))
+	default:
+		parts = append(parts, "HEALTHY")
+	}
+	if index < total {
+		parts = append(parts, "ETA "+eta.Round(time.Second).String())
+	} else {
+		parts = append(parts, "done")
+	}
+	return strings.Join(parts, " · ")
 }

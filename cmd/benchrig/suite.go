@@ -124,7 +124,7 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 		}
 		fmt.Fprintf(a.stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
 	}
-	x := execution{file: path, args: a.args, out: out, progress: !isTerminal(a.stderr),
+	x := execution{file: path, args: a.args, out: out, progress: true,
 		notes: func(format string, args ...any) { fmt.Fprintf(a.stderr, format, args...) }}
 	res, err := x.execute(a.ctx, s, p, a.stdout, a.stderr)
 	if err != nil {
@@ -163,7 +163,7 @@ func verifyResults(path string) (*result.Report, error) {
 }
 
 func verifyCmd(stdout io.Writer) *cobra.Command {
-	var allowSmoke bool
+	var allowSmoke, asJSON bool
 	c := &cobra.Command{
 		Use:   "verify RESULTS.json",
 		Short: "Check a results file: schema, checksum, plan re-expanded from the recorded suite, completeness, consistency",
@@ -176,6 +176,15 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 			hdr, _, _, _ := result.ReadFile(args[0])
 			if hdr != nil && hdr.Smoke && !allowSmoke {
 				rep.Problems = append(rep.Problems, "smoke results: a smoke run proves the suite works, its figures are not results (--allow-smoke to verify it anyway)")
+			}
+			if asJSON {
+				if err := writeVerifyJSON(stdout, args[0], rep); err != nil {
+					return err
+				}
+				if len(rep.Problems) == 0 && rep.Complete {
+					return nil
+				}
+				return errors.New("verification failed")
 			}
 			if len(rep.Problems) == 0 && rep.Complete {
 				fmt.Fprintf(stdout, "OK: %s: %d of %d planned samples, checksum and plan verified\n", args[0], rep.Samples, rep.Planned)
@@ -193,6 +202,7 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&allowSmoke, "allow-smoke", false, "accept a smoke run's results")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the verdict as JSON (benchrig.verify/v1)")
 	return c
 }
 

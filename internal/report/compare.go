@@ -61,6 +61,9 @@ func CompareDoc(a, b *Source, o CompareOptions) (*Doc, error) {
 		for _, n := range sampleNotes(side.src.Rows) {
 			d.Notes = append(d.Notes, side.name+": "+n)
 		}
+		for _, n := range noiseNotes(newGrid(side.src.Rows)) {
+			d.Notes = append(d.Notes, side.name+": "+n)
+		}
 	}
 	d.Meta = append(d.Meta, KV{"Test", fmt.Sprintf("Mann–Whitney U over the repeats, α = %g; \"~\" = no significant difference", o.Alpha)})
 	if len(onlyA) > 0 {

@@ -25,6 +25,28 @@ type Section struct {
 	Text   []string
 	Charts []Chart
 	Tables []Table
+	// Groups follow the tables: one per case of an over-time section.
+	Groups []Group
+}
+
+// Group is the part of a section about one case: its paragraphs and
+// charts (the repeats overlaid), then the details of each sample.
+type Group struct {
+	Title   string
+	Text    []string
+	Charts  []Chart
+	Details []Detail
+}
+
+// Detail is a part a reader opens when they want it (one sample's charts
+// over time): collapsed in HTML unless Open; other formats show its text
+// and tables.
+type Detail struct {
+	Summary string
+	Open    bool
+	Text    []string
+	Charts  []Chart
+	Tables  []Table
 }
 
 // Table is a table of text cells: the first Labels columns (at least one)
@@ -63,10 +85,26 @@ type Chart struct {
 	// XLabels, for Lines, name X values on the axis (X → "99 %").
 	XLabels map[float64]string
 	LogX    bool
-	// LogY, for Lines, draws the Y axis logarithmically (latencies that
-	// span decades); points whose Y is not above 0 are not drawn.
-	LogY   bool
-	Series []Series
+	// LogY draws the Y axis logarithmically, said on the axis (latencies
+	// that span decades, bars of 400 beside 52,000); points whose Y is
+	// not above 0 are not drawn.
+	LogY bool
+	// XUnit names the X axis' unit ("s"); when XMax > XMin the X axis
+	// spans exactly XMin…XMax (panels sharing one time axis).
+	XUnit      string
+	XMin, XMax float64
+	// Bands shade spans of X, each labelled (the phases of a sample).
+	Bands []Band
+	// OverTime marks a panel of figures over time: drawn small, in a grid,
+	// without a table of its figures (the results file holds them).
+	OverTime bool
+	Series   []Series
+}
+
+// Band is a shaded span of a Lines chart's X axis.
+type Band struct {
+	Name     string
+	From, To float64
 }
 
 // Series is one variant of a chart.
@@ -75,11 +113,14 @@ type Series struct {
 	// Points: for Bars one per category, in the categories' order;
 	// Missing for a category without the figure.
 	Points []Point
+	// Dashed draws the line dashed (a second figure of the same series:
+	// p50 beside p99).
+	Dashed bool
 }
 
 // Point is one value of a series.
 type Point struct {
 	X, Y    float64
-	Lo, Hi  float64 // the whisker of a bar (min and max across repeats); both 0 = none
+	Lo, Hi  float64 // the whisker of a bar, the band around a line (min and max across repeats); both 0 = none
 	Missing bool
 }

@@ -34,12 +34,33 @@ type htmlPage struct {
 	Sections []htmlSection
 }
 
-// htmlSection is a Section with its anchor.
+// htmlSection is a Section with its anchor; its charts are split into
+// the wide ones (bar charts, drawn twice: for a desktop column and for a
+// phone) and the small ones, laid out in a grid that reflows.
 type htmlSection struct {
 	ID, Title string
 	Text      []string
-	Charts    []htmlChart
+	Wide      []htmlChart
+	Small     []htmlChart
 	Tables    []htmlTable
+	Groups    []htmlGroup
+}
+
+// htmlGroup is a Group prepared for the page.
+type htmlGroup struct {
+	Title   string
+	Text    []string
+	Small   []htmlChart
+	Details []htmlDetail
+}
+
+// htmlDetail is a Detail prepared for the page.
+type htmlDetail struct {
+	Summary string
+	Open    bool
+	Text    []string
+	Small   []htmlChart
+	Tables  []htmlTable
 }
 
 // htmlChart is a drawn chart and the table of its figures (nil when it
@@ -48,6 +69,47 @@ type htmlChart struct {
 	SVG  template.HTML
 	Data *htmlTable
 	Open bool // the figures are shown, not folded (bar charts: median [min–max])
+}
+
+// newHTMLChart draws c: a bar chart wide and narrow (the page's style
+// sheet shows one of them), any other chart small, never scaled down.
+func newHTMLChart(c Chart) (hc htmlChart, wide bool) {
+	// chartSVG escapes every text it writes.
+	switch {
+	case c.Kind == Bars:
+		hc.SVG = template.HTML(chartSVG(c, sizeWide, "chart wide") + chartSVG(c, sizeNarrow, "chart narrow"))
+		hc.Open, wide = true, true
+	case c.OverTime:
+		hc.SVG = template.HTML(chartSVG(c, sizePanel, "chart small overtime"))
+	default:
+		hc.SVG = template.HTML(chartSVG(c, sizeSmall, "chart small"))
+	}
+	if chartHasData(c) && !c.OverTime {
+		t := newHTMLTable(chartTable(c))
+		hc.Data = &t
+	}
+	return hc, wide
+}
+
+// smallCharts draws charts that are all small.
+func smallCharts(cs []Chart) []htmlChart {
+	var out []htmlChart
+	for _, c := range cs {
+		hc, _ := newHTMLChart(c)
+		out = append(out, hc)
+	}
+	return out
+}
+
+// cleanText is the non-empty paragraphs of ps, trimmed.
+func cleanText(ps []string) []string {
+	var out []string
+	for _, t := range ps {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // htmlTable is a Table whose rows all have as many cells as the header.
@@ -65,23 +127,28 @@ func newHTMLPage(d *Doc) htmlPage {
 		p.Title = "benchrig report"
 	}
 	for i, s := range d.Sections {
-		hs := htmlSection{ID: anchor(i, s.Title), Title: oneLine(s.Title)}
-		for _, t := range s.Text {
-			if t = strings.TrimSpace(t); t != "" {
-				hs.Text = append(hs.Text, t)
-			}
-		}
+		hs := htmlSection{ID: anchor(i, s.Title), Title: oneLine(s.Title), Text: cleanText(s.Text)}
 		for _, c := range s.Charts {
-			// chartSVG escapes every text it writes.
-			hc := htmlChart{SVG: template.HTML(chartSVG(c)), Open: c.Kind == Bars}
-			if chartHasData(c) {
-				t := newHTMLTable(chartTable(c))
-				hc.Data = &t
+			hc, wide := newHTMLChart(c)
+			if wide {
+				hs.Wide = append(hs.Wide, hc)
+			} else {
+				hs.Small = append(hs.Small, hc)
 			}
-			hs.Charts = append(hs.Charts, hc)
 		}
 		for _, t := range s.Tables {
 			hs.Tables = append(hs.Tables, newHTMLTable(t))
+		}
+		for _, g := range s.Groups {
+			hg := htmlGroup{Title: oneLine(g.Title), Text: cleanText(g.Text), Small: smallCharts(g.Charts)}
+			for _, dt := range g.Details {
+				hd := htmlDetail{Summary: oneLine(dt.Summary), Open: dt.Open, Text: cleanText(dt.Text), Small: smallCharts(dt.Charts)}
+				for _, t := range dt.Tables {
+					hd.Tables = append(hd.Tables, newHTMLTable(t))
+				}
+				hg.Details = append(hg.Details, hd)
+			}
+			hs.Groups = append(hs.Groups, hg)
 		}
 		p.Sections = append(p.Sections, hs)
 	}
@@ -161,24 +228,52 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{- range .Text}}
 <p>{{.}}</p>
 {{- end}}
-{{- range $c := .Charts}}
-<figure class="chart">
-{{$c.SVG}}
-{{- with $c.Data}}
-<details{{if $c.Open}} open{{end}}><summary>Figures of this chart</summary>
-{{template "table" .}}
-</details>
+{{- range .Wide}}
+{{template "chart" .}}
 {{- end}}
-</figure>
-{{- end}}
+{{- template "grid" .Small}}
 {{- range .Tables}}
 {{template "table" .}}
+{{- end}}
+{{- range .Groups}}
+<section class="group">
+<h3>{{.Title}}</h3>
+{{- range .Text}}
+<p>{{.}}</p>
+{{- end}}
+{{- template "grid" .Small}}
+{{- range .Details}}
+<details class="sample"{{if .Open}} open{{end}}><summary>{{.Summary}}</summary>
+{{- range .Text}}
+<p>{{.}}</p>
+{{- end}}
+{{- template "grid" .Small}}
+{{- range .Tables}}
+{{template "table" .}}
+{{- end}}
+</details>
+{{- end}}
+</section>
 {{- end}}
 </section>
 {{- end}}
 </main>
 </body>
 </html>
+{{define "chart"}}<figure class="chart">
+{{.SVG}}
+{{- with .Data}}
+<details{{if $.Open}} open{{end}}><summary>Figures of this chart</summary>
+{{template "table" .}}
+</details>
+{{- end}}
+</figure>{{end}}
+{{define "grid"}}{{if .}}
+<div class="grid">
+{{- range .}}
+{{template "chart" .}}
+{{- end}}
+</div>{{end}}{{end}}
 {{define "table"}}<div class="scroll"><table>
 {{- if .Caption}}
 <caption>{{.Caption}}</caption>
@@ -188,7 +283,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{- end}}
 <tbody>
 {{- range .Rows}}
-<tr>{{range $i, $c := .}}<td{{if lt $i $.Labels}} class="l"{{end}}>{{$c}}</td>{{end}}</tr>
+<tr>{{range $i, $c := .}}<td{{if lt $i $.Labels}} class="l{{if gt (len $c) 48}} w{{end}}"{{else if gt (len $c) 48}} class="w"{{end}}>{{$c}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table></div>{{end}}`))
@@ -197,7 +292,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 // label columns of a table (class l) are aligned left, figures right.
 const pageCSS = `
 :root { color-scheme: light; }
-body { margin: 0 auto; max-width: 1040px; padding: 1.5rem; background: #fff; color: #1b1b1b;
+body { margin: 0 auto; max-width: 1200px; padding: 1.5rem; background: #fff; color: #1b1b1b;
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; }
 h1 { font-size: 1.6rem; margin: 0 0 1rem; }
 h2 { font-size: 1.25rem; margin: 2rem 0 .75rem; padding-bottom: .25rem; border-bottom: 1px solid #ddd; }
@@ -212,8 +307,20 @@ nav.toc h2 { font-size: 1rem; border: 0; margin: 1rem 0 .25rem; }
 nav.toc ol { margin: 0; padding-left: 1.5rem; }
 a { color: #0b5cad; }
 figure.chart { margin: 1rem 0 1.5rem; }
-figure.chart svg { display: block; width: 100%; height: auto; max-width: 900px; }
+figure.chart svg { display: block; height: auto; }
+figure.chart svg.wide { width: 100%; max-width: 900px; }
+figure.chart svg.narrow { display: none; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 10px; margin: .5rem 0 1rem; }
+.grid figure.chart { margin: 0; min-width: 340px; }
+.grid figure.chart svg { width: 100%; }
 svg text { fill: #1b1b1b; }
+svg text.in { fill: #fff; }
+h3 { font-size: 1.05rem; margin: 1.5rem 0 .5rem; }
+details.sample { border: 1px solid #e3e3e3; border-radius: 4px; padding: .25rem .6rem; margin: .5rem 0; }
+details.sample > summary { font-size: .95rem; color: #1b1b1b; padding: .2rem 0; }
+td, th { white-space: nowrap; }
+td.l, th.l { white-space: nowrap; }
+td.w { white-space: pre-line; text-align: left; min-width: 16rem; }
 details { margin: .25rem 0 0; }
 summary { cursor: pointer; color: #444; font-size: .9rem; }
 .scroll { overflow-x: auto; margin: .75rem 0 1.25rem; }
@@ -223,6 +330,13 @@ th, td { padding: .3rem .7rem; border-bottom: 1px solid #e3e3e3; text-align: rig
 th.l, td.l { text-align: left; }
 thead th { background: #f0f3f6; border-bottom: 2px solid #c8ced6; }
 tbody tr:nth-child(even) { background: #f7f9fb; }
+@media (max-width: 799px) {
+  body { padding: .75rem; }
+  figure.chart svg.wide { display: none; }
+  figure.chart svg.narrow { display: block; width: 340px; }
+  dl.meta { grid-template-columns: 1fr; }
+  dl.meta dd { margin-bottom: .35rem; }
+}
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
   nav.toc { display: none; }

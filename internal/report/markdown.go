@@ -51,6 +51,9 @@ func mdSection(s Section) []string {
 		}
 	}
 	for _, c := range s.Charts {
+		if c.OverTime {
+			continue // over-time charts are drawn in HTML only; their phases are in the tables
+		}
 		if !chartHasData(c) {
 			blocks = append(blocks, "**"+mdInline(oneLine(chartCaption(c)))+"**", "*No data.*")
 			continue
@@ -59,6 +62,25 @@ func mdSection(s Section) []string {
 	}
 	for _, t := range s.Tables {
 		blocks = append(blocks, mdTable(t)...)
+	}
+	for _, g := range s.Groups {
+		blocks = append(blocks, "### "+mdHeading(oneLine(g.Title)))
+		for _, p := range g.Text {
+			if p = strings.TrimSpace(p); p != "" {
+				blocks = append(blocks, mdParagraph(p))
+			}
+		}
+		for _, dt := range g.Details {
+			blocks = append(blocks, "#### "+mdHeading(oneLine(dt.Summary)))
+			for _, p := range dt.Text {
+				if p = strings.TrimSpace(p); p != "" {
+					blocks = append(blocks, mdParagraph(p))
+				}
+			}
+			for _, t := range dt.Tables {
+				blocks = append(blocks, mdTable(t)...)
+			}
+		}
 	}
 	return blocks
 }

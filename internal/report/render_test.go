@@ -221,15 +221,16 @@ func TestHTMLEscapesEverything(t *testing.T) {
 		t.Errorf("escaped text appears %d times, want ≥ 15", n)
 	}
 	// Escaped once, not twice: the SVG's tooltips decode to the text.
+	// The bar chart is drawn twice (wide and narrow), the latency chart once.
 	blocks := svgBlocks(page)
-	if len(blocks) != 2 {
-		t.Fatalf("%d SVG blocks, want 2", len(blocks))
+	if len(blocks) != 3 {
+		t.Fatalf("%d SVG blocks, want 3", len(blocks))
 	}
 	bars := svgElems(parseSVG(t, blocks[0]), "rect", "bar")
 	if want := evilText + " · " + evilText + ": 8,143 [7,733–8,290] " + evilText; len(bars) == 0 || bars[0].title != want {
 		t.Errorf("bar tooltip %q, want %q", bars, want)
 	}
-	pts := svgElems(parseSVG(t, blocks[1]), "circle", "pt")
+	pts := svgElems(parseSVG(t, blocks[2]), "circle", "pt")
 	if want := "prepared-one · " + evilText + ": 0.740 ms"; len(pts) < 2 || pts[1].title != want {
 		t.Errorf("marker tooltip %q, want %q", pts, want)
 	}
@@ -252,8 +253,8 @@ func TestHTMLSelfContainedAndOrdered(t *testing.T) {
 		`<td class="l">64 keys</td><td>8,143 [7,733–8,290]</td><td>6,100</td>`, `<td class="l">4096 keys</td><td>9,000</td><td></td></tr>`,
 		`<section id="s2-latency">`, "<svg", `<td class="l">99.99 %</td>`)
 	blocks := svgBlocks(page)
-	if len(blocks) != 2 {
-		t.Fatalf("%d SVG blocks, want 2", len(blocks))
+	if len(blocks) != 3 {
+		t.Fatalf("%d SVG blocks, want 3 (bars wide and narrow, latency)", len(blocks))
 	}
 	twoDecimals := regexp.MustCompile(`="[^"]*\d\.\d{3,}`)
 	for _, s := range blocks {
@@ -269,7 +270,7 @@ func TestSVGBarsHeightsWhiskersMissing(t *testing.T) {
 		{Name: "one", Points: []Point{{Y: 100, Lo: 90, Hi: 120}, {Y: 50, Lo: 50, Hi: 50}, {Missing: true}}},
 		{Name: "two", Points: []Point{{Y: 200}, {Y: math.Inf(1)}}},
 	}}
-	es := parseSVG(t, chartSVG(c))
+	es := parseSVG(t, chartSVG(c, sizeWide, "chart"))
 	bars := svgElems(es, "rect", "bar")
 	if len(bars) != 3 {
 		t.Fatalf("%d bars, want 3 (missing, infinite and absent points draw none)", len(bars))
@@ -302,7 +303,7 @@ func TestRenderNoData(t *testing.T) {
 		{Kind: Lines, Title: "nan lines", LogX: true, Series: []Series{{Name: "s", Points: []Point{{X: math.NaN(), Y: 1}, {X: 10, Y: math.NaN()}, {X: 0, Y: 3}}}}},
 	}
 	for _, c := range charts {
-		es := parseSVG(t, chartSVG(c))
+		es := parseSVG(t, chartSVG(c, sizeWide, "chart"))
 		if len(svgElems(es, "text", "nodata")) != 1 || len(svgElems(es, "rect", "bar"))+len(svgElems(es, "circle", "pt")) != 0 {
 			t.Errorf("chart %q: want only a no-data text", c.Title)
 		}
@@ -322,7 +323,7 @@ func TestSVGLinesLogX(t *testing.T) {
 	c := Chart{Kind: Lines, Title: "lat", Unit: "ms", LogX: true, Series: []Series{
 		{Name: "a", Points: []Point{{X: 100, Y: 3}, {X: 1, Y: 1}, {X: 10, Y: 2}}},
 	}}
-	pts := svgElems(parseSVG(t, chartSVG(c)), "circle", "pt")
+	pts := svgElems(parseSVG(t, chartSVG(c, sizeWide, "chart")), "circle", "pt")
 	if len(pts) != 3 {
 		t.Fatalf("%d markers, want 3", len(pts))
 	}
@@ -334,11 +335,11 @@ func TestSVGLinesLogX(t *testing.T) {
 		t.Error("a larger Y is not drawn higher")
 	}
 
-	es := parseSVG(t, chartSVG(testLatencyChart()))
+	es := parseSVG(t, chartSVG(testLatencyChart(), sizeWide, "chart"))
 	if n := len(svgElems(es, "polyline", "line")); n != 2 {
 		t.Errorf("%d lines, want 2", n)
 	}
-	svg := chartSVG(testLatencyChart())
+	svg := chartSVG(testLatencyChart(), sizeWide, "chart")
 	requireInOrder(t, svg, ">50 %</text>", ">90 %</text>", ">99 %</text>", ">99.9 %</text>", ">99.99 %</text>")
 	if got := svgElems(es, "circle", "pt")[1].title; got != "prepared-one · 90 %: 0.740 ms" {
 		t.Errorf("tooltip %q: X=1/(1-0.9) should take the label of 10", got)
@@ -412,7 +413,7 @@ func TestSVGLinesLogY(t *testing.T) {
 	c := Chart{Kind: Lines, Title: "lat", Unit: "ms", LogY: true, Series: []Series{
 		{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 2, Y: 10}, {X: 3, Y: 100}, {X: 4, Y: 0}}},
 	}}
-	svg := chartSVG(c)
+	svg := chartSVG(c, sizeWide, "chart")
 	pts := svgElems(parseSVG(t, svg), "circle", "pt")
 	if len(pts) != 3 {
 		t.Fatalf("%d markers, want 3 (Y=0 has no place on a log axis)", len(pts))

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -24,25 +23,29 @@ func ReportDoc(src *Source) *Doc {
 	g := newGrid(src.Rows)
 	d := &Doc{Title: "benchrig report · " + src.Title, Meta: sourceMeta(src), Notes: append([]string(nil), src.Notes...)}
 	d.Notes = append(d.Notes, sampleNotes(src.Rows)...)
+	d.Notes = append(d.Notes, noiseNotes(g)...)
+	d.Notes = append(d.Notes, aaNotes(g)...)
 
-	d.Sections = append(d.Sections, Section{
+	thr := Section{
 		Title:  "Throughput",
 		Text:   []string{"Completed requests per second of the load window, median [min–max] across repeats; whiskers show min and max."},
-		Charts: []Chart{g.bars(mReqPerSec, "Requests/s")},
-	})
+		Charts: []Chart{g.scaledBars(mReqPerSec, "Requests/s")},
+	}
+	if hasRate(src.Rows) {
+		thr.Text = append(thr.Text, "At a constant rate requests/s is the target rate when the server keeps up: coverage, latency and the server's resources below tell the servers apart.")
+	}
+	d.Sections = append(d.Sections, thr)
 
 	lat := Section{
 		Title: "Latency",
 		Text: []string{"Latency in milliseconds, median [min–max] across repeats of each percentile. " +
 			"At a constant rate it is measured from each request's due time (corrected for coordinated omission); in a closed loop from its send."},
+		Charts: []Chart{g.scaledBars(mP99, "p99 latency")},
 		Tables: []Table{g.byCell("Latency (ms)", []metric{mP50, mP90, mP99, mP999, mMax})},
 	}
-	for i, c := range g.cases {
-		if i == maxLatencyCharts {
-			lat.Text = append(lat.Text, fmt.Sprintf("Charts of the first %d cases only; every case is in the table.", maxLatencyCharts))
-			break
-		}
-		lat.Charts = append(lat.Charts, g.latencyChart(c))
+	lat.Charts = append(lat.Charts, g.latencyCharts()...)
+	if len(g.cases) > maxLatencyCharts {
+		lat.Text = append(lat.Text, fmt.Sprintf("Charts by percentile of the first %d cases only; every case is in the table.", maxLatencyCharts))
 	}
 	d.Sections = append(d.Sections, lat)
 
@@ -51,7 +54,7 @@ func ReportDoc(src *Source) *Doc {
 		Text: []string{"Server: user+system CPU of the target's whole process tree over the load window (cores, and µs per completed request); " +
 			"peak memory is PSS where the server has several processes (shared memory counted once), else RSS. " +
 			"Client: benchrig's own CPU over the load window; a client above 90 % of its usable cores measures itself, not the server."},
-		Charts: []Chart{g.bars(mServerUS, "Server CPU µs per request")},
+		Charts: []Chart{g.scaledBars(mServerUS, "Server CPU µs per request")},
 		Tables: []Table{
 			g.byCell("Server and client", []metric{mServerCores, mServerUS, mPeakMiB, mClientCores, mClientUS}, healthy),
 			g.memoryTable(),
@@ -73,6 +76,7 @@ func ReportDoc(src *Source) *Doc {
 			},
 		})
 	}
+	d.Sections = append(d.Sections, errorsSection(g, src.Rows), overTimeSection(g))
 	if t, ok := g.statsTable(); ok {
 		d.Sections = append(d.Sections, Section{Title: "Target statistics",
 			Text:   []string{"Deltas over the load window (pg_stat_database, redis INFO), median across repeats."},
@@ -138,7 +142,7 @@ func sampleNotes(rows []Row) []string {
 		notes = append(notes, fmt.Sprintf("%d of %d samples failed before producing figures (see Samples).", failed, len(rows)))
 	}
 	if unhealthy > 0 {
-		notes = append(notes, fmt.Sprintf("%d of %d samples are UNHEALTHY (see Samples for the reasons).", unhealthy, len(rows)))
+		notes = append(notes, fmt.Sprintf("%d of %d samples are UNHEALTHY: %s.", unhealthy, len(rows), reasonSummary(rows)))
 	}
 	if interrupted > 0 {
 		notes = append(notes, fmt.Sprintf("%s interrupted: their figures cover what finished.", samplesCount(interrupted, "was", "were")))
@@ -147,6 +151,29 @@ func sampleNotes(rows []Row) []string {
 		notes = append(notes, fmt.Sprintf("In %s the client used over 90 %% of its usable cores: those figures measure benchrig, not the server.", samplesCount(saturated, "", "")))
 	}
 	return notes
+}
+
+// reasonSummary lists the distinct reasons unhealthy samples gave, most
+// frequent first, with how many samples gave each: "4 errors > 0 (2)";
+// reasons are compared whole, the first four shown.
+func reasonSummary(rows []Row) string {
+	counts := map[string]int64{}
+	for _, r := range rows {
+		if r.Sample.Error == "" && !r.Sample.Verdict.Healthy {
+			for _, why := range r.Sample.Verdict.Reasons {
+				counts[why]++
+			}
+		}
+	}
+	var parts []string
+	for i, mc := range sortedMessages(counts) {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("and %d more (see Samples)", len(counts)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", mc.Message, mc.Count))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // samplesCount is "1 sample" or "n samples", followed by the verb for one
@@ -161,50 +188,6 @@ func samplesCount(n int, one, several string) string {
 		s += " " + verb
 	}
 	return s
-}
-
-// latencyQuantiles are the points of a latency-by-percentile chart.
-var latencyQuantiles = []float64{50, 90, 99, 99.9, 99.99}
-
-// latencyChart draws, for one case, each variant's latency percentiles
-// (median across repeats) against 1/(1-q) on a log axis.
-func (g *grid) latencyChart(c string) Chart {
-	ch := Chart{Kind: Lines, Title: "Latency by percentile · " + c, Unit: "ms", LogX: true, XLabels: map[float64]string{}}
-	for _, q := range latencyQuantiles {
-		ch.XLabels[percentileX(q)] = fmt.Sprintf("%g %%", q)
-	}
-	for _, v := range g.variants {
-		ss := g.at(c, v)
-		if len(ss) == 0 {
-			continue
-		}
-		sr := Series{Name: v}
-		for _, q := range latencyQuantiles {
-			p := latencyMetric(q).point(ss)
-			p.X = percentileX(q)
-			sr.Points = append(sr.Points, p)
-		}
-		ch.Series = append(ch.Series, sr)
-	}
-	// Tail latencies often span decades: a log axis keeps p50 readable.
-	lo, hi := math.Inf(1), 0.0
-	for _, sr := range ch.Series {
-		for _, p := range sr.Points {
-			if !p.Missing && p.Y > 0 {
-				lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
-			}
-		}
-	}
-	ch.LogY = hi >= 10*lo
-	return ch
-}
-
-// percentileX is the chart position of percentile q: 1 ÷ (1 − q/100), so
-// that 90, 99 and 99.9 % are evenly spaced on a log axis.
-func percentileX(q float64) float64 {
-	x := 1 / (1 - q/100)
-	// 1/(1-0.999) is 999.9999…: round to the intended decade.
-	return float64(int64(x*1000+0.5)) / 1000
 }
 
 // rssMetric is a memory figure of the server in MiB.

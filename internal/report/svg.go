@@ -4,18 +4,16 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// The drawing: a fixed viewBox the page scales to its width. Text widths
-// are estimated (charW per character at font-size 11); the layout only
-// needs them to decide where labels wrap, rotate or are skipped.
+// The drawing: a viewBox of one of a few sizes (see size), drawn at
+// font-size 11 or more. Text widths are estimated (charW per character at
+// font-size 11); the layout only needs them to decide where labels wrap,
+// rotate or are skipped.
 const (
-	svgW      = 720.0
-	svgH      = 360.0
 	padLeft   = 64.0
 	padRight  = 16.0
 	charW     = 6.2
@@ -38,26 +36,57 @@ func (a plotArea) y(v, top float64) float64 {
 	return a.bottom - v/top*(a.bottom-a.top)
 }
 
-// chartSVG draws a chart as an inline SVG element: title, legend, a Y axis
-// from 0 with nice ticks, and the series as grouped bars or lines, each
-// figure with a <title> tooltip. A chart without a finite value draws
-// "no data". Every number written has at most two decimals and is finite.
-func chartSVG(c Chart) string {
+// size is a chart's viewBox, in CSS pixels when drawn at its natural size.
+type size struct{ w, h float64 }
+
+// The sizes charts are drawn at: wide bar charts for desktop pages (drawn
+// at 100 % of a column at least as wide), and small ones that are never
+// scaled down (phones, and grids of small multiples on desktop).
+var (
+	sizeWide   = size{720, 360}
+	sizeNarrow = size{340, 320}
+	sizeSmall  = size{340, 240}
+	sizePanel  = size{340, 220}
+)
+
+// chartSVG draws a chart as an inline SVG element of the given size:
+// title, legend, a Y axis from 0 with nice ticks (or logarithmic, said on
+// the axis), and the series as grouped bars or lines, each figure with a
+// <title> tooltip. A chart without a finite value draws "no data". Every
+// number written has at most two decimals and is finite. class is the
+// element's CSS class ("chart wide", "chart small").
+func chartSVG(c Chart, sz size, class string) string {
 	var b strings.Builder
+	svgW, svgH := sz.w, sz.h
 	title := oneLine(c.Title)
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %s %s" width="100%%" role="img" aria-label="%s" font-family="sans-serif" font-size="11">`,
-		svgNum(svgW), svgNum(svgH), html.EscapeString(title))
-	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
-	fmt.Fprintf(&b, `<text class="ct" x="%s" y="20" font-size="14" font-weight="bold">%s</text>`, svgNum(padLeft), html.EscapeString(title))
+	fmt.Fprintf(&b, `<svg class="%s" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s" font-family="sans-serif" font-size="11">`,
+		class, svgNum(svgW), svgNum(svgH), svgNum(svgW), svgNum(svgH), html.EscapeString(title))
+	if !c.OverTime {
+		fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
+	}
+	// Bold 13 px runs about 1.25 × charW a character; the title starts at 8.
+	perLine := int((svgW - 16) / (charW * 1.25))
+	titleLines, _ := wrapWords(title, perLine)
+	if len(titleLines) > 2 {
+		titleLines = []string{titleLines[0], truncate(strings.Join(titleLines[1:], " "), perLine)}
+	}
+	ty := 18.0
+	for i, l := range titleLines {
+		fmt.Fprintf(&b, `<text class="ct" x="%s" y="%s" font-size="13" font-weight="bold">%s</text>`, svgNum(min(padLeft, 8)), svgNum(ty+float64(i)*16), html.EscapeString(l))
+	}
+	ty += float64(len(titleLines)-1) * 16
 	if !chartHasData(c) {
 		fmt.Fprintf(&b, `<text class="nodata" x="%s" y="%s" text-anchor="middle" fill="#666">no data</text></svg>`, svgNum(svgW/2), svgNum(svgH/2))
 		return b.String()
 	}
-	top := legend(&b, c, 34)
+	top := ty + 16
+	if len(c.Series) > 1 || c.Kind == Bars {
+		top = legend(&b, c, sz, ty+18)
+	}
 	if c.Kind == Lines {
-		drawLines(&b, c, top)
+		drawLines(&b, c, sz, top)
 	} else {
-		drawBars(&b, c, top)
+		drawBars(&b, c, sz, top)
 	}
 	b.WriteString("</svg>")
 	return b.String()
@@ -65,7 +94,8 @@ func chartSVG(c Chart) string {
 
 // legend draws one entry per series from row y, wrapping to more rows when
 // needed, and returns the y below it.
-func legend(b *strings.Builder, c Chart, y float64) float64 {
+func legend(b *strings.Builder, c Chart, sz size, y float64) float64 {
+	svgW := sz.w
 	x := padLeft
 	for i, s := range c.Series {
 		name := truncate(oneLine(s.Name), maxLabel)
@@ -103,199 +133,6 @@ func yAxis(b *strings.Builder, a plotArea, top, step float64, unit string) {
 	}
 }
 
-// drawBars draws a Bars chart below row top: per category a group of one
-// bar per series, with a whisker from Lo to Hi where Hi > Lo.
-func drawBars(b *strings.Builder, c Chart, top float64) {
-	nCat := float64(len(c.Categories))
-	groupW := (svgW - padLeft - padRight) / nCat
-	labels, rotate := categoryLabels(c.Categories, groupW)
-	bottom := svgH - 34
-	if rotate {
-		longest := 0
-		for _, l := range labels {
-			longest = max(longest, utf8.RuneCountInString(l[0]))
-		}
-		bottom = svgH - (22 + float64(longest)*charW*math.Sin(labelAngle*math.Pi/180))
-	}
-	a := plotArea{left: padLeft, top: top + 8, right: svgW - padRight, bottom: bottom}
-
-	maxV := 0.0
-	for _, s := range c.Series {
-		for i := range c.Categories {
-			if p := barPoint(s, i); drawable(p) {
-				maxV = math.Max(maxV, p.Y)
-				if hasWhisker(p) {
-					maxV = math.Max(maxV, p.Hi)
-				}
-			}
-		}
-	}
-	yTop, step := niceScale(maxV)
-	yAxis(b, a, yTop, step, c.Unit)
-
-	barW := math.Min(groupW*0.8/float64(len(c.Series)), barMaxW)
-	for i, cat := range c.Categories {
-		gx := a.left + float64(i)*groupW
-		categoryLabel(b, cat, labels[i], rotate, gx+groupW/2, a.bottom)
-		x0 := gx + (groupW-barW*float64(len(c.Series)))/2
-		for si, s := range c.Series {
-			p := barPoint(s, i)
-			if !drawable(p) {
-				continue
-			}
-			x := x0 + float64(si)*barW + barW*0.08
-			w := barW * 0.84
-			y := a.y(p.Y, yTop)
-			tip := oneLine(s.Name) + " · " + oneLine(cat) + ": " + withUnit(pointText(p), c.Unit)
-			fmt.Fprintf(b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>`,
-				svgNum(x), svgNum(y), svgNum(w), svgNum(a.bottom-y), palette[si%len(palette)], html.EscapeString(tip))
-			if hasWhisker(p) {
-				cx, lo, hi := svgNum(x+w/2), svgNum(a.y(p.Lo, yTop)), svgNum(a.y(p.Hi, yTop))
-				l, r := svgNum(x+w/4), svgNum(x+3*w/4)
-				fmt.Fprintf(b, `<g class="whisker" stroke="#333"><line x1="%s" y1="%s" x2="%s" y2="%s"/><line x1="%s" y1="%s" x2="%s" y2="%s"/><line x1="%s" y1="%s" x2="%s" y2="%s"/></g>`,
-					cx, lo, cx, hi, l, lo, r, lo, l, hi, r, hi)
-			}
-		}
-	}
-}
-
-// labelAngle is the slant, in degrees, of category labels too long to
-// stand under their group.
-const labelAngle = 35
-
-// categoryLabels wraps each category label to the width of its group, in
-// at most two lines; if one does not fit, all are drawn on one slanted
-// line instead, cut to maxLabel runes and to the room left of the group.
-func categoryLabels(cats []string, groupW float64) (labels [][]string, rotate bool) {
-	width := int((groupW - 4) / charW)
-	for _, c := range cats {
-		lines, ok := wrapWords(oneLine(c), width)
-		if !ok || len(lines) > 2 {
-			rotate = true
-		}
-		labels = append(labels, lines)
-	}
-	if rotate {
-		perRune := charW * math.Cos(labelAngle*math.Pi/180)
-		for i, c := range cats {
-			room := int((padLeft + (float64(i)+0.5)*groupW - 4) / perRune)
-			labels[i] = []string{truncate(oneLine(c), min(maxLabel, room))}
-		}
-	}
-	return labels, rotate
-}
-
-// categoryLabel draws the label of the group centred on x under the plot.
-func categoryLabel(b *strings.Builder, cat string, lines []string, rotate bool, x, bottom float64) {
-	y := bottom + 16
-	if rotate {
-		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="end" transform="rotate(-%d %s %s)"><title>%s</title>%s</text>`,
-			svgNum(x), svgNum(y), labelAngle, svgNum(x), svgNum(y), html.EscapeString(oneLine(cat)), html.EscapeString(lines[0]))
-		return
-	}
-	fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle">`, svgNum(x), svgNum(y))
-	for i, l := range lines {
-		fmt.Fprintf(b, `<tspan x="%s" dy="%d">%s</tspan>`, svgNum(x), min(i, 1)*13, html.EscapeString(l))
-	}
-	b.WriteString("</text>")
-}
-
-// drawLines draws a Lines chart below row top: each series as a polyline
-// with a marker per point, over an X axis that is logarithmic when LogX
-// and ticked at the XLabels keys (or, without labels, at the data's X).
-func drawLines(b *strings.Builder, c Chart, top float64) {
-	usable := func(x float64) bool { return finite(x) && (!c.LogX || x > 0) }
-	shown := func(p Point) bool { return drawable(p) && usable(p.X) && (!c.LogY || p.Y > 0) }
-	tr := func(x float64) float64 { return x }
-	if c.LogX {
-		tr = math.Log10
-	}
-	var ticks []float64
-	for x := range c.XLabels {
-		if usable(x) {
-			ticks = append(ticks, x)
-		}
-	}
-	sort.Float64s(ticks)
-	var data []float64
-	maxY, minY := 0.0, math.Inf(1)
-	for _, x := range lineXs(c) {
-		if usable(x) {
-			data = append(data, x)
-		}
-	}
-	for _, s := range c.Series {
-		for _, p := range s.Points {
-			if shown(p) {
-				maxY, minY = math.Max(maxY, p.Y), math.Min(minY, p.Y)
-			}
-		}
-	}
-	if len(ticks) == 0 {
-		ticks = data
-	}
-	all := append(append([]float64(nil), ticks...), data...)
-	t0, t1 := tr(all[0]), tr(all[0])
-	for _, x := range all {
-		t0, t1 = math.Min(t0, tr(x)), math.Max(t1, tr(x))
-	}
-	if t1-t0 < 1e-12 {
-		t0, t1 = t0-0.5, t1+0.5
-	}
-	a := plotArea{left: padLeft, top: top + 8, right: svgW - padRight - 8, bottom: svgH - 40}
-	px := func(x float64) float64 {
-		return a.left + lineInset + (tr(x)-t0)/(t1-t0)*(a.right-a.left-2*lineInset)
-	}
-
-	var py func(float64) float64 // a value's pixel row
-	if c.LogY {
-		lo, hi := logRange(minY, maxY)
-		py = func(v float64) float64 {
-			return a.bottom - (math.Log10(v)-lo)/(hi-lo)*(a.bottom-a.top)
-		}
-		yLogAxis(b, a, lo, hi, c.Unit)
-	} else {
-		yTop, step := niceScale(maxY)
-		py = func(v float64) float64 { return a.y(v, yTop) }
-		yAxis(b, a, yTop, step, c.Unit)
-	}
-	lastRight := math.Inf(-1)
-	for _, x := range ticks {
-		xp := px(x)
-		fmt.Fprintf(b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#eee"/>`, svgNum(xp), svgNum(a.top), svgNum(xp), svgNum(a.bottom))
-		label := xLabel(c, x)
-		half := float64(utf8.RuneCountInString(label)) * charW / 2
-		if xp-half < lastRight+4 {
-			continue // would overlap the previous label
-		}
-		lastRight = xp + half
-		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, svgNum(xp), svgNum(a.bottom+16), html.EscapeString(label))
-	}
-
-	for si, s := range c.Series {
-		var pts []Point
-		for _, p := range s.Points {
-			if shown(p) {
-				pts = append(pts, p)
-			}
-		}
-		sort.SliceStable(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-		col := palette[si%len(palette)]
-		if len(pts) > 1 {
-			coords := make([]string, len(pts))
-			for i, p := range pts {
-				coords[i] = svgNum(px(p.X)) + "," + svgNum(py(p.Y))
-			}
-			fmt.Fprintf(b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(coords, " "), col)
-		}
-		for _, p := range pts {
-			tip := oneLine(s.Name) + " · " + xLabel(c, p.X) + ": " + withUnit(pointText(p), c.Unit)
-			fmt.Fprintf(b, `<circle class="pt" cx="%s" cy="%s" r="3" fill="%s"><title>%s</title></circle>`,
-				svgNum(px(p.X)), svgNum(py(p.Y)), col, html.EscapeString(tip))
-		}
-	}
-}
-
 // logRange is the decades (log10) a log axis spans to show values from
 // min to max: whole decades around them, at least one.
 func logRange(min, max float64) (lo, hi float64) {
@@ -311,7 +148,8 @@ func logRange(min, max float64) (lo, hi float64) {
 // alone when they are more than three), the axis lines and the unit.
 func yLogAxis(b *strings.Builder, a plotArea, lo, hi float64, unit string) {
 	mults := []float64{1, 2, 5}
-	if hi-lo > 3 {
+	// 1, 2 and 5 need room: about 14 units between labels.
+	if hi-lo > 3 || (a.bottom-a.top)/(hi-lo) < 48 {
 		mults = []float64{1}
 	}
 	for d := lo; d <= hi; d++ {
@@ -371,14 +209,15 @@ func tickLabel(v, step, top float64) string {
 	return strconv.FormatFloat(v, 'f', d, 64) + suffix
 }
 
-// svgNum writes a coordinate with at most two decimals; a value that is
+// svgNum writes a coordinate with at most one decimal (a tenth of a CSS
+// pixel at natural size); a value that is
 // not finite (which the drawing guards against) is written as 0 so the
 // SVG stays valid.
 func svgNum(v float64) string {
 	if !finite(v) {
 		return "0"
 	}
-	r := math.Round(v*100) / 100
+	r := math.Round(v*10) / 10
 	if r == 0 {
 		r = 0 // no "-0"
 	}

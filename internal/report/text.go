@@ -30,18 +30,38 @@ func Text(w io.Writer, d *Doc) error {
 			p.f("%s\n", t)
 		}
 		for _, t := range s.Tables {
-			if t.Caption != "" {
-				p.f("\n%s:\n", t.Caption)
-			} else {
-				p.f("\n")
+			p.docTable(t)
+		}
+		for _, g := range s.Groups {
+			p.f("\n%s\n%s\n", g.Title, strings.Repeat("-", len([]rune(g.Title))))
+			for _, t := range g.Text {
+				p.f("%s\n", t)
 			}
-			bt := &table{}
-			bt.add(t.Header...)
-			for _, r := range t.Rows {
-				bt.add(r...)
+			for _, dt := range g.Details {
+				p.f("\n· %s\n", dt.Summary)
+				for _, t := range dt.Text {
+					p.f("%s\n", t)
+				}
+				for _, t := range dt.Tables {
+					p.docTable(t)
+				}
 			}
-			p.table(bt)
 		}
 	}
 	return p.err
+}
+
+// docTable prints a Doc's table as a box table under its caption.
+func (p *printer) docTable(t Table) {
+	if t.Caption != "" {
+		p.f("\n%s:\n", t.Caption)
+	} else {
+		p.f("\n")
+	}
+	bt := &table{}
+	bt.add(t.Header...)
+	for _, r := range t.Rows {
+		bt.add(r...)
+	}
+	p.table(bt)
 }

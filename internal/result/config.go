@@ -61,3 +61,32 @@ type PhasesConfig struct {
 	Recovery time.Duration `json:"recovery"`
 	Requests int64         `json:"requests,omitempty"`
 }
+
+// UnmarshalJSON reads a config, and the older shapes of results files too:
+// the driver's settings under "http", "pg" or "resp" (quick modes and
+// command targets before benchrig.results/v1 settled on "driver").
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config // no methods: no recursion
+	var legacy struct {
+		plain
+		HTTP json.RawMessage `json:"http"`
+		PG   json.RawMessage `json:"pg"`
+		RESP json.RawMessage `json:"resp"`
+	}
+	if err := json.Unmarshal(b, &legacy); err != nil {
+		return err
+	}
+	*c = Config(legacy.plain)
+	for _, l := range []struct {
+		proto string
+		raw   json.RawMessage
+	}{{"http", legacy.HTTP}, {"pg", legacy.PG}, {"resp", legacy.RESP}} {
+		if len(c.Driver) == 0 && len(l.raw) > 0 {
+			c.Driver = l.raw
+			if c.Protocol == "" {
+				c.Protocol = l.proto
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+// TestExportHgrm exports a constant-rate case and reads the files back:
+// one corrected and one service-time distribution per sample, whose last
+// line is the histogram's maximum (in ms) at its total count.
+func TestExportHgrm(t *testing.T) {
+	file := filepath.Join(fixtures, "results", "rate.json")
+	dir := filepath.Join(t.TempDir(), "hgrm")
+	out, stderr, code := cli(t, "export", "hgrm", file, "--case", "32 conns · 200 req/s", "--variant", "go-hello hello", "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "4 .hgrm file(s)") {
+		t.Errorf("output %q: want 4 files (2 repeats × corrected and service)", out)
+	}
+	_, samples, _, err := result.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, s := range samples {
+		if s.Case != "32 conns · 200 req/s" || s.Variant != "go-hello hello" {
+			continue
+		}
+		for suffix, l := range map[string]result.Latency{".hgrm": s.Load.Latency, ".service.hgrm": *s.Load.Service} {
+			name := filepath.Join(dir, "32-conns-200-req-s_go-hello-hello_r"+strconv.Itoa(s.Repeat)+suffix)
+			b, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(b, []byte(" Value\tPercentile\tTotalCount\t1/(1-Percentile)")) {
+				t.Errorf("%s: not an HdrHistogram percentile distribution:\n%.200s", name, b)
+			}
+			var last []string
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			for sc.Scan() {
+				if f := strings.Fields(sc.Text()); len(f) == 4 && f[1] == "1.000000" {
+					last = f
+				}
+			}
+			if last == nil {
+				t.Fatalf("%s: no 100 %% line", name)
+			}
+			maxMS, _ := strconv.ParseFloat(last[0], 64)
+			n, _ := strconv.ParseInt(last[2], 10, 64)
+			if n != l.Count || maxMS < float64(l.MaxUS)/1000*0.999 || maxMS > float64(l.MaxUS)/1000*1.001 {
+				t.Errorf("%s: 100 %% at %v ms of %d, want the max %d µs of %d", name, maxMS, n, l.MaxUS, l.Count)
+			}
+			checked++
+		}
+	}
+	if checked != 4 {
+		t.Errorf("checked %d files, want 4", checked)
+	}
+	for _, bad := range [][]string{
+		{"export", "hgrm", file, "--case", "nope", "-o", dir},
+		{"export", "hgrm", file, "--case", "32 conns · 200 req/s", "--variant", "nope", "-o", dir},
+		{"export", "hgrm", file, "-o", dir},
+		{"export", "hgrm", file, "--case", "32 conns · 200 req/s"},
+	} {
+		if _, stderr, code := cli(t, bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", bad, code, stderr)
+		}
+	}
+}
+
+// TestProgressLine checks the plain line printed per finished sample off
+// a terminal.
+func TestProgressLine(t *testing.T) {
+	ok := &result.Sample{Case: "4 conns", Variant: "go-hello", Repeat: 2, Verdict: result.Verdict{Healthy: true},
+		Load: &result.Load{RequestsPerSec: 8143.4, Latency: result.Latency{Count: 10, Percentiles: []result.Percentile{{Q: 99, US: 1234}}}}}
+	bad := &result.Sample{Key: "x/c=4#1", Repeat: 1, Error: "target exited"}
+	sick := &result.Sample{Case: "c", Variant: "v", Repeat: 1, Verdict: result.Verdict{Reasons: []string{"4 errors > 0"}}, Load: &result.Load{RequestsPerSec: 10}}
+	for _, tc := range []struct {
+		s    *result.Sample
+		i, n int
+		want string
+	}{
+		{ok, 3, 8, "[3/8] 4 conns · go-hello · repeat 2 · 8143 req/s · p99 1.23 ms · HEALTHY · ETA 1m20s"},
+		{bad, 8, 8, "[8/8] x/c=4#1 · repeat 1 · FAILED: target exited · done"},
+		{sick, 1, 2, "[1/2] c · v · repeat 1 · 10 req/s · UNHEALTHY: 4 errors > 0 · ETA 1m20s"},
+	} {
+		if got := progressLine(tc.i, tc.n, tc.s, 80*time.Second+300*time.Millisecond); got != tc.want {
+			t.Errorf("progressLine:\n got  %s\n want %s", got, tc.want)
+		}
+	}
+	var buf bytes.Buffer
+	st := newStatus(&buf, "")
+	st.sampleDone(1, 2, ok, time.Minute)
+	st.stop()
+	if !strings.HasPrefix(buf.String(), "[1/2] 4 conns · go-hello") || strings.Count(buf.String(), "\n") != 1 {
+		t.Errorf("off a terminal, sampleDone printed %q: want one plain line", buf.String())
+	}
+}
+
+// TestVerifyJSON checks the document verify --json writes for a good and
+// a tampered file.
+func TestVerifyJSON(t *testing.T) {
+	for name, want := range map[string]string{"closed": "ok", "tampered": "failed"} {
+		path := filepath.Join(fixtures, "results", name+".json")
+		rep, err := verifyResults(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := writeVerifyJSON(&buf, path, rep); err != nil {
+			t.Fatal(err)
+		}
+		var d verifyDoc
+		if err := json.Unmarshal(buf.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Schema != verifySchema || d.Verdict != want || d.Samples != 8 || d.Planned != 8 {
+			t.Errorf("%s: %+v, want verdict %s of 8 samples", name, d, want)
+		}
+		if want == "failed" && (len(d.Problems) == 0 || !strings.Contains(d.Problems[0], "checksum mismatch")) {
+			t.Errorf("%s: problems %q, want the checksum mismatch", name, d.Problems)
+		}
+	}
+}

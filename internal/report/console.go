@@ -1,0 +1,30 @@
+package report
+
+import "io"
+
+// Console writes what a terminal shows of a results file: the comparison
+// tables (Matrix), the warnings a reader must see (failed, unhealthy and
+// noisy samples, A/A pairs that disagree, an incomplete file), and the
+// errors by message when there were any.
+func Console(w io.Writer, src *Source) error {
+	if err := Matrix(w, src.Rows); err != nil {
+		return err
+	}
+	g := newGrid(src.Rows)
+	p := &printer{w: w}
+	var notes []string
+	notes = append(notes, src.Notes...)
+	notes = append(notes, sampleNotes(src.Rows)...)
+	notes = append(notes, noiseNotes(g)...)
+	notes = append(notes, aaNotes(g)...)
+	if len(notes) > 0 {
+		p.f("\n")
+		for _, n := range notes {
+			p.f("! %s\n", n)
+		}
+	}
+	if sec := errorsSection(g, src.Rows); len(sec.Tables) > 1 {
+		p.docTable(sec.Tables[1])
+	}
+	return p.err
+}
