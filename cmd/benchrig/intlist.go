@@ -8,16 +8,19 @@ import (
 )
 
 // intList is a flag holding a comma-separated list of integers (-c 4,64,
-// --batch 1,16,64): the first value given replaces the default, a repeated
-// flag adds to the list.
+// --batch 1,16,64) in *p: the first value given replaces the default, a
+// repeated flag adds to the list.
 type intList struct {
-	v   []int
+	p   *[]int
 	set bool
 }
 
 func (l *intList) String() string {
-	parts := make([]string, len(l.v))
-	for i, v := range l.v {
+	if l.p == nil {
+		return ""
+	}
+	parts := make([]string, len(*l.p))
+	for i, v := range *l.p {
 		parts[i] = strconv.Itoa(v)
 	}
 	return strings.Join(parts, ",")
@@ -40,9 +43,9 @@ func (l *intList) Set(s string) error {
 		return errors.New("empty list (want a list such as 1,64)")
 	}
 	if !l.set {
-		l.v, l.set = nil, true
+		*l.p, l.set = nil, true
 	}
-	l.v = append(l.v, out...)
+	*l.p = append(*l.p, out...)
 	return nil
 }
 

@@ -2,23 +2,22 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/suite"
 )
 
 // The quick modes (benchrig http|pg|resp) are suites of one target: their
-// flags build an in-memory suite (quickSuite), which runs through the same
+// flags build an in-memory suite (package quick), which runs through the same
 // Runner, fair order, phases, verdicts and results file as `benchrig run`.
 
 func toolInfo() result.Tool {
@@ -29,232 +28,67 @@ func toolInfo() result.Tool {
 	return t
 }
 
-// quickFlags are the flags every quick mode shares, under the names a suite
-// uses for the same things.
+// quickFlags are the flags every quick mode shares: the suite's options
+// (quick.Common) and where the results go.
 type quickFlags struct {
-	conns, pipelines intList
-	duration         time.Duration
-	requests         int64
-	warmup           time.Duration
-	repeats          int
-	out              string
-	force, resume    bool
-	json             bool
-
-	rate          float64
-	arrival       string
-	seed          uint64
-	maxBacklog    int
+	quick.Common
+	out           string
+	force, resume bool
+	json          bool
 	failUnhealthy bool
-	maxP99        time.Duration
-	minCoverage   float64
-
-	// the server side
-	targetCPUs string
-	clientCPUs string
-	interval   time.Duration
-	noPSS      bool
-	baseline   time.Duration
-	settle     time.Duration
-	recovery   time.Duration
 }
 
 func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 	f := c.Flags()
-	q.conns = intList{v: []int{defaultConns}}
-	q.pipelines = intList{v: []int{1}}
-	f.VarP(&q.conns, "connections", "c", "connections (workers); a list such as 4,64 runs one case per value (default 32 with --rate)")
-	f.VarP(&q.pipelines, "pipeline", "p", "requests in flight per connection (closed loop); a list runs one case per value")
-	durationVarP(f, &q.duration, "duration", "d", 10*time.Second, "length of the recorded load window")
-	f.Int64VarP(&q.requests, "requests", "n", 0, "stop after this many requests (alone: no duration bound)")
-	durationVarP(f, &q.warmup, "warmup", "", 0, "load run before the window and not recorded")
-	f.IntVarP(&q.repeats, "repeats", "r", 1, "samples of every case, in a fair order (compare wants 4 or more)")
+	q.Conns, q.Pipelines = []int{defaultConns}, []int{1}
+	f.VarP(&intList{p: &q.Conns}, "connections", "c", "connections (workers); a list such as 4,64 runs one case per value (default 32 with --rate)")
+	f.VarP(&intList{p: &q.Pipelines}, "pipeline", "p", "requests in flight per connection (closed loop); a list runs one case per value")
+	durationVarP(f, &q.Duration, "duration", "d", 10*time.Second, "length of the recorded load window")
+	f.Int64VarP(&q.Requests, "requests", "n", 0, "stop after this many requests (alone: no duration bound)")
+	durationVarP(f, &q.Warmup, "warmup", "", 0, "load run before the window and not recorded")
+	f.IntVarP(&q.Repeats, "repeats", "r", 1, "samples of every case, in a fair order (compare wants 4 or more)")
 	f.StringVarP(&q.out, "out", "o", "", "write the results file (JSON Lines: header, one line per sample, footer with a SHA-256)")
 	f.BoolVar(&q.force, "force", false, "replace an existing -o file")
 	f.BoolVar(&q.resume, "resume", false, "continue the partial -o file of an interrupted run (its recorded settings, not these flags)")
 	f.BoolVar(&q.json, "json", false, "print the results file (JSON Lines) on stdout instead of tables")
-	f.Float64VarP(&q.rate, "rate", "R", 0, "constant arrival rate in requests per second across all connections (open loop)")
-	f.StringVar(&q.arrival, "arrival", "constant", "arrivals in rate mode: constant or poisson")
-	f.Uint64Var(&q.seed, "seed", 1, "seed of the run's pseudo-random choices (poisson arrivals, key orders)")
-	f.IntVar(&q.maxBacklog, "max-backlog", 0, "due requests that may wait for a free connection before sends are dropped (default rate × 1 s)")
+	f.Float64VarP(&q.Rate, "rate", "R", 0, "constant arrival rate in requests per second across all connections (open loop)")
+	f.StringVar(&q.Arrival, "arrival", "constant", "arrivals in rate mode: constant or poisson")
+	f.Uint64Var(&q.Seed, "seed", 1, "seed of the run's pseudo-random choices (poisson arrivals, key orders)")
+	f.IntVar(&q.MaxBacklog, "max-backlog", 0, "due requests that may wait for a free connection before sends are dropped (default rate × 1 s)")
 	f.BoolVar(&q.failUnhealthy, "fail-unhealthy", false, "exit with code 3 when a sample is UNHEALTHY")
-	f.DurationVar(&q.maxP99, "max-p99", 250*time.Millisecond, "health threshold: largest acceptable p99 (corrected in rate mode)")
-	f.Float64Var(&q.minCoverage, "min-coverage", 95, "health threshold: least target coverage in percent (rate mode)")
+	durationVarP(f, &q.MaxP99, "max-p99", "", 250*time.Millisecond, "health threshold: largest acceptable p99 (corrected in rate mode)")
+	f.Float64Var(&q.MinCoverage, "min-coverage", 95, "health threshold: least target coverage in percent (rate mode)")
 
-	f.StringVar(&q.targetCPUs, "target-cpus", "", "pin the server benchrig starts (--target, --ephemeral) to this CPU list (e.g. 0)")
-	f.StringVar(&q.targetCPUs, "server-cpus", "", "the same as --target-cpus")
+	f.StringVar(&q.TargetCPUs, "target-cpus", "", "pin the server benchrig starts (--target, --ephemeral) to this CPU list (e.g. 0)")
+	f.StringVar(&q.TargetCPUs, "server-cpus", "", "the same as --target-cpus")
 	_ = f.MarkHidden("server-cpus")
-	f.StringVar(&q.clientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
-	durationVarP(f, &q.interval, "sample-interval", "", time.Second, "server resource sampling period (≥ 100ms)")
-	f.BoolVar(&q.noPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of a big multi-process server costs the client CPU")
-	durationVarP(f, &q.baseline, "baseline", "", 0, "idle phase sampled before the load")
-	durationVarP(f, &q.settle, "settle", "", 0, "idle phase between warm-up and load")
-	durationVarP(f, &q.recovery, "recovery", "", 0, "idle phase sampled after the load")
+	f.StringVar(&q.ClientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
+	durationVarP(f, &q.Interval, "sample-interval", "", time.Second, "server resource sampling period (≥ 100ms)")
+	f.BoolVar(&q.NoPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of a big multi-process server costs the client CPU")
+	durationVarP(f, &q.Baseline, "baseline", "", 0, "idle phase sampled before the load")
+	durationVarP(f, &q.Settle, "settle", "", 0, "idle phase between warm-up and load")
+	durationVarP(f, &q.Recovery, "recovery", "", 0, "idle phase sampled after the load")
+	q.Changed = f.Changed
 }
 
-// quickPhases are a mode's default phases; the flags override them.
-type quickPhases struct{ baseline, warmup, settle, recovery time.Duration }
-
-// validate checks the shared flags: bad input is a usage error naming the
-// flag and what it accepts.
-func (q *quickFlags) validate(c *cobra.Command) error {
-	f := c.Flags()
+// options checks the flags that are not the suite's: where results go.
+func (q *quickFlags) options() error {
 	if q.resume && q.force {
 		return usagef("give --resume or --force, not both")
 	}
 	if q.resume && q.out == "" {
 		return usagef("--resume needs -o/--out: the results file to continue")
 	}
-	if f.Changed("rate") && (!(q.rate > 0) || math.IsInf(q.rate, 0)) {
-		return usagef("--rate must be > 0 requests per second, got %v", q.rate)
-	}
-	if f.Changed("duration") && q.duration <= 0 {
-		return usagef("--duration must be > 0 (e.g. 10s, 500ms), got %s", q.duration)
-	}
-	if q.requests < 0 || f.Changed("requests") && q.requests == 0 {
-		return usagef("--requests must be ≥ 1, got %d", q.requests)
-	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"warmup", q.warmup}, {"baseline", q.baseline}, {"settle", q.settle}, {"recovery", q.recovery}} {
-		if d.v < 0 {
-			return usagef("--%s must be ≥ 0, got %s", d.name, d.v)
-		}
-	}
-	if f.Changed("max-backlog") && q.maxBacklog < 1 {
-		return usagef("--max-backlog must be ≥ 1, got %d", q.maxBacklog)
-	}
-	if q.rate == 0 && (f.Changed("arrival") || f.Changed("max-backlog")) {
-		return usagef("--arrival and --max-backlog need --rate")
-	}
-	if q.rate > 0 && f.Changed("requests") && f.Changed("duration") {
-		if want := q.rate * q.duration.Seconds(); math.Abs(float64(q.requests)-want) >= 1 {
-			return usagef("--requests %d contradicts --rate %v × --duration %s = %.0f requests: give --duration or --requests, not both",
-				q.requests, q.rate, q.duration, want)
-		}
-	}
 	return nil
-}
-
-// doc is the in-memory suite being built, as the suite file would hold it.
-type doc map[string]any
-
-// suite returns the suite document of the shared flags: name, repeats,
-// bounds, phases (def, then the flags), thresholds, sampler, placement and
-// the matrix axes. The mode adds targets, paths, workloads and cases.
-func (q *quickFlags) suite(c *cobra.Command, name string, def quickPhases) doc {
-	f := c.Flags()
-	ph := def
-	for _, o := range []struct {
-		flag string
-		v    time.Duration
-		dst  *time.Duration
-	}{{"baseline", q.baseline, &ph.baseline}, {"warmup", q.warmup, &ph.warmup}, {"settle", q.settle, &ph.settle}, {"recovery", q.recovery, &ph.recovery}} {
-		if f.Changed(o.flag) {
-			*o.dst = o.v
-		}
-	}
-	load := q.duration
-	if q.requests > 0 && !f.Changed("duration") {
-		load = 0 // a count alone bounds the window
-	}
-	d := doc{
-		"name":    name,
-		"seed":    q.seed,
-		"repeats": q.repeats,
-		"phases": doc{"baseline": ph.baseline.String(), "warmup": ph.warmup.String(), "settle": ph.settle.String(),
-			"load": load.String(), "recovery": ph.recovery.String()},
-		"thresholds": doc{"coverage": q.minCoverage, "p99": q.maxP99.String()},
-		"sampler":    doc{"interval": q.interval.String(), "no_pss": q.noPSS},
-	}
-	if q.requests > 0 {
-		d["requests"] = q.requests
-	}
-	pl := doc{}
-	if q.clientCPUs != "" {
-		pl["client_cpus"] = q.clientCPUs
-	}
-	if q.targetCPUs != "" {
-		pl["target_cpus"] = q.targetCPUs
-	}
-	d["placement"] = pl
-	conns := q.conns.v
-	if q.rate > 0 && !f.Changed("connections") {
-		conns = []int{32}
-	}
-	m := doc{"connections": conns, "pipeline": q.pipelines.v}
-	if q.rate > 0 {
-		m["rates"] = []float64{q.rate}
-		d["arrival"] = q.arrival
-		if q.maxBacklog > 0 {
-			d["max_backlog"] = q.maxBacklog
-		}
-	}
-	d["matrix"] = m
-	return d
-}
-
-// quickPlan parses the suite document with the suite's own rules and
-// expands its plan; a value the suite refuses is reported under the flag
-// that set it ("--connections: must be ≥ 1, got 0"), so quick modes and
-// suites share one set of bounds.
-func quickPlan(name string, d doc) (*suite.Suite, *suite.Plan, error) {
-	b, err := json.Marshal(d)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := suite.Parse(name, b)
-	if err != nil {
-		return nil, nil, usageError{flagErrors(err)}
-	}
-	p, err := s.Plan()
-	if err != nil {
-		return nil, nil, usageError{flagErrors(err)}
-	}
-	return s, p, nil
-}
-
-// suiteFlags names the flag that fills each field of a quick mode's suite,
-// by field prefix (the longest match wins).
-var suiteFlags = map[string]string{
-	"repeats": "--repeats", "requests": "--requests", "seed": "--seed", "arrival": "--arrival", "max_backlog": "--max-backlog",
-	"phases.load": "--duration", "phases.warmup": "--warmup", "phases.baseline": "--baseline", "phases.settle": "--settle",
-	"phases.recovery": "--recovery", "thresholds.coverage": "--min-coverage", "thresholds.p99": "--max-p99",
-	"sampler.interval": "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus",
-	"matrix.connections": "--connections", "matrix.pipeline": "--pipeline", "matrix.rates": "--rate", "matrix.batches": "--batch",
-	"paths.request.http.url": "URL", "paths.request.http.method": "--method", "paths.request.http.headers": "--header",
-	"paths.request.http.expect_status": "--expect-status", "paths.request.http.timeout": "--timeout",
-}
-
-// flagErrors rewrites the errors of a quick mode's suite in the words of
-// its flags; a field no flag fills keeps its suite name.
-func flagErrors(err error) error {
-	var es suite.Errors
-	if !errors.As(err, &es) {
-		return err
-	}
-	lines := make([]string, 0, len(es))
-	for _, e := range es {
-		flag, best := "", -1
-		for prefix, f := range suiteFlags {
-			if (e.Field == prefix || strings.HasPrefix(e.Field, prefix+".") || strings.HasPrefix(e.Field, prefix+"[")) && len(prefix) > best {
-				flag, best = f, len(prefix)
-			}
-		}
-		if flag == "" {
-			flag = e.Field
-		}
-		lines = append(lines, flag+": "+e.Msg)
-	}
-	return errors.New(strings.Join(lines, "; "))
 }
 
 // quickJob is one quick run: its suite and how to show its result.
 type quickJob struct {
 	// name is the command ("benchrig http"), recorded as the suite's file.
 	name string
-	doc  doc
+	doc  quick.Doc
+	// env is set for the run (a DSN the suite reads through dsn_env).
+	env  map[string]string
 	args []string
 	// title names a single-sample run's report.
 	title func(s *result.Sample) string
@@ -271,9 +105,15 @@ type quickJob struct {
 // full terminal report for one sample, the comparison matrix for several,
 // or the results file with --json) and maps the samples to the exit code.
 func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr io.Writer) error {
-	s, p, err := quickPlan(job.name, job.doc)
+	s, p, err := quick.Plan(job.name, job.doc)
 	if err != nil {
-		return err
+		return usageError{err}
+	}
+	for k, v := range job.env {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+		defer os.Unsetenv(k)
 	}
 	x := execution{file: job.name, args: job.args, out: output{path: q.out, force: q.force, resume: q.resume, json: q.json},
 		progress: !q.json && len(p.Samples) > 1, onPrepared: job.onPrepared}

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/benchrig/benchrig/internal/target"
+	"github.com/benchrig/benchrig/internal/suite"
 )
 
 // pinClient pins every thread of benchrig to cpus and sets GOMAXPROCS to
@@ -16,7 +16,7 @@ import (
 // inherit the mask). The returned function restores the previous affinity
 // and GOMAXPROCS.
 func pinClient(cpus string) (restore func(), err error) {
-	list, err := target.ParseCPUList(cpus)
+	list, err := suite.ParseCPUList(cpus)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,213 @@
+package quick
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
+)
+
+// HTTP are the options of benchrig http.
+type HTTP struct {
+	Common
+	Method       string
+	Headers      []string // "Name: value"
+	Body         string   // "@FILE" reads FILE
+	BodyFile     string
+	Timeout      time.Duration
+	ExpectStatus int
+	ExpectBody   string
+	Contains     string
+
+	// Command starts the server fresh for every sample (a command line,
+	// split as a shell would); AttachPID and AttachPort sample a running
+	// one; none: the URL is only an address.
+	Command      string
+	StartTimeout time.Duration
+	AttachPID    int
+	AttachPort   int
+}
+
+// ServerSide reports whether a server is started or sampled.
+func (h *HTTP) ServerSide() bool {
+	return h.Command != "" || h.AttachPID != 0 || h.AttachPort != 0
+}
+
+// WithScheme gives a URL without a scheme the http:// one: localhost:3000/
+// (seed 003's autocannon command) means http://localhost:3000/.
+func WithScheme(raw string) string {
+	if strings.Contains(raw, "://") {
+		return raw
+	}
+	return "http://" + raw
+}
+
+// Build returns the suite of one HTTP target for the URL: an address, a
+// command started per sample (PORT set to the URL's port) or an attached
+// process; one path; the shared axes. rawURL has a scheme (WithScheme).
+func (h *HTTP) Build(rawURL string) (Doc, error) {
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	if err := h.readBody(); err != nil {
+		return nil, err
+	}
+	port, err := h.check(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	def := Phases{}
+	if h.ServerSide() {
+		def = Phases{Baseline: 1500 * time.Millisecond, Settle: time.Second, Recovery: 5 * time.Second}
+		if h.Rate > 0 {
+			def = Phases{Baseline: 1500 * time.Millisecond, Warmup: 15 * time.Second, Settle: 6 * time.Second, Recovery: 30 * time.Second}
+		}
+	}
+	d := h.Suite("http", def)
+	path, err := h.pathDoc(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	name, t := "url", Doc{"address": Doc{}}
+	switch {
+	case h.Command != "":
+		argv, _ := SplitCommand(h.Command)
+		name = filepath.Base(argv[0])
+		t = Doc{"command": argv, "port": port, "env": Doc{"PORT": strconv.Itoa(port)},
+			"ready": Doc{"tcp": net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), "timeout": h.StartTimeout.String()}}
+	case h.AttachPID != 0:
+		name, t = "attached", Doc{"attach": Doc{"pid": h.AttachPID}, "port": port}
+	case h.AttachPort != 0:
+		name, t = "attached", Doc{"attach": Doc{"port": h.AttachPort}, "port": port}
+	}
+	name = SuiteName(name)
+	d["targets"] = Doc{name: t}
+	d["paths"] = Doc{"request": Doc{"http": path}}
+	m := d["matrix"].(Doc)
+	m["targets"], m["paths"] = []string{name}, []string{"request"}
+	return d, nil
+}
+
+// check checks the http options against each other and returns the URL's
+// port.
+func (h *HTTP) check(rawURL string) (port int, err error) {
+	_, addr, err := httpdrv.ParseURL(rawURL)
+	if err != nil {
+		return 0, fmt.Errorf("URL %w", err)
+	}
+	_, ps, _ := net.SplitHostPort(addr)
+	port, _ = strconv.Atoi(ps)
+	n := 0
+	for _, set := range []bool{h.Command != "", h.AttachPID != 0, h.AttachPort != 0} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return 0, fmt.Errorf("give one of --target, --attach-pid and --attach-port")
+	case h.AttachPID < 0:
+		return 0, fmt.Errorf("--attach-pid must be a process ID > 0, got %d", h.AttachPID)
+	case h.AttachPort < 0 || h.AttachPort > 65535:
+		return 0, fmt.Errorf("--attach-port must be 1–65535, got %d", h.AttachPort)
+	case h.StartTimeout <= 0:
+		return 0, fmt.Errorf("--start-timeout must be > 0, got %s", h.StartTimeout)
+	case h.TargetCPUs != "" && h.Command == "":
+		return 0, fmt.Errorf("--target-cpus needs --target")
+	case h.Timeout < 0:
+		return 0, fmt.Errorf("--timeout must be ≥ 0, got %s", h.Timeout)
+	case h.ExpectStatus != 0 && (h.ExpectStatus < 100 || h.ExpectStatus > 599):
+		return 0, fmt.Errorf("--expect-status must be 100–599, got %d", h.ExpectStatus)
+	}
+	if h.Command != "" {
+		if _, err := SplitCommand(h.Command); err != nil {
+			return 0, fmt.Errorf("--target: %v", err)
+		}
+	}
+	return port, nil
+}
+
+// pathDoc is the suite path of the request the options describe.
+func (h *HTTP) pathDoc(rawURL string) (Doc, error) {
+	p := Doc{"url": rawURL, "method": strings.ToUpper(h.Method), "timeout": h.Timeout.String()}
+	if h.Body != "" {
+		p["body"] = h.Body
+	}
+	if len(h.Headers) > 0 {
+		hd := Doc{}
+		for _, kv := range h.Headers {
+			k, v, ok := strings.Cut(kv, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return nil, fmt.Errorf("--header %q: want 'Name: value'", kv)
+			}
+			hd[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		p["headers"] = hd
+	}
+	// 0 accepts any 2xx, as before; a suite's default is 200.
+	p["expect_status"] = h.ExpectStatus
+	if h.Changed("expect-body") {
+		p["expect_body"] = h.ExpectBody
+	}
+	if h.Contains != "" {
+		p["expect_body_contains"] = h.Contains
+	}
+	return p, nil
+}
+
+// MaxBodyBytes bounds a request body read from a file.
+const MaxBodyBytes = 64 << 20
+
+// readBody resolves -b @FILE and --body-file into the body itself.
+func (h *HTTP) readBody() error {
+	file, flag := h.BodyFile, "--body-file"
+	if file != "" && h.Changed("body") {
+		return fmt.Errorf("give -b/--body or --body-file, not both")
+	}
+	if file == "" {
+		name, ok := strings.CutPrefix(h.Body, "@")
+		if !ok {
+			return nil
+		}
+		file, flag = name, "-b @FILE"
+	}
+	st, err := os.Stat(file)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %v", flag, err)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s: %s is not a regular file", flag, file)
+	case st.Size() > MaxBodyBytes:
+		return fmt.Errorf("%s: %s is %d bytes; the most a request body may be is %d", flag, file, st.Size(), MaxBodyBytes)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("%s: %v", flag, err)
+	}
+	h.Body = string(b)
+	return nil
+}
+
+// SuiteName makes a suite-valid name of a word (letters, digits, '.', '_',
+// '-', starting with a letter or digit).
+func SuiteName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('-')
+		}
+	}
+	out := strings.TrimLeft(b.String(), "._-")
+	if out == "" {
+		return "target"
+	}
+	return out
+}
