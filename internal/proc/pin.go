@@ -76,16 +76,18 @@ func PinThread(tid int, cpus []int) error {
 	return nil
 }
 
-// pinFailure words a failed sched_setaffinity.
+// pinFailure words a failed sched_setaffinity: `CPUs "7": cannot pin to
+// them: …` for the calling thread (what a forked child inherits), `pin
+// thread N to CPUs "7": …` for another.
 func pinFailure(tid int, cpus []int, err error) error {
-	who := "this thread"
+	what := fmt.Sprintf("CPUs %q: cannot pin to them", FormatCPUList(cpus))
 	if tid != 0 {
-		who = fmt.Sprintf("thread %d", tid)
+		what = fmt.Sprintf("pin thread %d to CPUs %q", tid, FormatCPUList(cpus))
 	}
 	if errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("pin %s to CPUs %s: none of them is online and allowed (online CPUs: %s): %w", who, FormatCPUList(cpus), OnlineCPUs(), err)
+		return fmt.Errorf("%s: none of them is online and allowed to benchrig (online CPUs: %s): %w", what, OnlineCPUs(), err)
 	}
-	return fmt.Errorf("pin %s to CPUs %s: %w", who, FormatCPUList(cpus), err)
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // PinProcess sets the affinity of every thread of process pid to cpus.
