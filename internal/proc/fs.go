@@ -73,15 +73,22 @@ func (fs FS) Threads(pid int) ([]int, error) {
 	return listNumeric(fs.pidPath(pid, "task"))
 }
 
-// listNumeric lists the names of dir that are positive decimal numbers.
+// listNumeric lists the names of dir that are positive decimal numbers
+// (names only: no per-entry type or stat, which the sampler would pay for
+// at every tick).
 func listNumeric(dir string) ([]int, error) {
-	ents, err := os.ReadDir(dir)
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if n, err := strconv.Atoi(e.Name()); err == nil && n > 0 {
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(names))
+	for _, name := range names {
+		if n, err := strconv.Atoi(name); err == nil && n > 0 {
 			out = append(out, n)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // statLine builds a /proc/PID/stat line with the fields this package reads.
-func statLine(pid int, comm string, state byte, ppid, pgrp int, start uint64) string {
+func procStatLine(pid int, comm string, state byte, ppid, pgrp int, start uint64) string {
 	return fmt.Sprintf("%d (%s) %c %d %d %d 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 %d 1000000 200 18446744073709551615\n",
 		pid, comm, state, ppid, pgrp, pgrp, start)
 }
@@ -34,7 +34,7 @@ func (f *fakeProc) write(rel, content string) {
 }
 
 func (f *fakeProc) proc(pid int, comm string, state byte, ppid, pgrp int) {
-	f.write(fmt.Sprintf("%d/stat", pid), statLine(pid, comm, state, ppid, pgrp, uint64(1000+pid)))
+	f.write(fmt.Sprintf("%d/stat", pid), procStatLine(pid, comm, state, ppid, pgrp, uint64(1000+pid)))
 }
 
 func (f *fakeProc) fd(pid, fd int, target string) {

@@ -170,4 +170,3 @@ func TestNotReadyReapsDaemons(t *testing.T) {
 		t.Errorf("daemon %v left running after a failed start", left)
 	}
 }
-
