@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/benchrig/benchrig/internal/proc"
+	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
 // Readiness and shutdown bounds.
@@ -153,7 +154,7 @@ func (s *Server) removeDir() error {
 	if s.dir == "" {
 		return nil
 	}
-	if err := os.RemoveAll(s.dir); err != nil {
+	if err := tmpdir.Remove(s.dir); err != nil {
 		return fmt.Errorf("postgres: remove %s: %w", s.dir, err)
 	}
 	return nil
