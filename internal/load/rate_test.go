@@ -2,8 +2,14 @@ package load
 
 import (
 	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
 )
 
 func TestRateScheduleAndCoverage(t *testing.T) {
@@ -83,5 +89,165 @@ func TestPoissonRateReproducibleCount(t *testing.T) {
 	}
 	if a < 500 || a > 700 {
 		t.Errorf("scheduled %d in 0.3 s at 2000/s", a)
+	}
+}
+
+// TestRateBounds: rates outside [MinRate, MaxRate] are refused where the
+// config is validated, with the range in the message, instead of a nil
+// pacer panicking mid-window (-R 0.0001) or a backlog of rate × 1 s
+// exhausting memory (-R 1e12).
+func TestRateBounds(t *testing.T) {
+	for _, tc := range []struct {
+		rate float64
+		ok   bool
+	}{
+		{0.001, true}, {0.0015, true}, {1, true}, {2.5, true}, {1e7, true},
+		{0.0001, false}, {0.0004, false}, {1e7 + 1, false}, {1e12, false}, {1e308, false},
+		{math.Inf(1), false}, {math.NaN(), false}, {-1, false},
+	} {
+		cfg := Config{Connections: 1, Pipeline: 1, Rate: tc.rate}
+		err := cfg.Validate()
+		if tc.ok != (err == nil) {
+			t.Errorf("rate %v: Validate = %v, want ok %v", tc.rate, err, tc.ok)
+			continue
+		}
+		if err != nil && !strings.Contains(err.Error(), "0.001 ≤ rate ≤ 1e+07") {
+			t.Errorf("rate %v: %q does not state the bound", tc.rate, err)
+		}
+		_, perr := NewConstantPacer(tc.rate)
+		_, qerr := NewPoissonPacer(tc.rate, 1)
+		if (perr == nil) != tc.ok || (qerr == nil) != tc.ok {
+			t.Errorf("rate %v: pacers say %v, %v; want ok %v", tc.rate, perr, qerr, tc.ok)
+		}
+	}
+	if _, err := New(Config{Connections: 1, Pipeline: 1, Rate: 0.0001}, &fakeDriver{}); err == nil {
+		t.Error("New accepted rate 0.0001")
+	}
+	if err := (&Config{Connections: 1, Pipeline: 1, Rate: 10, MaxBacklog: MaxBacklog + 1}).Validate(); err == nil {
+		t.Error("Validate accepted a backlog above MaxBacklog")
+	}
+}
+
+func TestConstantPacerCountBefore(t *testing.T) {
+	for _, rate := range []float64{0.001, 2.5, 3, 1000, 7919, 1e7} {
+		p, _ := NewConstantPacer(rate)
+		for _, d := range []int64{0, 1, 333_333_333, 333_333_334, 1e9, 1e9 + 1, 7e9} {
+			var want uint64
+			for i := uint64(0); p.Due(i) < d; i++ {
+				want++
+				if want > 1e8 {
+					break
+				}
+			}
+			if got := p.CountBefore(d); got != want {
+				t.Errorf("rate %v: CountBefore(%d) = %d, want %d", rate, d, got, want)
+			}
+		}
+	}
+}
+
+// TestBacklogGrowsOnDemand: the backlog starts empty, grows by doubling as
+// tickets wait, and refuses beyond its limit; FIFO order holds across
+// growth and wrap-around.
+func TestBacklogGrowsOnDemand(t *testing.T) {
+	q := newBacklog(MaxBacklog)
+	if q.capacity() != 0 {
+		t.Fatalf("a new backlog holds %d slots, want none", q.capacity())
+	}
+	for i := 0; i < 100; i++ {
+		q.push(ticket{seq: uint64(i)})
+	}
+	if c := q.capacity(); c != 128 {
+		t.Errorf("100 tickets: capacity %d, want 128", c)
+	}
+	small := newBacklog(3)
+	for i := 0; i < 3; i++ {
+		if !small.push(ticket{seq: uint64(i)}) {
+			t.Fatalf("push %d refused", i)
+		}
+	}
+	if small.push(ticket{seq: 9}) {
+		t.Error("a full backlog accepted a ticket")
+	}
+	if got, _ := small.pop(); got.seq != 0 {
+		t.Errorf("pop = %d, want 0", got.seq)
+	}
+	small.push(ticket{seq: 3}) // wraps around
+	for want := uint64(1); want <= 3; want++ {
+		if got, ok := small.pop(); !ok || got.seq != want {
+			t.Errorf("pop = %d, %v; want %d", got.seq, ok, want)
+		}
+	}
+	small.close()
+	if _, ok := small.pop(); ok {
+		t.Error("pop of a closed, empty backlog succeeded")
+	}
+}
+
+// TestRateAboveDispatcherSpeedEnds: at 10⁷ requests per second the
+// dispatcher cannot keep up; the window still ends (it used to run for
+// minutes), and every request due in the window is either sent or counted
+// as dropped.
+func TestRateAboveDispatcherSpeedEnds(t *testing.T) {
+	d := &fakeDriver{}
+	e, _ := run(t, Config{Connections: 2, Pipeline: 1, Rate: MaxRate}, d, Window{})
+	res, err := e.Run(context.Background(), Window{Duration: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Rate
+	if r.Scheduled != 1_000_000 {
+		t.Errorf("scheduled %d, want the 10⁶ due in 100 ms", r.Scheduled)
+	}
+	if res.Sent+r.Dropped != r.Scheduled {
+		t.Errorf("sent %d + dropped %d != scheduled %d", res.Sent, r.Dropped, r.Scheduled)
+	}
+	t.Logf("10⁷/s for 100 ms: %d scheduled, %d sent, %d dropped, window %.3f s", r.Scheduled, res.Sent, r.Dropped, res.Seconds)
+	if r.MaxBacklog != MaxBacklog {
+		t.Errorf("backlog cap %d, want MaxBacklog", r.MaxBacklog)
+	}
+}
+
+// silentDriver's connections never answer, whatever the context: a silent
+// server with no per-request timeout. Do returns only when the connection
+// is closed.
+type silentDriver struct{ fakeDriver }
+
+func (d *silentDriver) Open(ctx context.Context, w int) (driver.Conn, error) {
+	return &silentConn{closed: make(chan struct{})}, nil
+}
+
+type silentConn struct {
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (c *silentConn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outcome) error {
+	<-c.closed
+	return errors.New("closed")
+}
+func (c *silentConn) Close() error { c.once.Do(func() { close(c.closed) }); return nil }
+
+// TestRateWindowEndsDespiteSilentServer: requests in flight at the end of
+// the window are aborted after RateDrainGrace, so the window ends even
+// against a server that never answers and with no request timeout.
+func TestRateWindowEndsDespiteSilentServer(t *testing.T) {
+	e, err := New(Config{Connections: 2, Pipeline: 1, Rate: 100}, &silentDriver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	res, err := e.Run(context.Background(), Window{Duration: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 0 || res.Rate.Scheduled != 5 {
+		t.Errorf("completed %d of %d scheduled; want 0 of 5", res.Requests, res.Rate.Scheduled)
+	}
+	if res.Rate.Dropped != 3 {
+		t.Errorf("dropped %d, want the 3 still waiting when the grace ran out", res.Rate.Dropped)
 	}
 }
