@@ -124,7 +124,12 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 		return p, nil
 	}
 
-	// Not ready: leave nothing behind.
+	// Not ready: look where it listens while it still runs, then leave
+	// nothing behind.
+	var listening []string
+	if !errors.Is(werr, errExited) && ctx.Err() == nil {
+		listening = p.listeningOn()
+	}
 	killErr := p.terminate(context.Background(), 0)
 	serr := &StartError{Target: spec.Name, LogPath: logPath, Err: lastErr}
 	switch {
@@ -137,6 +142,11 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 		serr.Err = ctx.Err()
 	default:
 		serr.Op = fmt.Sprintf("not ready after %v", spec.StartTimeout)
+		if pp, ok := probe.(porter); ok && pp.Port() > 0 {
+			serr.Op += fmt.Sprintf(" waiting for port %d", pp.Port())
+		}
+		serr.Listening = listening
+		serr.LogHints = listenHints(logPath)
 		if lastErr == nil {
 			serr.Err = fmt.Errorf("%s never answered", probe)
 		}

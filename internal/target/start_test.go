@@ -149,7 +149,7 @@ func TestStartNeverReady(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("error %T is not a *StartError", err)
 	}
-	mustContain(t, err.Error(), `target "sleepy": not ready after 500ms: dial tcp 127.0.0.1:`, "connection refused", "(log: "+spec.LogDir+"/sleepy.log)")
+	mustContain(t, err.Error(), `target "sleepy": not ready after 500ms waiting for port `, ": dial tcp 127.0.0.1:", "connection refused", "(log: "+spec.LogDir+"/sleepy.log)")
 	if strings.Contains(err.Error(), "\n") {
 		t.Errorf("error is not one line: %q", err)
 	}
