@@ -41,6 +41,10 @@ type rateState struct {
 // time count as scheduled and dropped.
 const RateDrainGrace = 2 * time.Second
 
+// dispatchSlack is how far behind its schedule the dispatcher may be at the
+// deadline and still hand out the requests due before it.
+const dispatchSlack = time.Millisecond
+
 // runRate is the open loop: one dispatcher follows the pacer's absolute
 // schedule and hands each due request to a free connection. A request that
 // finds no free connection waits in order in a bounded backlog (and counts as
@@ -106,9 +110,10 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 		if !sleepUntil(ctx, due) {
 			break
 		}
-		if deadline != 0 && driver.Now() >= deadline {
+		if now := driver.Now(); deadline != 0 && now >= deadline && now-due > int64(dispatchSlack) {
 			// Fallen behind: what was due before the deadline and not
-			// handed out is dropped.
+			// handed out is dropped. (A wake-up a little late for a
+			// request due before the deadline is not falling behind.)
 			missed := rs.missed(constant, seq, d, w.Duration)
 			rs.scheduled += missed
 			rs.dropped += missed

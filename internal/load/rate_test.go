@@ -247,7 +247,10 @@ func TestRateWindowEndsDespiteSilentServer(t *testing.T) {
 	if res.Requests != 0 || res.Rate.Scheduled != 5 {
 		t.Errorf("completed %d of %d scheduled; want 0 of 5", res.Requests, res.Rate.Scheduled)
 	}
-	if res.Rate.Dropped != 3 {
-		t.Errorf("dropped %d, want the 3 still waiting when the grace ran out", res.Rate.Dropped)
+	// Two requests in flight (aborted, not counted), three waiting
+	// (dropped); on a loaded machine a worker may not have taken its
+	// ticket yet.
+	if d := res.Rate.Dropped; d < 3 || d > 5 || res.Sent != 0 {
+		t.Errorf("sent %d, dropped %d; want 0 sent and the 3 to 5 still waiting when the grace ran out dropped", res.Sent, d)
 	}
 }
