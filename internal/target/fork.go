@@ -35,9 +35,14 @@ type watched struct {
 // path is argv[0] resolved in $PATH (or as given when it holds a slash);
 // env and dir apply to the watchdog and, through it, to the target.
 func spawn(path string, argv, env []string, dir string, log *os.File, cpus []int) (*watched, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find benchrig's own executable to run the watchdog: %w", err)
+	// /proc/self/exe is the running binary itself, even if its file has
+	// been replaced or removed since (a rebuild during a run): never
+	// another version speaking another protocol.
+	self := "/proc/self/exe"
+	if _, err := os.Stat(self); err != nil {
+		if self, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("find benchrig's own executable to run the watchdog: %w", err)
+		}
 	}
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
