@@ -42,8 +42,19 @@ type rateState struct {
 const RateDrainGrace = 2 * time.Second
 
 // dispatchSlack is how far behind its schedule the dispatcher may be at the
-// deadline and still hand out the requests due before it.
-const dispatchSlack = time.Millisecond
+// deadline and still hand out the requests due before it: more is a
+// dispatcher that cannot keep up, less may be a noisy machine's hiccup.
+const dispatchSlack = 50 * time.Millisecond
+
+// handoffCap is the capacity of the channel that hands due requests to the
+// workers: the fast path, allocated with the window (16 KiB of tickets).
+// Requests beyond it wait in the dispatcher's own overflow queue, which
+// grows on demand up to the backlog's cap.
+const handoffCap = 1024
+
+// overflowPoll is how often a dispatcher holding overflow tickets moves
+// them to the handoff channel while it waits for the next due time.
+const overflowPoll = 200 * time.Microsecond
 
 // runRate is the open loop: one dispatcher follows the pacer's absolute
 // schedule and hands each due request to a free connection. A request that
@@ -51,6 +62,10 @@ const dispatchSlack = time.Millisecond
 // late); when the backlog is full the send is dropped and counted, so the
 // client never grows without bound on a slow target. Latency is measured
 // from the due time (corrected) and from the actual send (service time).
+//
+// The backlog is a channel of at most handoffCap tickets read by the
+// workers, then an overflow ring only the dispatcher touches, grown on
+// demand: nothing of rate × 1 s is allocated up front.
 func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, recs []*recorder) *rateState {
 	rs := &rateState{rate: e.cfg.Rate, arrival: e.cfg.Arrival, backlog: min(e.cfg.backlog(), MaxBacklog)}
 	if rs.arrival == "" {
@@ -67,7 +82,18 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 	if rs.err != nil {
 		return rs
 	}
-	q := newBacklog(rs.backlog)
+	ch := make(chan ticket, min(rs.backlog, handoffCap))
+	over := newOverflow(rs.backlog - cap(ch))
+	refill := func() {
+		for over.n > 0 {
+			select {
+			case ch <- over.front():
+				over.pop()
+			default:
+				return
+			}
+		}
+	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var busy atomic.Int64 // workers holding a ticket
@@ -81,15 +107,11 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 			out := make([]driver.Outcome, 1)
 			due := make([]int64, 1)
 			b := newBackoff()
-			for {
-				t, ok := q.pop()
-				if !ok {
-					return
-				}
+			for t := range ch {
 				busy.Add(1)
 				inFlight[wi].Store(true)
 				reqs[0].Seq, due[0] = t.seq, t.due
-				ok = e.exchange(wctx, wi, rec, reqs, out, b, due, 0)
+				ok := e.exchange(wctx, wi, rec, reqs, out, b, due, 0)
 				inFlight[wi].Store(false)
 				busy.Add(-1)
 				if !ok && wctx.Err() != nil {
@@ -100,19 +122,18 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 	}
 
 	limit := uint64(w.Requests)
-	var seq uint64
-	for ; limit == 0 || seq < limit; seq++ {
+	for seq := uint64(0); limit == 0 || seq < limit; seq++ {
 		d := pacer.Next()
 		if w.Duration > 0 && d >= int64(w.Duration) {
 			break
 		}
 		due := start + d
-		if !sleepUntil(ctx, due) {
+		if !sleepUntil(ctx, due, over, refill) {
 			break
 		}
 		if now := driver.Now(); deadline != 0 && now >= deadline && now-due > int64(dispatchSlack) {
 			// Fallen behind: what was due before the deadline and not
-			// handed out is dropped. (A wake-up a little late for a
+			// handed out is dropped. (Up to dispatchSlack late for a
 			// request due before the deadline is not falling behind.)
 			missed := rs.missed(constant, seq, d, w.Duration)
 			rs.scheduled += missed
@@ -121,39 +142,69 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 			break
 		}
 		rs.scheduled++
-		if int64(len(recs))-busy.Load()-int64(q.len()) <= 0 {
+		refill()
+		if int64(len(recs))-busy.Load()-int64(len(ch)+over.n) <= 0 {
 			rs.late++
 		}
-		if !q.push(ticket{seq: seq, due: due}) {
+		t := ticket{seq: seq, due: due}
+		if over.n == 0 {
+			select {
+			case ch <- t:
+				continue
+			default:
+			}
+		}
+		if !over.push(t) {
 			rs.dropped++
 			e.prog.failures.Add(1)
 		}
 	}
-	q.close()
-	drained := make(chan struct{})
-	go func() { wg.Wait(); close(drained) }()
+
+	// Hand out what still waits, then let the workers finish, within the
+	// window's end + RateDrainGrace.
 	wait := RateDrainGrace
 	if deadline != 0 {
 		wait += max(0, time.Duration(deadline-driver.Now()))
 	}
 	grace := time.NewTimer(wait)
-	select {
-	case <-drained:
-	case <-grace.C:
-		// Abort what is still in flight: cancel, count what still waits
-		// as dropped, then close the connections blocked in a read.
-		cancel()
-		if n := int64(q.drain()); n > 0 {
-			rs.dropped += n
-			e.prog.failures.Add(n)
-		}
-		for wi := range inFlight {
-			if inFlight[wi].Load() {
-				e.drop(wi)
-			}
+	defer grace.Stop()
+	expired := false
+	for over.n > 0 && !expired {
+		select {
+		case ch <- over.front():
+			over.pop()
+		case <-grace.C:
+			expired = true
+		case <-ctx.Done():
+			expired = true
 		}
 	}
-	grace.Stop()
+	close(ch)
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	if !expired {
+		select {
+		case <-drained:
+			return rs
+		case <-grace.C:
+		}
+	}
+	// Abort what is still in flight: cancel, count what still waits as
+	// dropped, then close the connections blocked in a read.
+	cancel()
+	n := int64(over.n)
+	for range ch {
+		n++
+	}
+	if n > 0 {
+		rs.dropped += n
+		e.prog.failures.Add(n)
+	}
+	for wi := range inFlight {
+		if inFlight[wi].Load() {
+			e.drop(wi)
+		}
+	}
 	<-drained
 	return rs
 }
@@ -178,13 +229,14 @@ func (rs *rateState) missed(c *ConstantPacer, seq uint64, d int64, dur time.Dura
 }
 
 // sleepUntil blocks the dispatcher until due (a driver.Now() time) with
-// clock_nanosleep, checking ctx at least every 50 ms; it reports false when
-// ctx ended. Go's timers wake up to a millisecond late when the runtime
-// parks in the network poller (its epoll timeout has millisecond
-// resolution): measured here, a schedule lag of 0.5 ms at the median. A
-// blocking nanosleep on the dispatcher's thread wakes within tens of
-// microseconds, and that lag is part of every corrected latency.
-func sleepUntil(ctx context.Context, due int64) bool {
+// clock_nanosleep, checking ctx at least every 50 ms (every overflowPoll,
+// calling refill, while over holds tickets); it reports false when ctx
+// ended. Go's timers wake up to a millisecond late when the runtime parks in
+// the network poller (its epoll timeout has millisecond resolution):
+// measured here, a schedule lag of 0.5 ms at the median. A blocking
+// nanosleep on the dispatcher's thread wakes within tens of microseconds,
+// and that lag is part of every corrected latency.
+func sleepUntil(ctx context.Context, due int64, over *overflow, refill func()) bool {
 	for {
 		if ctx.Err() != nil {
 			return false
@@ -193,10 +245,12 @@ func sleepUntil(ctx context.Context, due int64) bool {
 		if wait <= 0 {
 			return true
 		}
-		if wait > int64(50*time.Millisecond) {
-			wait = int64(50 * time.Millisecond)
+		chunk := int64(50 * time.Millisecond)
+		if over.n > 0 {
+			refill()
+			chunk = int64(overflowPoll)
 		}
-		ts := unix.NsecToTimespec(wait)
+		ts := unix.NsecToTimespec(min(wait, chunk))
 		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
 	}
 }
@@ -237,100 +291,42 @@ func (rs *rateState) finish(res *result.Load, w Window) error {
 // rate × 1 s, reaches it only above about a million requests per second.
 const MaxBacklog = 1 << 20
 
-// backlog is the FIFO of due requests waiting for a free connection in a
-// constant-rate window. It grows on demand (doubling) up to its cap and is
-// never allocated up front: a rate of 10⁷ with a 1 s backlog would
-// otherwise take 160 MB before the first request. Push never blocks: a full
-// backlog refuses, and the dispatcher counts a drop.
-type backlog struct {
-	mu     sync.Mutex
-	cond   sync.Cond
-	buf    []ticket // ring buffer; len(buf) is its current capacity
-	head   int
-	n      int
-	limit  int
-	closed bool
+// overflow is the part of the backlog beyond the handoff channel: a FIFO
+// ring only the dispatcher touches (no lock), grown on demand (doubling
+// from 64) up to its limit and never allocated up front.
+type overflow struct {
+	buf   []ticket // len(buf) is the current capacity
+	head  int
+	n     int
+	limit int
 }
 
-// newBacklog returns an empty backlog that holds at most limit tickets.
-func newBacklog(limit int) *backlog {
-	b := &backlog{limit: max(limit, 1)}
-	b.cond.L = &b.mu
-	return b
-}
+// newOverflow returns an empty overflow holding at most limit tickets
+// (none when limit ≤ 0).
+func newOverflow(limit int) *overflow { return &overflow{limit: max(limit, 0)} }
 
-// push appends t and wakes one waiting worker; false when the backlog is
-// full (or closed).
-func (b *backlog) push(t ticket) bool {
-	b.mu.Lock()
-	if b.n >= b.limit || b.closed {
-		b.mu.Unlock()
+// push appends t; false when the overflow is full.
+func (o *overflow) push(t ticket) bool {
+	if o.n >= o.limit {
 		return false
 	}
-	if b.n == len(b.buf) {
-		b.grow()
+	if o.n == len(o.buf) {
+		nb := make([]ticket, min(max(2*len(o.buf), 64), o.limit))
+		for i := 0; i < o.n; i++ {
+			nb[i] = o.buf[(o.head+i)%len(o.buf)]
+		}
+		o.buf, o.head = nb, 0
 	}
-	b.buf[(b.head+b.n)%len(b.buf)] = t
-	b.n++
-	b.mu.Unlock()
-	b.cond.Signal()
+	o.buf[(o.head+o.n)%len(o.buf)] = t
+	o.n++
 	return true
 }
 
-// grow doubles the ring (from 64), not past the limit.
-func (b *backlog) grow() {
-	size := min(max(2*len(b.buf), 64), b.limit)
-	nb := make([]ticket, size)
-	for i := 0; i < b.n; i++ {
-		nb[i] = b.buf[(b.head+i)%len(b.buf)]
-	}
-	b.buf, b.head = nb, 0
-}
+// front is the oldest ticket; the overflow must not be empty.
+func (o *overflow) front() ticket { return o.buf[o.head] }
 
-// pop waits for the oldest ticket; false once the backlog is closed and
-// empty.
-func (b *backlog) pop() (ticket, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for b.n == 0 && !b.closed {
-		b.cond.Wait()
-	}
-	if b.n == 0 {
-		return ticket{}, false
-	}
-	t := b.buf[b.head]
-	b.head = (b.head + 1) % len(b.buf)
-	b.n--
-	return t, true
-}
-
-// len is the number of tickets waiting.
-func (b *backlog) len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.n
-}
-
-// capacity is the size the ring has grown to (for tests).
-func (b *backlog) capacity() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.buf)
-}
-
-// drain empties the backlog and returns how many tickets it held.
-func (b *backlog) drain() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n := b.n
-	b.n, b.head = 0, 0
-	return n
-}
-
-// close wakes every worker; those that find it empty stop.
-func (b *backlog) close() {
-	b.mu.Lock()
-	b.closed = true
-	b.mu.Unlock()
-	b.cond.Broadcast()
+// pop removes the oldest ticket.
+func (o *overflow) pop() {
+	o.head = (o.head + 1) % len(o.buf)
+	o.n--
 }
