@@ -170,3 +170,29 @@ func TestNotReadyReapsDaemons(t *testing.T) {
 		t.Errorf("daemon %v left running after a failed start", left)
 	}
 }
+
+// TestWatchdogTERMKillsTree: the watchdog's parent-death signal is SIGTERM;
+// receiving it (here sent by hand) kills the whole tree, a daemon included,
+// and the target counts as ended.
+func TestWatchdogTERMKillsTree(t *testing.T) {
+	need(t, "setsid")
+	marker := newMarker(t, 9)
+	p := startT(t, testSpec(t, "term", "sh", "-c", fmt.Sprintf("(setsid sleep %[1]s1 &) ; sleep %[1]s2", marker)), nil)
+	if got := waitMarkers(marker, 2); len(got) != 2 {
+		t.Fatalf("sleeps %v, want 2", got)
+	}
+	if err := unix.Kill(p.w.wd.Process.Pid, unix.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Exited():
+	case <-time.After(10 * time.Second):
+		t.Fatal("target not ended 10 s after the watchdog's SIGTERM")
+	}
+	if left := waitMarkers(marker, 0); len(left) != 0 {
+		t.Errorf("%v survive the watchdog's SIGTERM", left)
+	}
+	if got := p.ExitStatus(); got != "signal: killed" {
+		t.Errorf("ExitStatus %q, want signal: killed", got)
+	}
+}
