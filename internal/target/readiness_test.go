@@ -26,7 +26,7 @@ func TestNotReadyNamesPortAndWhereItListened(t *testing.T) {
 	realAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(real))
 	spec := testSpec(t, "deaf", bin, "-addr", realAddr)
 	spec.Env = []string{"PORT=" + strconv.Itoa(want)}
-	spec.StartTimeout = time.Second
+	spec.StartTimeout = 3 * time.Second // time for the server to start on a loaded machine
 	spec.Ready = ProbeSpec{HTTP: fmt.Sprintf("http://127.0.0.1:%d/", want)}
 	_, err := Start(context.Background(), spec, nil)
 	var se *StartError
@@ -34,7 +34,7 @@ func TestNotReadyNamesPortAndWhereItListened(t *testing.T) {
 		t.Fatalf("Start = %v, want a StartError", err)
 	}
 	mustContain(t, err.Error(),
-		fmt.Sprintf("not ready after 1s waiting for port %d", want),
+		fmt.Sprintf("not ready after 3s waiting for port %d", want),
 		"the target listens on "+realAddr+" instead",
 		`its log says: "listening on `+realAddr)
 	if strings.Contains(err.Error(), "\n") {

@@ -11,7 +11,8 @@ import (
 
 // Bounds of Stop after the grace period.
 const (
-	// stopPoll is how often Stop looks for survivors in /proc.
+	// stopPoll is how often, at most, Stop looks for survivors in /proc
+	// (from 1 ms, doubling).
 	stopPoll = 20 * time.Millisecond
 	// killTimeout bounds the wait for the watchdog to have killed the tree
 	// and exited (normally milliseconds; its own bound is wdKillTimeout,
@@ -81,8 +82,10 @@ func (p *Process) tree() []int {
 // ctx is done.
 func (p *Process) waitTreeGone(ctx context.Context, d time.Duration) {
 	deadline := time.Now().Add(d)
+	poll := time.Millisecond // most targets exit within milliseconds of SIGTERM
 	for len(p.tree()) > 0 && ctx.Err() == nil && time.Now().Before(deadline) {
-		t := time.NewTimer(min(stopPoll, time.Until(deadline)))
+		t := time.NewTimer(min(poll, time.Until(deadline)))
+		poll = min(2*poll, stopPoll)
 		select {
 		case <-ctx.Done():
 		case <-p.wdDone:
