@@ -25,7 +25,8 @@ type Config struct {
 	Seed uint64 `json:"seed,omitempty"`
 	// MaxBacklog bounds how many due requests may wait for a free
 	// connection in rate mode; beyond it sends are dropped and counted.
-	// 0 means rate × 1 s.
+	// 0 means rate × 1 s, capped at MaxBacklog; the backlog grows as
+	// requests wait, it is not allocated up front.
 	MaxBacklog int `json:"max_backlog,omitempty"`
 }
 
@@ -52,8 +53,10 @@ func (c *Config) Validate() error {
 	if c.Pipeline < 1 {
 		return fmt.Errorf("pipeline must be ≥ 1, got %d", c.Pipeline)
 	}
-	if c.Rate < 0 {
-		return fmt.Errorf("rate must be > 0 requests per second, got %v", c.Rate)
+	if c.Rate != 0 {
+		if err := ValidateRate(c.Rate); err != nil {
+			return err
+		}
 	}
 	if c.Rate > 0 && c.Pipeline > 1 {
 		return fmt.Errorf("pipeline %d cannot be combined with a rate: in rate mode each request is sent when due", c.Pipeline)
@@ -63,8 +66,8 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("arrival must be constant or poisson, got %q", c.Arrival)
 	}
-	if c.MaxBacklog < 0 {
-		return fmt.Errorf("max backlog must be ≥ 1, got %d", c.MaxBacklog)
+	if c.MaxBacklog < 0 || c.MaxBacklog > MaxBacklog {
+		return fmt.Errorf("max backlog must be 1 to %d (0: rate × 1 s, capped there), got %d", MaxBacklog, c.MaxBacklog)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,34 @@ type rateState struct {
 	scheduled int64
 	late      int64
 	dropped   int64
+	// err is a pacer that could not be made (a rate Config.Validate
+	// should have refused); finish returns it.
+	err error
 }
+
+// RateDrainGrace is how long a constant-rate window waits, after its
+// duration, for the requests still in flight: then their connections are
+// closed and they are not counted. A window thus ends within duration +
+// RateDrainGrace whatever the rate and whatever the per-request timeout
+// (none included). The dispatcher itself stops at the deadline even when it
+// has fallen behind the schedule: the requests it could not hand out in
+// time count as scheduled and dropped.
+const RateDrainGrace = 2 * time.Second
+
+// dispatchSlack is how far behind its schedule the dispatcher may be at the
+// deadline and still hand out the requests due before it: more is a
+// dispatcher that cannot keep up, less may be a noisy machine's hiccup.
+const dispatchSlack = 50 * time.Millisecond
+
+// handoffCap is the capacity of the channel that hands due requests to the
+// workers: the fast path, allocated with the window (16 KiB of tickets).
+// Requests beyond it wait in the dispatcher's own overflow queue, which
+// grows on demand up to the backlog's cap.
+const handoffCap = 1024
+
+// overflowPoll is how often a dispatcher holding overflow tickets moves
+// them to the handoff channel while it waits for the next due time.
+const overflowPoll = 200 * time.Microsecond
 
 // runRate is the open loop: one dispatcher follows the pacer's absolute
 // schedule and hands each due request to a free connection. A request that
@@ -34,19 +62,42 @@ type rateState struct {
 // late); when the backlog is full the send is dropped and counted, so the
 // client never grows without bound on a slow target. Latency is measured
 // from the due time (corrected) and from the actual send (service time).
+//
+// The backlog is a channel of at most handoffCap tickets read by the
+// workers, then an overflow ring only the dispatcher touches, grown on
+// demand: nothing of rate × 1 s is allocated up front.
 func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, recs []*recorder) *rateState {
-	rs := &rateState{rate: e.cfg.Rate, arrival: e.cfg.Arrival, backlog: e.cfg.backlog()}
+	rs := &rateState{rate: e.cfg.Rate, arrival: e.cfg.Arrival, backlog: min(e.cfg.backlog(), MaxBacklog)}
 	if rs.arrival == "" {
 		rs.arrival = "constant"
 	}
 	var pacer Pacer
+	var constant *ConstantPacer
 	if rs.arrival == "poisson" {
-		pacer, _ = NewPoissonPacer(e.cfg.Rate, e.cfg.Seed)
+		pacer, rs.err = NewPoissonPacer(e.cfg.Rate, e.cfg.Seed)
 	} else {
-		pacer, _ = NewConstantPacer(e.cfg.Rate)
+		constant, rs.err = NewConstantPacer(e.cfg.Rate)
+		pacer = constant
 	}
-	ch := make(chan ticket, rs.backlog)
+	if rs.err != nil {
+		return rs
+	}
+	ch := make(chan ticket, min(rs.backlog, handoffCap))
+	over := newOverflow(rs.backlog - cap(ch))
+	refill := func() {
+		for over.n > 0 {
+			select {
+			case ch <- over.front():
+				over.pop()
+			default:
+				return
+			}
+		}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var busy atomic.Int64 // workers holding a ticket
+	inFlight := make([]atomic.Bool, len(recs))
 	var wg sync.WaitGroup
 	for i := range recs {
 		wg.Add(1)
@@ -58,10 +109,12 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 			b := newBackoff()
 			for t := range ch {
 				busy.Add(1)
+				inFlight[wi].Store(true)
 				reqs[0].Seq, due[0] = t.seq, t.due
-				ok := e.exchange(ctx, wi, rec, reqs, out, b, due, 0)
+				ok := e.exchange(wctx, wi, rec, reqs, out, b, due, 0)
+				inFlight[wi].Store(false)
 				busy.Add(-1)
-				if !ok && ctx.Err() != nil {
+				if !ok && wctx.Err() != nil {
 					return
 				}
 			}
@@ -69,43 +122,121 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 	}
 
 	limit := uint64(w.Requests)
-dispatch:
-	for seq := uint64(0); ; seq++ {
-		if limit != 0 && seq >= limit {
-			break
-		}
+	for seq := uint64(0); limit == 0 || seq < limit; seq++ {
 		d := pacer.Next()
 		if w.Duration > 0 && d >= int64(w.Duration) {
 			break
 		}
 		due := start + d
-		if !sleepUntil(ctx, due) {
-			break dispatch
+		if !sleepUntil(ctx, due, over, refill) {
+			break
+		}
+		if now := driver.Now(); deadline != 0 && now >= deadline && now-due > int64(dispatchSlack) {
+			// Fallen behind: what was due before the deadline and not
+			// handed out is dropped. (Up to dispatchSlack late for a
+			// request due before the deadline is not falling behind.)
+			missed := rs.missed(constant, seq, d, w.Duration)
+			rs.scheduled += missed
+			rs.dropped += missed
+			e.prog.failures.Add(missed)
+			break
 		}
 		rs.scheduled++
-		if int64(len(recs))-busy.Load()-int64(len(ch)) <= 0 {
+		refill()
+		if int64(len(recs))-busy.Load()-int64(len(ch)+over.n) <= 0 {
 			rs.late++
 		}
-		select {
-		case ch <- ticket{seq: seq, due: due}:
-		default:
+		t := ticket{seq: seq, due: due}
+		if over.n == 0 {
+			select {
+			case ch <- t:
+				continue
+			default:
+			}
+		}
+		if !over.push(t) {
 			rs.dropped++
 			e.prog.failures.Add(1)
 		}
 	}
+
+	// Hand out what still waits, then let the workers finish, within the
+	// window's end + RateDrainGrace.
+	wait := RateDrainGrace
+	if deadline != 0 {
+		wait += max(0, time.Duration(deadline-driver.Now()))
+	}
+	grace := time.NewTimer(wait)
+	defer grace.Stop()
+	expired := false
+	for over.n > 0 && !expired {
+		select {
+		case ch <- over.front():
+			over.pop()
+		case <-grace.C:
+			expired = true
+		case <-ctx.Done():
+			expired = true
+		}
+	}
 	close(ch)
-	wg.Wait()
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	if !expired {
+		select {
+		case <-drained:
+			return rs
+		case <-grace.C:
+		}
+	}
+	// Abort what is still in flight: cancel, count what still waits as
+	// dropped, then close the connections blocked in a read.
+	cancel()
+	n := int64(over.n)
+	for range ch {
+		n++
+	}
+	if n > 0 {
+		rs.dropped += n
+		e.prog.failures.Add(n)
+	}
+	for wi := range inFlight {
+		if inFlight[wi].Load() {
+			e.drop(wi)
+		}
+	}
+	<-drained
 	return rs
 }
 
+// missed counts the requests due from request seq (at offset d) up to the
+// end of the window's duration, which a dispatcher that fell behind did not
+// hand out: exact for a constant rate, the expected count for Poisson
+// arrivals. Without a duration it is 0 (a count-bounded window ends by
+// its count).
+func (rs *rateState) missed(c *ConstantPacer, seq uint64, d int64, dur time.Duration) int64 {
+	if dur <= 0 {
+		return 0
+	}
+	if c != nil {
+		n := c.CountBefore(int64(dur))
+		if n <= seq {
+			return 0
+		}
+		return int64(min(n-seq, math.MaxInt64))
+	}
+	return int64(math.Max(0, rs.rate*float64(int64(dur)-d)/1e9))
+}
+
 // sleepUntil blocks the dispatcher until due (a driver.Now() time) with
-// clock_nanosleep, checking ctx at least every 50 ms; it reports false when
-// ctx ended. Go's timers wake up to a millisecond late when the runtime
-// parks in the network poller (its epoll timeout has millisecond
-// resolution): measured here, a schedule lag of 0.5 ms at the median. A
-// blocking nanosleep on the dispatcher's thread wakes within tens of
-// microseconds, and that lag is part of every corrected latency.
-func sleepUntil(ctx context.Context, due int64) bool {
+// clock_nanosleep, checking ctx at least every 50 ms (every overflowPoll,
+// calling refill, while over holds tickets); it reports false when ctx
+// ended. Go's timers wake up to a millisecond late when the runtime parks in
+// the network poller (its epoll timeout has millisecond resolution):
+// measured here, a schedule lag of 0.5 ms at the median. A blocking
+// nanosleep on the dispatcher's thread wakes within tens of microseconds,
+// and that lag is part of every corrected latency.
+func sleepUntil(ctx context.Context, due int64, over *overflow, refill func()) bool {
 	for {
 		if ctx.Err() != nil {
 			return false
@@ -114,16 +245,21 @@ func sleepUntil(ctx context.Context, due int64) bool {
 		if wait <= 0 {
 			return true
 		}
-		if wait > int64(50*time.Millisecond) {
-			wait = int64(50 * time.Millisecond)
+		chunk := int64(50 * time.Millisecond)
+		if over.n > 0 {
+			refill()
+			chunk = int64(overflowPoll)
 		}
-		ts := unix.NsecToTimespec(wait)
+		ts := unix.NsecToTimespec(min(wait, chunk))
 		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
 	}
 }
 
 // finish fills the open-loop figures of the result.
 func (rs *rateState) finish(res *result.Load, w Window) error {
+	if rs.err != nil {
+		return rs.err
+	}
 	r := res.Rate
 	r.Target = rs.rate
 	r.Arrival = rs.arrival
@@ -148,4 +284,49 @@ func (rs *rateState) finish(res *result.Load, w Window) error {
 		r.Coverage = float64(res.Requests) / (rs.rate * planned) * 100
 	}
 	return nil
+}
+
+// MaxBacklog bounds the constant-rate backlog, whatever the rate or
+// Config.MaxBacklog: 2²⁰ due requests (16 MiB of tickets). The default,
+// rate × 1 s, reaches it only above about a million requests per second.
+const MaxBacklog = 1 << 20
+
+// overflow is the part of the backlog beyond the handoff channel: a FIFO
+// ring only the dispatcher touches (no lock), grown on demand (doubling
+// from 64) up to its limit and never allocated up front.
+type overflow struct {
+	buf   []ticket // len(buf) is the current capacity
+	head  int
+	n     int
+	limit int
+}
+
+// newOverflow returns an empty overflow holding at most limit tickets
+// (none when limit ≤ 0).
+func newOverflow(limit int) *overflow { return &overflow{limit: max(limit, 0)} }
+
+// push appends t; false when the overflow is full.
+func (o *overflow) push(t ticket) bool {
+	if o.n >= o.limit {
+		return false
+	}
+	if o.n == len(o.buf) {
+		nb := make([]ticket, min(max(2*len(o.buf), 64), o.limit))
+		for i := 0; i < o.n; i++ {
+			nb[i] = o.buf[(o.head+i)%len(o.buf)]
+		}
+		o.buf, o.head = nb, 0
+	}
+	o.buf[(o.head+o.n)%len(o.buf)] = t
+	o.n++
+	return true
+}
+
+// front is the oldest ticket; the overflow must not be empty.
+func (o *overflow) front() ticket { return o.buf[o.head] }
+
+// pop removes the oldest ticket.
+func (o *overflow) pop() {
+	o.head = (o.head + 1) % len(o.buf)
+	o.n--
 }

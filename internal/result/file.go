@@ -100,11 +100,13 @@ type Writer struct {
 var ErrComplete = errors.New("results file is complete")
 
 // Create starts a new results file. It refuses to replace an existing file
-// unless force is set.
+// unless force is set, and refuses, with a *LockedError naming the PID, a
+// file another writer holds: the writer keeps an exclusive lock on the file
+// until Close or Abandon (or its death).
 func Create(path string, h Header, force bool) (*Writer, error) {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		flags = os.O_WRONLY | os.O_CREATE // truncated once locked
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
@@ -112,6 +114,16 @@ func Create(path string, h Header, force bool) (*Writer, error) {
 			return nil, fmt.Errorf("%s already exists: refusing to overwrite results (use --resume to continue a partial file, --force to replace it, or another -o)", path)
 		}
 		return nil, err
+	}
+	if err := lockWriter(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if force {
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("truncate %s: %w", path, err)
+		}
 	}
 	w := &Writer{f: f, h: sha256.New(), done: map[string]bool{}}
 	h.Type, h.Schema = "header", ResultsSchema
@@ -125,18 +137,30 @@ func Create(path string, h Header, force bool) (*Writer, error) {
 // Resume reopens a partial results file: it checks every line, drops a
 // torn last line (a sample that was being written when the run died), and
 // returns the header and the keys of the samples already done. A file that
-// has a footer is complete: ErrComplete.
-func Resume(path string) (*Writer, *Header, error) {
-	data, err := os.ReadFile(path)
+// has a footer is complete: ErrComplete. A file another writer holds is
+// refused with a *LockedError naming the PID, before anything is read.
+func Resume(path string) (w *Writer, hdr *Header, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	if err := lockWriter(f); err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	keep := data
 	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
 		keep = data[:i+1] // torn final line
 	}
-	var hdr *Header
-	w := &Writer{h: sha256.New(), done: map[string]bool{}}
+	w = &Writer{h: sha256.New(), done: map[string]bool{}}
 	lines := bytes.SplitAfter(keep, []byte("\n"))
 	for i, line := range lines {
 		if len(line) == 0 {
@@ -186,16 +210,10 @@ func Resume(path string) (*Writer, *Header, error) {
 	if hdr == nil {
 		return nil, nil, fmt.Errorf("%s: no header line: not a benchrig results file", path)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return nil, nil, err
-	}
 	if err := f.Truncate(int64(len(keep))); err != nil {
-		f.Close()
 		return nil, nil, err
 	}
 	if _, err := f.Seek(int64(len(keep)), io.SeekStart); err != nil {
-		f.Close()
 		return nil, nil, err
 	}
 	w.f = f

@@ -1,22 +1,17 @@
 package sample
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
-	"github.com/prometheus/procfs"
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
-// secondsPerTick converts the clock ticks of /proc/PID/stat to seconds. It is
-// 1/USER_HZ as procfs defines it (USER_HZ is 100 on every Linux platform Go
-// supports); taking it from procfs keeps the two in agreement.
-var secondsPerTick = procfs.ProcStat{UTime: 1}.CPUTime()
+// secondsPerTick converts the clock ticks of /proc/PID/stat to seconds:
+// 1/USER_HZ.
+const secondsPerTick = 1.0 / proc.UserHZ
 
 // fullScanEvery is how often the reader reads the stat file of every process
 // on the machine, not only of the tree and of new PIDs (see reader).
@@ -74,39 +69,33 @@ type tree struct {
 // brings all its counters (and if it exits first, its parent's cutime
 // does).
 type reader struct {
-	fs       procfs.FS
+	fs       proc.FS
 	root     string // the mount point
 	buf      []byte // for stat and schedstat files
-	page     uint64 // bytes per page, for RSS
 	outside  map[int]uint64
 	lastFull time.Time
 }
 
 // newReader opens the procfs mounted at root.
 func newReader(root string) (*reader, error) {
-	pfs, err := procfs.NewFS(root)
+	pfs, err := proc.NewFS(root)
 	if err != nil {
 		return nil, fmt.Errorf("open procfs at %q: %w", root, err)
 	}
-	return &reader{fs: pfs, root: root, buf: make([]byte, 4096), page: uint64(os.Getpagesize())}, nil
-}
-
-// path returns the path of a file under /proc/PID.
-func (r *reader) path(pid int, name string) string {
-	return r.root + "/" + strconv.Itoa(pid) + "/" + name
+	return &reader{fs: pfs, root: root, buf: make([]byte, 4096)}, nil
 }
 
 // rootStart returns the start time of process pid, to identify it later, or
 // an error when it does not exist or has already exited.
 func (r *reader) rootStart(pid int) (uint64, error) {
-	st, err := readStat(r.path(pid, "stat"), r.buf)
+	st, err := r.fs.ReadStat(pid, r.buf)
 	if err != nil {
 		return 0, fmt.Errorf("root process %d: %w", pid, err)
 	}
-	if isZombie(st.state) {
-		return 0, fmt.Errorf("root process %d has already exited (state %c)", pid, st.state)
+	if st.Exited() {
+		return 0, fmt.Errorf("root process %d has already exited (state %c)", pid, st.State)
 	}
-	return st.start, nil
+	return st.StartTime, nil
 }
 
 // read reads the tree rooted at process root, which started at rootStart,
@@ -115,7 +104,7 @@ func (r *reader) rootStart(pid int) (uint64, error) {
 // be read or the root's stat is unreadable for another reason than its
 // exit.
 func (r *reader) read(root int, rootStart uint64, withPSS bool, now time.Time) (tree, error) {
-	all, err := r.fs.AllProcs()
+	all, err := r.fs.PIDs()
 	if err != nil {
 		return tree{}, fmt.Errorf("list processes in %q: %w", r.root, err)
 	}
@@ -123,31 +112,27 @@ func (r *reader) read(root int, rootStart uint64, withPSS bool, now time.Time) (
 	if full {
 		r.lastFull = now
 	}
-	type entry struct {
-		statFields
-		proc procfs.Proc
-	}
-	stats := make(map[int]entry)
+	stats := make(map[int]proc.Stat)
 	children := make(map[int][]int)
 	outside := make(map[int]uint64, len(r.outside))
-	for _, p := range all {
-		if start, ok := r.outside[p.PID]; ok && !full {
-			outside[p.PID] = start
+	for _, pid := range all {
+		if start, ok := r.outside[pid]; ok && !full {
+			outside[pid] = start
 			continue
 		}
-		st, err := readStat(r.path(p.PID, "stat"), r.buf)
+		st, err := r.fs.ReadStat(pid, r.buf)
 		if err != nil {
-			if p.PID == root && !vanished(err) {
+			if pid == root && !proc.Vanished(err) {
 				return tree{}, fmt.Errorf("read stat of root process %d: %w", root, err)
 			}
 			continue // exited since the listing, or unreadable: not ours to judge
 		}
-		stats[p.PID] = entry{st, p}
-		children[st.ppid] = append(children[st.ppid], p.PID)
+		stats[pid] = st
+		children[st.PPID] = append(children[st.PPID], pid)
 	}
 
 	rs, ok := stats[root]
-	if !ok || rs.start != rootStart || isZombie(rs.state) {
+	if !ok || rs.StartTime != rootStart || rs.Exited() {
 		return tree{rootGone: true}, nil
 	}
 
@@ -161,28 +146,29 @@ func (r *reader) read(root int, rootStart uint64, withPSS bool, now time.Time) (
 		}
 		queue = append(queue, children[pid]...)
 		st := stats[pid]
+		user, system := st.TreeCPUTicks()
 		info := procInfo{
-			ppid:   st.ppid,
-			start:  st.start,
-			zombie: isZombie(st.state),
-			user:   st.utime + st.cutime,
-			system: st.stime + st.cstime,
+			ppid:   st.PPID,
+			start:  st.StartTime,
+			zombie: st.Exited(),
+			user:   user,
+			system: system,
 		}
 		t.procs[pid] = info
 		if info.zombie {
 			continue // no memory or threads left; CPU counted above
 		}
 		t.processes++
-		t.threads += st.threads
-		t.rss += st.rssPages * r.page
+		t.threads += st.NumThreads
+		t.rss += st.ResidentMemory()
 		if withPSS {
-			r.readPSS(&t, st.proc)
+			r.readPSS(&t, pid)
 		}
-		r.readSched(&t, pid, st.threads)
+		r.readSched(&t, pid, st.NumThreads)
 	}
-	for pid, e := range stats {
+	for pid, st := range stats {
 		if _, in := t.procs[pid]; !in {
-			outside[pid] = e.start
+			outside[pid] = st.StartTime
 		}
 	}
 	r.outside = outside
@@ -190,13 +176,13 @@ func (r *reader) read(root int, rootStart uint64, withPSS bool, now time.Time) (
 	return t, nil
 }
 
-// readPSS adds the PSS of process p to t, or flags PSS as unavailable.
-func (r *reader) readPSS(t *tree, p procfs.Proc) {
-	sm, err := p.ProcSMapsRollup()
+// readPSS adds the PSS of process pid to t, or flags PSS as unavailable.
+func (r *reader) readPSS(t *tree, pid int) {
+	sm, err := r.fs.SmapsRollup(pid)
 	switch {
 	case err == nil:
 		t.pss += sm.Pss
-	case vanished(err) && !r.exists(strconv.Itoa(p.PID)):
+	case proc.Vanished(err) && !r.exists(strconv.Itoa(pid)):
 		// exited while being read: it holds no memory any more
 	default:
 		t.pssUnavailable = true
@@ -209,29 +195,28 @@ func (r *reader) readPSS(t *tree, p procfs.Proc) {
 // saves listing its task directory.
 func (r *reader) readSched(t *tree, pid, threads int) {
 	if threads == 1 {
-		ns, err := readSchedstat(r.path(pid, "schedstat"), r.buf)
+		ns, err := r.fs.ReadSchedstat(pid, r.buf)
 		switch {
 		case err == nil:
-			t.sched[pid] = ns
-		case !vanished(err) || r.exists(strconv.Itoa(pid)):
+			t.sched[pid] = uint64(ns)
+		case !proc.Vanished(err) || r.exists(strconv.Itoa(pid)):
 			t.schedUnavailable = true
 		}
 		return
 	}
-	tasks, err := r.fs.AllThreads(pid)
+	tids, err := r.fs.Threads(pid)
 	if err != nil {
-		if !vanished(err) || r.exists(strconv.Itoa(pid)) {
+		if !proc.Vanished(err) || r.exists(strconv.Itoa(pid)) {
 			t.schedUnavailable = true
 		}
 		return
 	}
-	for _, th := range tasks {
-		task := filepath.Join(strconv.Itoa(pid), "task", strconv.Itoa(th.PID))
-		ns, err := readSchedstat(filepath.Join(r.root, task, "schedstat"), r.buf)
+	for _, tid := range tids {
+		ns, err := r.fs.ReadThreadSchedstat(pid, tid, r.buf)
 		switch {
 		case err == nil:
-			t.sched[th.PID] = ns
-		case !vanished(err) || r.exists(task):
+			t.sched[tid] = uint64(ns)
+		case !proc.Vanished(err) || r.exists(strconv.Itoa(pid), "task", strconv.Itoa(tid)):
 			t.schedUnavailable = true
 		}
 	}
@@ -239,15 +224,6 @@ func (r *reader) readSched(t *tree, pid, threads int) {
 
 // exists reports whether a path under the procfs mount exists.
 func (r *reader) exists(elem ...string) bool {
-	_, err := os.Stat(filepath.Join(append([]string{r.root}, elem...)...))
+	_, err := os.Stat(r.fs.Path(elem...))
 	return err == nil
 }
-
-// vanished reports whether err says the process (or thread) is gone.
-func vanished(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
-}
-
-// isZombie reports whether a /proc state letter is that of an exited
-// process not yet reaped (Z) or being reaped (X, x).
-func isZombie(state byte) bool { return state == 'Z' || state == 'X' || state == 'x' }

@@ -2,9 +2,9 @@ package target
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 // Target is a server under measurement: one started by Start or one already
@@ -26,6 +26,7 @@ var (
 // Attached is a server benchrig measures but did not start and does not
 // stop, identified by its PID.
 type Attached struct {
+	fs    proc.FS
 	pid   int
 	comm  string
 	start uint64 // start time in clock ticks, to tell a reused PID apart
@@ -34,25 +35,25 @@ type Attached struct {
 // Attach returns a handle on the running process pid, after checking that it
 // exists and has not exited.
 func Attach(pid int) (*Attached, error) {
-	return attach(procRoot, pid)
+	return attach(proc.Default(), pid)
 }
 
-// attach is Attach reading the process filesystem at root.
-func attach(root string, pid int) (*Attached, error) {
+// attach is Attach reading the process filesystem fs.
+func attach(fs proc.FS, pid int) (*Attached, error) {
 	if pid <= 0 {
 		return nil, fmt.Errorf("attach to pid %d: want a positive process ID", pid)
 	}
-	st, err := readStat(root, pid)
-	if errors.Is(err, fs.ErrNotExist) {
+	st, err := fs.Stat(pid)
+	if proc.Vanished(err) {
 		return nil, fmt.Errorf("attach to pid %d: no such process (or not visible in this PID namespace)", pid)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("attach to pid %d: %w", pid, err)
 	}
-	if st.gone() {
+	if st.Exited() {
 		return nil, fmt.Errorf("attach to pid %d (%s): process has exited (zombie)", pid, st.Comm)
 	}
-	return &Attached{pid: pid, comm: st.Comm, start: st.StartTime}, nil
+	return &Attached{fs: fs, pid: pid, comm: st.Comm, start: st.StartTime}, nil
 }
 
 // PID is the attached process ID.
@@ -65,8 +66,7 @@ func (a *Attached) Comm() string { return a.comm }
 // Alive reports whether the attached process still runs: the PID exists, is
 // not a zombie, and is the same process (same start time) as at Attach.
 func (a *Attached) Alive() bool {
-	st, err := readStat(procRoot, a.pid)
-	return err == nil && !st.gone() && st.StartTime == a.start
+	return a.fs.SameProcess(a.pid, a.start)
 }
 
 // Stop does nothing: benchrig does not stop servers it did not start.

@@ -1,7 +1,10 @@
 // Package target manages the servers benchrig measures: it starts a target
 // as a fresh process group pinned to chosen CPUs with its output in a per-run
 // log file, waits for a readiness probe, runs response checks against it, and
-// stops the whole group so that nothing is left behind. It can also attach to
+// stops its whole process tree so that nothing is left behind. Every target
+// runs under a watchdog (benchrig re-executed; see watchdog.go) that is a
+// child subreaper and kills the tree, daemonised children included, on Stop
+// or when benchrig dies, kill -9 included. It can also attach to
 // a server that is already running, by PID or by the port it listens on.
 //
 // A managed target's life:
@@ -24,6 +27,8 @@
 // Probes are an interface so that other packages (the ephemeral PostgreSQL
 // and redis-server targets) can plug in protocol-level readiness checks.
 //
-// Linux only: the package reads /proc and uses process groups, Pdeathsig and
-// sched_setaffinity.
+// Linux only: the package reads /proc (through internal/proc) and uses
+// process groups, PR_SET_CHILD_SUBREAPER, Pdeathsig and sched_setaffinity.
+// Any binary that links it can start targets: the watchdog is handled in
+// the package's init, before main.
 package target

@@ -24,6 +24,13 @@ type StartError struct {
 	// Tail is the end of the log, lines joined by " | ", when the process
 	// exited before it was ready.
 	Tail string
+	// Listening lists the addresses the target's processes listened on
+	// when it was given up as not ready ("127.0.0.1:3001"): where it went
+	// instead of the port it was asked to use.
+	Listening []string
+	// LogHints quotes the log lines that show where the target listened,
+	// when it was not ready in time.
+	LogHints []string
 	// Err is the cause: the last probe error, the exit status, ….
 	Err error
 }
@@ -38,6 +45,20 @@ func (e *StartError) Error() string {
 	if e.Err != nil {
 		b.WriteString(": ")
 		b.WriteString(oneLine(e.Err.Error()))
+	}
+	if len(e.Listening) > 0 {
+		b.WriteString("; the target listens on ")
+		b.WriteString(strings.Join(e.Listening, ", "))
+		b.WriteString(" instead (does it ignore $PORT or its port flag?)")
+	}
+	if len(e.LogHints) > 0 {
+		b.WriteString("; its log says: ")
+		for i, h := range e.LogHints {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			b.WriteString(strconv.Quote(h))
+		}
 	}
 	if e.Tail != "" {
 		b.WriteString("; last output: ")

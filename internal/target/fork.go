@@ -1,96 +1,125 @@
 package target
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
-	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
-// forkPinned starts cmd as the leader of its own process group with
-// Pdeathsig SIGKILL and, when cpus is not empty, pinned to those CPUs from its
-// first instruction. It returns the CPU list the child actually runs on.
-//
-// Both Pdeathsig and the affinity belong to the OS thread that forks, so the
-// goroutine is locked to its thread around cmd.Start:
-//
-//   - Pdeathsig fires when the thread that forked the child exits, not the
-//     process. Locking keeps the fork on a thread the runtime does not retire
-//     (it only ends threads whose goroutine exits while locked), so the
-//     signal fires when benchrig itself dies.
-//   - The child inherits the forking thread's affinity mask. Setting the
-//     mask on this thread just before the fork and restoring it just after
-//     pins the child without a window in which it runs elsewhere, and leaves
-//     the rest of benchrig unpinned.
-func forkPinned(cmd *exec.Cmd, cpus []int) (effective string, err error) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-
-	// The fork runs on a goroutine of its own so that, should restoring the
-	// mask fail, that goroutine can keep its pinned thread out of the
-	// runtime's pool for good (blocking while locked) instead of handing it
-	// back pinned or ending it (which would fire Pdeathsig on the child).
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		var old unix.CPUSet
-		if len(cpus) > 0 {
-			if err := unix.SchedGetaffinity(0, &old); err != nil {
-				runtime.UnlockOSThread()
-				done <- &pinError{fmt.Errorf("read own CPU affinity: %w", err)}
-				return
-			}
-			want := cpuSet(cpus)
-			if err := unix.SchedSetaffinity(0, &want); err != nil {
-				runtime.UnlockOSThread()
-				done <- &pinError{fmt.Errorf("%q: cannot pin to them (online CPUs: %s): %w",
-					FormatCPUList(cpus), onlineCPUs(), err)}
-				return
-			}
-		}
-		err := cmd.Start()
-		if len(cpus) > 0 && unix.SchedSetaffinity(0, &old) != nil {
-			done <- err
-			select {} // keep the pinned thread (and the child's Pdeathsig parent) alive
-		}
-		runtime.UnlockOSThread()
-		done <- err
-	}()
-	if err := <-done; err != nil {
-		return "", err
-	}
-	return affinityOf(cmd.Process.Pid), nil
+// watched is a target started under a watchdog (see watchdog.go): the
+// watchdog's command, the target's PID, and the pipes to the watchdog.
+type watched struct {
+	wd         *exec.Cmd
+	pid        int           // the target's PID (and process group ID)
+	ctl        *os.File      // write end of the control pipe; closing it kills the tree
+	status     *bufio.Reader // read end of the status pipe
+	statusFile *os.File
 }
 
-// pinError is a failure to pin the target to its CPUs (as opposed to a
-// failure to start it).
-type pinError struct{ err error }
+// spawn starts argv under a watchdog: benchrig re-executed with watchdogArg,
+// in its own process group, with a parent-death signal (SIGTERM) and, when
+// cpus is not empty, pinned to those CPUs from its first instruction, so
+// the target it forks inherits the mask. The fork runs on a locked thread
+// (see proc.OnPinnedThread) so that the parent-death signal fires when
+// benchrig dies, not when a thread of it ends. It returns once the watchdog
+// has reported the target's PID, or the reason the exec failed.
+//
+// path is argv[0] resolved in $PATH (or as given when it holds a slash);
+// env and dir apply to the watchdog and, through it, to the target.
+func spawn(path string, argv, env []string, dir string, log *os.File, cpus []int) (*watched, error) {
+	// /proc/self/exe is the running binary itself, even if its file has
+	// been replaced or removed since (a rebuild during a run): never
+	// another version speaking another protocol.
+	self := "/proc/self/exe"
+	if _, err := os.Stat(self); err != nil {
+		if self, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("find benchrig's own executable to run the watchdog: %w", err)
+		}
+	}
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	stR, stW, err := os.Pipe()
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		return nil, err
+	}
+	args := append([]string{watchdogArg, strconv.Itoa(os.Getpid()), path}, argv...)
+	cmd := exec.Command(self, args...)
+	cmd.Args[0] = "benchrig-watchdog"
+	cmd.Env, cmd.Dir = env, dir
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = []*os.File{ctlR, stW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	err = proc.OnPinnedThread(cpus, cmd.Start)
+	ctlR.Close()
+	stW.Close()
+	if err != nil {
+		ctlW.Close()
+		stR.Close()
+		return nil, err
+	}
+	w := &watched{wd: cmd, ctl: ctlW, status: bufio.NewReader(stR), statusFile: stR}
+	line, err := w.next()
+	if err != nil {
+		w.abort()
+		return nil, fmt.Errorf("watchdog: %w", err)
+	}
+	if rest, ok := strings.CutPrefix(line, "error "); ok {
+		w.abort()
+		num, msg, _ := strings.Cut(rest, " ")
+		if n, err := strconv.Atoi(num); err == nil && n > 0 {
+			return nil, syscall.Errno(n)
+		}
+		return nil, errors.New(msg)
+	}
+	pid, err := strconv.Atoi(strings.TrimPrefix(line, "pid "))
+	if err != nil || !strings.HasPrefix(line, "pid ") || pid <= 0 {
+		w.abort()
+		return nil, fmt.Errorf("watchdog: unexpected report %q", line)
+	}
+	w.pid = pid
+	return w, nil
+}
 
-func (e *pinError) Error() string { return e.err.Error() }
-func (e *pinError) Unwrap() error { return e.err }
+// next reads the watchdog's next status line; io.EOF once it has exited.
+func (w *watched) next() (string, error) {
+	line, err := w.status.ReadString('\n')
+	if err != nil {
+		if line == "" {
+			return "", err
+		}
+		if !errors.Is(err, io.EOF) {
+			return "", err
+		}
+	}
+	return strings.TrimSuffix(line, "\n"), nil
+}
+
+// abort ends a watchdog whose start failed: the closed control pipe makes
+// it kill whatever it started and exit.
+func (w *watched) abort() {
+	w.ctl.Close()
+	_ = w.wd.Wait()
+	w.statusFile.Close()
+}
 
 // affinityOf returns the CPU list a process may run on, or "" when it cannot
 // be read (the process has already gone).
 func affinityOf(pid int) string {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(pid, &set); err != nil {
+	cpus, err := proc.Affinity(pid)
+	if err != nil {
 		return ""
 	}
-	return FormatCPUList(cpusOf(&set))
-}
-
-// onlineCPUs returns the kernel's list of online CPUs, for error messages.
-func onlineCPUs() string {
-	b, err := os.ReadFile("/sys/devices/system/cpu/online")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(b))
+	return FormatCPUList(cpus)
 }

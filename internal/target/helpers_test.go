@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 // need returns the path of a command the test needs: the test is skipped
@@ -136,7 +138,7 @@ func waitGone(t *testing.T, pgid int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		m, err := groupMembers(procRoot, pgid)
+		m, err := proc.Default().Group(pgid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,8 +154,7 @@ func waitGone(t *testing.T, pgid int) {
 
 // procAlive reports whether pid is a live (non-zombie) process.
 func procAlive(pid int) bool {
-	st, err := readStat(procRoot, pid)
-	return err == nil && !st.gone()
+	return proc.Default().Alive(pid)
 }
 
 // statusField reads one field of /proc/PID/status.
@@ -180,4 +181,20 @@ func mustContain(t *testing.T, s string, parts ...string) {
 			t.Errorf("%q\n  does not contain %q", s, p)
 		}
 	}
+}
+
+// descendsFrom reports whether pid is below ancestor in the process tree
+// (targets run under a watchdog: they are grandchildren of the test).
+func descendsFrom(fs proc.FS, pid, ancestor int) bool {
+	for i := 0; i < 64 && pid > 1; i++ {
+		st, err := fs.Stat(pid)
+		if err != nil {
+			return false
+		}
+		if st.PPID == ancestor {
+			return true
+		}
+		pid = st.PPID
+	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -17,10 +18,21 @@ import (
 // maxTailBytes bounds how much of a log LogTail reads from its end.
 const maxTailBytes = 1 << 20
 
-// createLog creates the per-run log file for a target: dir/name.log, or
-// dir/name.2.log, … when an earlier run left one. An empty dir means a fresh
-// temporary directory.
+// MaxLogsPerTarget is how many log files of one target a log directory
+// keeps: creating one more removes the oldest, so a suite may run any number
+// of samples of a command target.
+const MaxLogsPerTarget = 1000
+
+// createLog creates the per-run log file for a target: dir/name.log, then
+// dir/name.2.log, … (the number after the highest one there), removing the
+// oldest beyond MaxLogsPerTarget. An empty dir means a fresh temporary
+// directory.
 func createLog(dir, name string) (*os.File, error) {
+	return createLogKeep(dir, name, MaxLogsPerTarget)
+}
+
+// createLogKeep is createLog keeping at most keep logs of the target.
+func createLogKeep(dir, name string, keep int) (*os.File, error) {
 	if dir == "" {
 		d, err := tmpdir.New("", "target")
 		if err != nil {
@@ -31,21 +43,72 @@ func createLog(dir, name string) (*os.File, error) {
 		return nil, fmt.Errorf("create log dir: %w", err)
 	}
 	base := safeFileName(name)
-	for i := 1; i <= 1000; i++ {
-		file := base + ".log"
-		if i > 1 {
-			file = base + "." + strconv.Itoa(i) + ".log"
-		}
-		f, err := os.OpenFile(filepath.Join(dir, file), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	have, err := logIndexes(dir, base)
+	if err != nil {
+		return nil, fmt.Errorf("create log: %w", err)
+	}
+	next := 1
+	if len(have) > 0 {
+		next = have[len(have)-1] + 1
+	}
+	// Another benchrig may create logs in the same directory: step past
+	// the numbers it takes.
+	for tries := 0; tries < 1000; tries, next = tries+1, next+1 {
+		f, err := os.OpenFile(filepath.Join(dir, logName(base, next)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("create log: %w", err)
 		}
+		if extra := len(have) + 1 - keep; extra > 0 {
+			for _, i := range have[:extra] {
+				_ = os.Remove(filepath.Join(dir, logName(base, i)))
+			}
+		}
 		return f, nil
 	}
-	return nil, fmt.Errorf("create log: %s already holds 1000 logs of %q", dir, name)
+	return nil, fmt.Errorf("create log: %s: 1000 attempts at a new log name for %q all found the name taken", dir, name)
+}
+
+// logName is the name of log number i of a target: base.log, base.2.log, ….
+func logName(base string, i int) string {
+	if i == 1 {
+		return base + ".log"
+	}
+	return base + "." + strconv.Itoa(i) + ".log"
+}
+
+// logIndexes lists, in increasing order, the numbers of the logs of base in
+// dir.
+func logIndexes(dir, base string) ([]int, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, n := range names {
+		if n == base+".log" {
+			out = append(out, 1)
+			continue
+		}
+		mid, ok := strings.CutPrefix(n, base+".")
+		if !ok {
+			continue
+		}
+		if num, ok := strings.CutSuffix(mid, ".log"); ok {
+			if i, err := strconv.Atoi(num); err == nil && i >= 2 && strconv.Itoa(i) == num {
+				out = append(out, i)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out, nil
 }
 
 // safeFileName maps a target name to a file name: letters, digits, '.', '_'

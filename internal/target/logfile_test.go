@@ -103,3 +103,50 @@ func TestOneLine(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestCreateLogRetention: the 1,001st log of a target is created and the
+// oldest removed (a suite used to fail at sample 1,001 with "already holds
+// 1000 logs"); with a smaller bound the newest logs are the ones kept.
+func TestCreateLogRetention(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < MaxLogsPerTarget+1; i++ {
+		f, err := createLog(dir, "cache")
+		if err != nil {
+			t.Fatalf("log %d: %v", i+1, err)
+		}
+		f.Close()
+	}
+	got, err := logIndexes(dir, "cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != MaxLogsPerTarget || got[0] != 2 || got[len(got)-1] != MaxLogsPerTarget+1 {
+		t.Errorf("after %d logs: %d kept, numbers %d to %d; want %d kept, 2 to %d", MaxLogsPerTarget+1, len(got), got[0], got[len(got)-1], MaxLogsPerTarget, MaxLogsPerTarget+1)
+	}
+
+	small := t.TempDir()
+	other, err := createLogKeep(small, "other", 3) // another target's log is not counted
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	for i := 0; i < 5; i++ {
+		f, err := createLogKeep(small, "srv", 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "run %d\n", i+1)
+		f.Close()
+	}
+	ents, _ := os.ReadDir(small)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := "other.log srv.3.log srv.4.log srv.5.log"; strings.Join(names, " ") != want {
+		t.Errorf("kept %v, want %s", names, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(small, "srv.5.log")); string(b) != "run 5\n" {
+		t.Errorf("newest log holds %q", b)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 func TestPinning(t *testing.T) {
@@ -52,7 +54,7 @@ func ownAffinities(t *testing.T) map[int]string {
 		}
 		var set unix.CPUSet
 		if unix.SchedGetaffinity(tid, &set) == nil {
-			out[tid] = FormatCPUList(cpusOf(&set))
+			out[tid] = FormatCPUList(proc.CPUsOf(&set))
 		}
 	}
 	return out
@@ -61,11 +63,11 @@ func ownAffinities(t *testing.T) map[int]string {
 func TestPinningUnavailableCPU(t *testing.T) {
 	sleep := need(t, "sleep")
 	spec := testSpec(t, "nocpu", sleep, "30")
-	spec.CPUs = strconv.Itoa(maxCPU - 1)
+	spec.CPUs = strconv.Itoa(proc.MaxCPU - 1)
 	_, err := Start(context.Background(), spec, nil)
 	if err == nil {
-		t.Fatalf("pinning to CPU %d succeeded", maxCPU-1)
+		t.Fatalf("pinning to CPU %d succeeded", proc.MaxCPU-1)
 	}
-	mustContain(t, err.Error(), `target "nocpu": cpus: "1023": cannot pin to them (online CPUs: `)
+	mustContain(t, err.Error(), `target "nocpu": cpus: CPUs "1023": cannot pin to them: none of them is online and allowed to benchrig (online CPUs: `)
 	assertNoSleep30(t, sleep)
 }

@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 // preStartProbeTimeout bounds the probe attempt made before starting, which
@@ -16,26 +19,31 @@ import (
 const preStartProbeTimeout = 300 * time.Millisecond
 
 // Process is a target process started by Start: the leader of its own
-// process group, with its output in a per-run log file. Its methods are safe
-// for concurrent use.
+// process group, run under a watchdog (see watchdog.go), with its output in
+// a per-run log file. Its methods are safe for concurrent use.
 type Process struct {
 	spec    Spec
-	cmd     *exec.Cmd
+	w       *watched
 	pid     int
 	logPath string
 	cpus    string
 	startup time.Duration
 
-	exited   chan struct{} // closed once the leader has been reaped
-	waitErr  error         // written before exited is closed
-	status   string        // written before exited is closed
-	stopOnce sync.Once
-	stopErr  error
+	exited    chan struct{} // closed once the leader has been reaped
+	waitErr   error         // written before exited is closed
+	status    string        // written before exited is closed
+	wdDone    chan struct{} // closed once the watchdog has exited
+	survivors string        // the watchdog's last report, written before wdDone closes
+	ctlOnce   sync.Once
+	stopOnce  sync.Once
+	stopErr   error
 }
 
-// Start starts the target described by spec as a fresh process group, with
-// stdout and stderr in a per-run log file, pinned to spec.CPUs if set, and
-// killed by the kernel (SIGKILL) if benchrig dies. It then polls probe (or,
+// Start starts the target described by spec as a fresh process group under
+// a watchdog, with stdout and stderr in a per-run log file, pinned to
+// spec.CPUs if set. Its whole process tree (grandchildren and daemonised
+// children included) is killed when Stop is called or benchrig dies, kill
+// -9 included. It then polls probe (or,
 // when probe is nil, the probe spec.Ready describes; with neither the target
 // counts as ready once started) until it succeeds, spec.StartTimeout passes,
 // the process exits or ctx is done. On any failure the process group is
@@ -60,9 +68,11 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 		return nil, fail("start", err)
 	}
 	startOp := fmt.Sprintf("start %q", spec.Argv[0])
-	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
-	if cmd.Err != nil {
-		return nil, fail(startOp, startCause(cmd.Err))
+	path := spec.Argv[0]
+	if !strings.Contains(path, "/") {
+		if path, err = exec.LookPath(path); err != nil {
+			return nil, fail(startOp, startCause(err))
+		}
 	}
 	if probe != nil {
 		pctx, cancel := context.WithTimeout(ctx, preStartProbeTimeout)
@@ -78,30 +88,28 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 		return nil, fail("log", err)
 	}
 	logPath := logFile.Name()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = append(os.Environ(), spec.Env...)
-	cmd.Dir = spec.Dir
 	forked := time.Now()
-	effective, err := forkPinned(cmd, cpus)
-	logFile.Close() // the child has its own descriptor
+	w, err := spawn(path, spec.Argv, append(os.Environ(), spec.Env...), spec.Dir, logFile, cpus)
+	logFile.Close() // the watchdog and target have their own descriptors
 	if err != nil {
 		removeEmptyLog(logPath, spec.LogDir == "")
-		var pe *pinError
+		var pe *proc.PinError
 		if errors.As(err, &pe) {
-			return nil, fail("cpus", pe.err)
+			return nil, fail("cpus", pe.Err)
 		}
 		return nil, fail(startOp, startCause(err))
 	}
 
 	p := &Process{
 		spec:    spec,
-		cmd:     cmd,
-		pid:     cmd.Process.Pid,
+		w:       w,
+		pid:     w.pid,
 		logPath: logPath,
-		cpus:    effective,
+		cpus:    affinityOf(w.pid),
 		exited:  make(chan struct{}),
+		wdDone:  make(chan struct{}),
 	}
-	go p.wait()
+	go p.monitor()
 
 	if probe == nil {
 		p.startup = time.Since(forked)
@@ -116,7 +124,12 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 		return p, nil
 	}
 
-	// Not ready: leave nothing behind.
+	// Not ready: look where it listens while it still runs, then leave
+	// nothing behind.
+	var listening []string
+	if !errors.Is(werr, errExited) && ctx.Err() == nil {
+		listening = p.listeningOn()
+	}
 	killErr := p.terminate(context.Background(), 0)
 	serr := &StartError{Target: spec.Name, LogPath: logPath, Err: lastErr}
 	switch {
@@ -129,6 +142,11 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 		serr.Err = ctx.Err()
 	default:
 		serr.Op = fmt.Sprintf("not ready after %v", spec.StartTimeout)
+		if pp, ok := probe.(porter); ok && pp.Port() > 0 {
+			serr.Op += fmt.Sprintf(" waiting for port %d", pp.Port())
+		}
+		serr.Listening = listening
+		serr.LogHints = listenHints(logPath)
 		if lastErr == nil {
 			serr.Err = fmt.Errorf("%s never answered", probe)
 		}
@@ -150,19 +168,37 @@ func removeEmptyLog(path string, ownDir bool) {
 	}
 }
 
-// wait reaps the leader and records how it ended.
-func (p *Process) wait() {
-	err := p.cmd.Wait()
-	p.waitErr = err
-	if st := p.cmd.ProcessState; st != nil {
-		p.status = st.String()
-	} else if err != nil {
-		p.status = err.Error()
+// monitor follows the watchdog's reports: the leader's end (closes
+// exited), the final kill's outcome, then the watchdog's own exit (closes
+// wdDone). Should the watchdog die first, the leader counts as ended.
+func (p *Process) monitor() {
+	exited := false
+	for {
+		line, err := p.w.next()
+		if err != nil {
+			break
+		}
+		switch {
+		case strings.HasPrefix(line, "exit ") && !exited:
+			p.status = strings.TrimPrefix(line, "exit ")
+			p.waitErr = errors.New(p.status)
+			exited = true
+			close(p.exited)
+		case strings.HasPrefix(line, "survivors "):
+			p.survivors = strings.TrimPrefix(line, "survivors ")
+		}
 	}
-	if p.waitErr == nil {
+	werr := p.w.wd.Wait()
+	p.w.statusFile.Close()
+	if !exited {
+		p.status = "watchdog ended"
+		if werr != nil {
+			p.status += ": " + werr.Error()
+		}
 		p.waitErr = errors.New(p.status)
+		close(p.exited)
 	}
-	close(p.exited)
+	close(p.wdDone)
 }
 
 // Name is the target's name (Spec.Name, or the base name of the command).
@@ -172,7 +208,8 @@ func (p *Process) Name() string { return p.spec.Name }
 // Spec().Redacted() before logging or serializing it.
 func (p *Process) Spec() Spec { return p.spec }
 
-// PID is the process ID of the leader, which is also its process group ID.
+// PID is the process ID of the leader, which is also its process group ID:
+// the root of the tree to sample (the watchdog above it is not part of it).
 func (p *Process) PID() int { return p.pid }
 
 // Exited is closed once the leader has exited and been reaped.

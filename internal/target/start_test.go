@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 func TestStartReadyTCP(t *testing.T) {
@@ -37,7 +39,7 @@ func TestStartReadyTCP(t *testing.T) {
 		t.Errorf("server says it listens on %s, want %s", got, addr)
 	}
 	// The target leads its own process group.
-	st, err := readStat(procRoot, p.PID())
+	st, err := proc.Default().Stat(p.PID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,7 @@ func TestStartNeverReady(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("error %T is not a *StartError", err)
 	}
-	mustContain(t, err.Error(), `target "sleepy": not ready after 500ms: dial tcp 127.0.0.1:`, "connection refused", "(log: "+spec.LogDir+"/sleepy.log)")
+	mustContain(t, err.Error(), `target "sleepy": not ready after 500ms waiting for port `, ": dial tcp 127.0.0.1:", "connection refused", "(log: "+spec.LogDir+"/sleepy.log)")
 	if strings.Contains(err.Error(), "\n") {
 		t.Errorf("error is not one line: %q", err)
 	}
@@ -161,13 +163,14 @@ func TestStartNeverReady(t *testing.T) {
 // left: every child of ours running sleep must be gone.
 func assertNoSleep30(t *testing.T, sleep string) {
 	t.Helper()
-	all, err := pids(procRoot)
+	fs := proc.Default()
+	all, err := fs.PIDs()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range all {
-		st, err := readStat(procRoot, pid)
-		if err == nil && !st.gone() && st.PPID == os.Getpid() && st.Comm == filepath.Base(sleep) {
+		st, err := fs.Stat(pid)
+		if err == nil && !st.Exited() && st.Comm == filepath.Base(sleep) && descendsFrom(fs, pid, os.Getpid()) {
 			t.Errorf("child %d (%s) of the test is still running", pid, st.Comm)
 		}
 	}

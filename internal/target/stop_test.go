@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 func TestStopKillsGroupIgnoringTERM(t *testing.T) {
@@ -27,7 +29,7 @@ func TestStopKillsGroupIgnoringTERM(t *testing.T) {
 	// Wait until the child exists, so the group has two processes.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		m, err := groupMembers(procRoot, p.PID())
+		m, err := proc.Default().Group(p.PID())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +59,7 @@ func TestStopKillsGroupIgnoringTERM(t *testing.T) {
 			t.Errorf("Stop %d: %v", i, err)
 		}
 	}
-	if m, _ := groupMembers(procRoot, p.PID()); len(m) != 0 {
+	if m, _ := proc.Default().Group(p.PID()); len(m) != 0 {
 		t.Errorf("after Stop, group %d still has %v", p.PID(), m)
 	}
 	if p.Alive() {

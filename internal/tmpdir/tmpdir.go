@@ -1,33 +1,107 @@
 // Package tmpdir makes benchrig's temporary directories (target logs,
 // ephemeral PostgreSQL and redis-server data, a suite run's logs) and
-// removes the ones a killed benchrig left behind. Each directory's name
-// carries the PID of the process that made it, so a later run can tell a
-// live run's directory from an orphan:
+// removes the ones a killed benchrig left behind.
 //
-//	dir, err := tmpdir.New("", "pg")   // /tmp/benchrig-pg-4242-123456
-//	removed, err := tmpdir.Sweep("")   // orphans of dead processes
+// A directory is owned by a live run while that run holds an exclusive
+// lock (flock) on the lock file inside it: the kernel drops the lock when
+// the process dies, however it dies. A PID alone cannot tell: a run in
+// another PID namespace sharing /tmp (a container, unshare -p) has a PID
+// that looks dead from here. The name still carries the maker's PID, so
+// that a directory made before locks (or before its lock file existed) can
+// be judged the old way:
+//
+//	dir, err := tmpdir.New("", "pg")   // /tmp/benchrig-pg-4242-123456, locked
+//	defer tmpdir.Remove(dir)           // unlock and remove
+//	removed, err := tmpdir.Sweep("")   // unlocked orphans of dead runs
 package tmpdir
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
+// LockFile is the name of the lock file inside every directory New makes.
+const LockFile = ".benchrig-owner.lock"
+
+// legacyAge is how old a directory without a lock file must be before Sweep
+// judges it by its PID alone: younger, it may be one New is still making
+// (the lock file follows the directory by microseconds).
+const legacyAge = time.Minute
+
+// held maps the directories this process made to their locked files. The
+// lock lives as long as the descriptor, so it must stay open; Remove closes
+// it, and New drops the entries of directories removed by other means.
+var held = struct {
+	sync.Mutex
+	m map[string]*os.File
+}{m: map[string]*os.File{}}
+
 // New creates a directory benchrig-KIND-PID-* in dir (os.TempDir when
-// empty). kind is a short lower-case word.
+// empty), locked for the life of this process or until Remove. kind is a
+// short lower-case word.
 func New(dir, kind string) (string, error) {
-	return os.MkdirTemp(dir, fmt.Sprintf("benchrig-%s-%d-", kind, os.Getpid()))
+	return newDir(dir, kind, os.Getpid())
+}
+
+// newDir is New with the PID to put in the name (tests fake another
+// namespace's).
+func newDir(dir, kind string, pid int) (string, error) {
+	path, err := os.MkdirTemp(dir, fmt.Sprintf("benchrig-%s-%d-", kind, pid))
+	if err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(filepath.Join(path, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o644)
+	if err == nil {
+		if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(path)
+		return "", fmt.Errorf("lock %s: %w", path, err)
+	}
+	fmt.Fprintf(f, "%d\n", os.Getpid())
+	held.Lock()
+	defer held.Unlock()
+	for p, lf := range held.m {
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			lf.Close()
+			delete(held.m, p)
+		}
+	}
+	held.m[path] = f
+	return path, nil
+}
+
+// Remove unlocks a directory New made and removes it with its contents.
+func Remove(path string) error {
+	held.Lock()
+	if f, ok := held.m[path]; ok {
+		f.Close()
+		delete(held.m, path)
+	}
+	held.Unlock()
+	return os.RemoveAll(path)
 }
 
 var nameRE = regexp.MustCompile(`^benchrig-[a-z]+-([0-9]+)-[0-9]+$`)
 
 // Sweep removes the directories New made in dir (os.TempDir when empty)
-// for processes that no longer run: what a benchrig killed with SIGKILL
-// could not remove itself. A directory whose process is alive, or whose
-// name New did not make, is left alone. It returns the paths removed.
+// that no live run owns: what a benchrig killed with SIGKILL could not
+// remove itself. A directory is removed only when nobody holds its lock
+// and the PID in its name is not alive here; one without a lock file
+// (made by an older benchrig) only when, in addition, it is over a minute
+// old. A directory whose name New did not make is left alone. It returns
+// the paths removed.
 func Sweep(dir string) ([]string, error) {
 	if dir == "" {
 		dir = os.TempDir()
@@ -36,6 +110,7 @@ func Sweep(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	fs := proc.Default()
 	var removed []string
 	for _, e := range entries {
 		m := nameRE.FindStringSubmatch(e.Name())
@@ -43,28 +118,35 @@ func Sweep(dir string) ([]string, error) {
 			continue
 		}
 		pid, err := strconv.Atoi(m[1])
-		if err != nil || pid == os.Getpid() || alive(pid) {
+		if err != nil || pid == os.Getpid() || fs.Alive(pid) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if err := os.RemoveAll(p); err == nil {
+		if sweepLocked(p) {
 			removed = append(removed, p)
 		}
 	}
 	return removed, nil
 }
 
-// alive reports whether a process with this PID exists (zombies count as
-// gone).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// sweepLocked takes the lock of directory p and, holding it, removes p. It
+// reports whether p was removed: not when another process holds the lock,
+// nor for a young directory without a lock file.
+func sweepLocked(p string) bool {
+	f, err := os.OpenFile(filepath.Join(p, LockFile), os.O_RDWR|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		fi, serr := os.Stat(p)
+		if serr != nil || time.Since(fi.ModTime()) < legacyAge {
+			return false
+		}
+		return os.RemoveAll(p) == nil
+	}
 	if err != nil {
 		return false
 	}
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == ')' {
-			return i+2 >= len(b) || b[i+2] != 'Z'
-		}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false // a live run owns it
 	}
-	return true
+	return os.RemoveAll(p) == nil
 }

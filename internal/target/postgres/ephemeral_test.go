@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 func TestEphemeralServer(t *testing.T) {
@@ -45,7 +47,7 @@ func TestEphemeralServer(t *testing.T) {
 		t.Errorf("fsync = %q on the server", fsync)
 	}
 	pid := s.PID()
-	if !alive(procRoot, pid) {
+	if !alive(proc.Default(), pid) {
 		t.Fatalf("PID() %d is not a live process", pid)
 	}
 	if fi, err := os.Stat(filepath.Join(s.DataDir(), "PG_VERSION")); err != nil || fi.IsDir() {
@@ -90,7 +92,7 @@ func processesIn(dir string) []int {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), dir) && alive(procRoot, pid) {
+		if err == nil && strings.Contains(string(b), dir) && alive(proc.Default(), pid) {
 			out = append(out, pid)
 		}
 	}
@@ -126,7 +128,7 @@ func TestStopRemovesEverything(t *testing.T) {
 		}
 		defer c.Close(context.Background())
 	}
-	pids := append([]int{s.PID()}, descendants(procRoot, s.PID())...)
+	pids := append([]int{s.PID()}, descendants(proc.Default(), s.PID())...)
 	if len(pids) < 4 {
 		t.Fatalf("postmaster %d has %d children, want at least 3 backends", s.PID(), len(pids)-1)
 	}
@@ -146,7 +148,7 @@ func TestStopRemovesEverything(t *testing.T) {
 		t.Errorf("server directory %s still there: %v", s.Dir(), err)
 	}
 	for _, p := range pids {
-		if alive(procRoot, p) {
+		if alive(proc.Default(), p) {
 			t.Errorf("server process %d still alive after Stop", p)
 		}
 	}
@@ -171,7 +173,7 @@ func TestStopWithDoneContextKills(t *testing.T) {
 	if err := s.Stop(ctx); err != nil {
 		t.Errorf("Stop: %v", err)
 	}
-	if alive(procRoot, pid) {
+	if alive(proc.Default(), pid) {
 		t.Errorf("postmaster %d alive after Stop", pid)
 	}
 	// A minute's grace would have been waited out had the done context

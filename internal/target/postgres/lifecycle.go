@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/internal/proc"
+	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
 // Readiness and shutdown bounds.
@@ -109,7 +112,7 @@ func (s *Server) stop() error {
 	var errs []error
 	if s.cmd != nil && s.cmd.Process != nil {
 		pid := s.cmd.Process.Pid
-		kids := descendants(procRoot, pid)
+		kids := descendants(proc.Default(), pid)
 		select {
 		case <-s.exited:
 		default:
@@ -125,7 +128,7 @@ func (s *Server) stop() error {
 		select {
 		case <-s.exited:
 		default:
-			kids = append(kids, descendants(procRoot, pid)...)
+			kids = append(kids, descendants(proc.Default(), pid)...)
 			killAll(pid, kids)
 			select {
 			case <-s.exited:
@@ -133,9 +136,9 @@ func (s *Server) stop() error {
 				errs = append(errs, fmt.Errorf("postgres: postmaster %d still running after SIGKILL", pid))
 			}
 		}
-		if left := waitGone(procRoot, kids, killWait); len(left) > 0 {
+		if left := waitGone(proc.Default(), kids, killWait); len(left) > 0 {
 			killAll(pid, left)
-			if left = waitGone(procRoot, left, killWait); len(left) > 0 {
+			if left = waitGone(proc.Default(), left, killWait); len(left) > 0 {
 				errs = append(errs, fmt.Errorf("postgres: server processes %v still running after SIGKILL", left))
 			}
 		}
@@ -151,7 +154,7 @@ func (s *Server) removeDir() error {
 	if s.dir == "" {
 		return nil
 	}
-	if err := os.RemoveAll(s.dir); err != nil {
+	if err := tmpdir.Remove(s.dir); err != nil {
 		return fmt.Errorf("postgres: remove %s: %w", s.dir, err)
 	}
 	return nil

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 // helperEnv makes the test binary, run as a child, start a server in the
@@ -74,11 +76,11 @@ func TestDeathOfBenchrigKillsServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helper: %q", line)
 	}
-	kids := descendants(procRoot, pid)
+	kids := descendants(proc.Default(), pid)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if left := waitGone(procRoot, append([]int{pid}, kids...), 15*time.Second); len(left) > 0 {
+	if left := waitGone(proc.Default(), append([]int{pid}, kids...), 15*time.Second); len(left) > 0 {
 		killAll(pid, left) // do not leave them behind for the next test
 		t.Fatalf("server processes %v outlived the process that started them", left)
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 func TestDescendantsFixture(t *testing.T) {
@@ -15,7 +17,7 @@ func TestDescendantsFixture(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		line := strconv.Itoa(pid) + " (" + comm + ") " + state + " " + strconv.Itoa(ppid) + " 100 100 0 -1\n"
+		line := strconv.Itoa(pid) + " (" + comm + ") " + state + " " + strconv.Itoa(ppid) + " 100 100 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 " + strconv.Itoa(1000+pid) + " 1000 10\n"
 		if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(line), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +31,11 @@ func TestDescendantsFixture(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "uptime"), []byte("1 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := descendants(root, 100)
+	fs, err := proc.NewFS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := descendants(fs, 100)
 	sort.Ints(got)
 	want := []int{101, 102, 103}
 	if len(got) != len(want) {
@@ -40,11 +46,11 @@ func TestDescendantsFixture(t *testing.T) {
 			t.Fatalf("descendants = %v, want %v", got, want)
 		}
 	}
-	if alive(root, 104) || !alive(root, 103) || alive(root, 999) {
+	if alive(fs, 104) || !alive(fs, 103) || alive(fs, 999) {
 		t.Error("alive misjudges zombies, odd names or missing processes")
 	}
-	if st, ok := readStat(root, 103); !ok || st.ppid != 102 || st.state != 'S' {
-		t.Errorf("readStat(103) = %+v %v", st, ok)
+	if left := waitGone(fs, []int{104, 999}, 0); len(left) != 0 {
+		t.Errorf("waitGone counts %v as alive", left)
 	}
 }
 

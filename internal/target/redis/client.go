@@ -18,9 +18,11 @@ const defaultAdminTimeout = 5 * time.Second
 // adminConn is a short-lived connection for probes, INFO and setup commands;
 // it is not on any hot path.
 type adminConn struct {
-	nc  net.Conn
-	rd  *resp.Reader
-	buf []byte
+	ctx  context.Context
+	nc   net.Conn
+	rd   *resp.Reader
+	buf  []byte
+	stop func() bool // ends the watch of ctx
 }
 
 // dialAdmin connects to the server and authenticates.
@@ -46,7 +48,10 @@ func (s *Server) dialAdmin(ctx context.Context) (*adminConn, error) {
 		nc = tc
 	}
 	nc.SetDeadline(deadline)
-	c := &adminConn{nc: nc, rd: resp.NewReader(nc, resp.Limits{})}
+	c := &adminConn{ctx: ctx, nc: nc, rd: resp.NewReader(nc, resp.Limits{})}
+	// Ctrl-C (ctx canceled) interrupts a read from a silent server at once,
+	// rather than after the deadline.
+	c.stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
 	if s.opts.Password != "" {
 		if _, err := c.do("AUTH", s.opts.Password); err != nil {
 			c.close()
@@ -61,12 +66,24 @@ func (s *Server) dialAdmin(ctx context.Context) (*adminConn, error) {
 func (c *adminConn) do(args ...string) (string, error) {
 	c.buf = resp.AppendCommandString(c.buf[:0], args...)
 	if _, err := c.nc.Write(c.buf); err != nil {
-		return "", err
+		return "", c.cause(err)
 	}
-	return c.rd.ReadText()
+	out, err := c.rd.ReadText()
+	return out, c.cause(err)
 }
 
-func (c *adminConn) close() { c.nc.Close() }
+// cause returns ctx's error for an exchange cut short by it.
+func (c *adminConn) cause(err error) error {
+	if err != nil && c.ctx.Err() != nil {
+		return c.ctx.Err()
+	}
+	return err
+}
+
+func (c *adminConn) close() {
+	c.stop()
+	c.nc.Close()
+}
 
 // Do runs one command on a fresh authenticated connection and returns its
 // reply as text (simple or bulk string, integer in decimal, "" for nil). It is

@@ -77,7 +77,7 @@ func start(ctx context.Context, opts Options, bin, version string) (_ *Server, e
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(dir)
+			tmpdir.Remove(dir)
 		}
 	}()
 	port, err := freePort()
@@ -196,7 +196,7 @@ func (s *Server) stop(ctx context.Context) error {
 	default:
 		return fmt.Errorf("redis: pid %d did not exit after SIGKILL; temp dir %s kept", pgid, s.dir)
 	}
-	if err := os.RemoveAll(s.dir); err != nil {
+	if err := tmpdir.Remove(s.dir); err != nil {
 		return fmt.Errorf("redis: remove temp dir: %w", err)
 	}
 	return nil

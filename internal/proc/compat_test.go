@@ -1,4 +1,4 @@
-package sample
+package proc
 
 import (
 	"errors"
@@ -11,30 +11,37 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// fromProcfs converts procfs's parse of a stat file to statFields, the
-// reference that parseStat must agree with.
-func fromProcfs(st procfs.ProcStat) statFields {
-	return statFields{
-		state:    st.State[0],
-		ppid:     st.PPID,
-		utime:    uint64(st.UTime),
-		stime:    uint64(st.STime),
-		cutime:   uint64(max(st.CUTime, 0)),
-		cstime:   uint64(max(st.CSTime, 0)),
-		threads:  st.NumThreads,
-		start:    st.Starttime,
-		rssPages: uint64(max(st.RSS, 0)),
+// The tests in this file were the sampler's, written against procfs, which
+// is the reference the stat and schedstat parsers must agree with (on the
+// sampler's fixture tree, checked in under testdata/sampler).
+
+// fromProcfs converts procfs's parse of a stat file to a Stat without the
+// command name (what ReadStat returns).
+func fromProcfs(st procfs.ProcStat) Stat {
+	return Stat{
+		PID:        st.PID,
+		State:      st.State[0],
+		PPID:       st.PPID,
+		PGRP:       st.PGRP,
+		Session:    st.Session,
+		UTime:      uint64(st.UTime),
+		STime:      uint64(st.STime),
+		CUTime:     uint64(max(st.CUTime, 0)),
+		CSTime:     uint64(max(st.CSTime, 0)),
+		NumThreads: st.NumThreads,
+		StartTime:  st.Starttime,
+		RSSPages:   uint64(max(st.RSS, 0)),
 	}
 }
 
 // TestParseStatAgreesWithProcfs parses every stat file of the fixture tree
 // with both parsers.
 func TestParseStatAgreesWithProcfs(t *testing.T) {
-	pfs, err := procfs.NewFS("testdata/proc")
+	pfs, err := procfs.NewFS("testdata/sampler/proc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob("testdata/proc/*/stat")
+	files, err := filepath.Glob("testdata/sampler/proc/*/stat")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixture stat files: %v", err)
 	}
@@ -48,9 +55,9 @@ func TestParseStatAgreesWithProcfs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("procfs: %s: %v", f, err)
 		}
-		got, err := readStat(f, make([]byte, 4096))
+		got, err := ReadStatFile(f, make([]byte, 4096))
 		if err != nil {
-			t.Fatalf("readStat(%s): %v", f, err)
+			t.Fatalf("ReadStatFile(%s): %v", f, err)
 		}
 		if got != fromProcfs(want) {
 			t.Errorf("%s: got %+v, procfs says %+v", f, got, fromProcfs(want))
@@ -66,9 +73,9 @@ func TestParseStatLive(t *testing.T) {
 	if err != nil {
 		t.Skipf("no %s: %v", path, err)
 	}
-	got, err := parseStat(data)
+	got, err := ParseStat(data)
 	if err != nil {
-		t.Fatalf("parseStat(%q): %v", data, err)
+		t.Fatalf("ParseStat(%q): %v", data, err)
 	}
 	p, err := procfs.Self()
 	if err != nil {
@@ -78,12 +85,12 @@ func TestParseStatLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ppid != want.PPID || got.start != want.Starttime || got.ppid != os.Getppid() {
-		t.Errorf("parseStat: ppid %d start %d; procfs: ppid %d start %d; os.Getppid %d",
-			got.ppid, got.start, want.PPID, want.Starttime, os.Getppid())
+	if got.PPID != want.PPID || got.StartTime != want.Starttime || got.PPID != os.Getppid() || got.Comm != want.Comm {
+		t.Errorf("ParseStat: ppid %d start %d comm %q; procfs: ppid %d start %d comm %q; os.Getppid %d",
+			got.PPID, got.StartTime, got.Comm, want.PPID, want.Starttime, want.Comm, os.Getppid())
 	}
-	if got.threads < 1 || got.rssPages == 0 {
-		t.Errorf("parseStat: %d threads, %d RSS pages for a running Go test", got.threads, got.rssPages)
+	if got.NumThreads < 1 || got.RSSPages == 0 {
+		t.Errorf("ParseStat: %d threads, %d RSS pages for a running Go test", got.NumThreads, got.RSSPages)
 	}
 }
 
@@ -92,10 +99,10 @@ func statLine(comm string) string {
 	return "42 (" + comm + ") S 7 42 42 0 -1 0 0 0 0 0 11 12 13 14 20 0 3 0 99 1000 55 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n"
 }
 
-func TestParseStat(t *testing.T) {
-	want := statFields{state: 'S', ppid: 7, utime: 11, stime: 12, cutime: 13, cstime: 14, threads: 3, start: 99, rssPages: 55}
+func TestParseStatNames(t *testing.T) {
 	for _, comm := range []string{"postgres", "a b", "a) b", "((", ") ) )", "", "x (y) z", "😀"} {
-		got, err := parseStat([]byte(statLine(comm)))
+		want := Stat{PID: 42, Comm: comm, State: 'S', PPID: 7, PGRP: 42, Session: 42, UTime: 11, STime: 12, CUTime: 13, CSTime: 14, NumThreads: 3, StartTime: 99, RSSPages: 55}
+		got, err := ParseStat([]byte(statLine(comm)))
 		if err != nil || got != want {
 			t.Errorf("comm %q: got %+v, %v; want %+v", comm, got, err, want)
 		}
@@ -115,14 +122,14 @@ func TestParseStat(t *testing.T) {
 		{"double minus", strings.Replace(statLine("x"), ") S 7 ", ") S --7 ", 1)},
 	}
 	for _, tc := range bad {
-		if got, err := parseStat([]byte(tc.line)); !errors.Is(err, errFormat) {
-			t.Errorf("%s: parseStat(%q) = %+v, %v; want an errFormat error", tc.name, tc.line, got, err)
+		if got, err := ParseStat([]byte(tc.line)); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: ParseStat(%q) = %+v, %v; want an ErrFormat error", tc.name, tc.line, got, err)
 		}
 	}
 
 	// Negative cutime and rss never occur, but read as 0 rather than fail.
 	neg := strings.Replace(statLine("x"), " 13 14 ", " -13 14 ", 1)
-	if got, err := parseStat([]byte(neg)); err != nil || got.cutime != 0 {
+	if got, err := ParseStat([]byte(neg)); err != nil || got.CUTime != 0 {
 		t.Errorf("negative cutime: %+v, %v", got, err)
 	}
 }
@@ -130,8 +137,8 @@ func TestParseStat(t *testing.T) {
 // TestSchedstatAgreesWithProcfs parses every schedstat file of the fixture
 // tree with both parsers.
 func TestSchedstatAgreesWithProcfs(t *testing.T) {
-	files, _ := filepath.Glob("testdata/proc/*/task/*/schedstat")
-	more, _ := filepath.Glob("testdata/proc/*/schedstat")
+	files, _ := filepath.Glob("testdata/sampler/proc/*/task/*/schedstat")
+	more, _ := filepath.Glob("testdata/sampler/proc/*/schedstat")
 	files = append(files, more...)
 	if len(files) == 0 {
 		t.Fatal("no fixture schedstat files")
@@ -152,36 +159,36 @@ func TestSchedstatAgreesWithProcfs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("procfs: %s: %v", f, err)
 		}
-		got, err := readSchedstat(f, make([]byte, 256))
-		if err != nil || got != want.RunningNanoseconds {
+		got, err := ReadSchedstatFile(f, make([]byte, 256))
+		if err != nil || uint64(got) != want.RunningNanoseconds {
 			t.Errorf("%s: got %d, %v; procfs says %d", f, got, err, want.RunningNanoseconds)
 		}
 	}
 	for _, bad := range []string{"", "\n", "12", "-1 2 3\n", "x 2 3\n", " 1 2 3\n", "99999999999999999999 1 1\n"} {
-		if got, err := parseSchedstat([]byte(bad)); !errors.Is(err, errFormat) {
-			t.Errorf("parseSchedstat(%q) = %d, %v; want an errFormat error", bad, got, err)
+		if got, err := ParseSchedstat([]byte(bad)); !errors.Is(err, ErrFormat) {
+			t.Errorf("ParseSchedstat(%q) = %d, %v; want an ErrFormat error", bad, got, err)
 		}
 	}
 }
 
 func TestReadStatErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := readStat(filepath.Join(dir, "missing"), make([]byte, 64)); !vanished(err) {
+	if _, err := ReadStatFile(filepath.Join(dir, "missing"), make([]byte, 64)); !Vanished(err) {
 		t.Errorf("missing file: %v, want a not-exist error", err)
 	}
 	long := filepath.Join(dir, "long")
 	if err := os.WriteFile(long, []byte(statLine(strings.Repeat("x", 100))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readStat(long, make([]byte, 64)); !errors.Is(err, errFormat) {
+	if _, err := ReadStatFile(long, make([]byte, 64)); !errors.Is(err, ErrFormat) {
 		t.Errorf("file longer than the buffer: %v", err)
 	}
 }
 
-// FuzzParseStat checks that parseStat never panics and agrees with a plain
-// reading of the fields when it accepts a line.
-func FuzzParseStat(f *testing.F) {
-	files, _ := filepath.Glob("testdata/proc/*/stat")
+// FuzzParseStatFields checks that ParseStat never panics and agrees with a
+// plain reading of the fields when it accepts a line.
+func FuzzParseStatFields(f *testing.F) {
+	files, _ := filepath.Glob("testdata/sampler/proc/*/stat")
 	for _, name := range files {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b)
@@ -190,7 +197,7 @@ func FuzzParseStat(f *testing.F) {
 	f.Add([]byte(statLine("a) (b")))
 	f.Add([]byte("1 () R 0"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		st, err := parseStat(data)
+		st, err := ParseStat(data)
 		if err != nil {
 			return
 		}
@@ -199,16 +206,16 @@ func FuzzParseStat(f *testing.F) {
 		if len(fields) < 22 {
 			t.Fatalf("accepted %q with %d fields", data, len(fields))
 		}
-		if string([]byte{st.state}) != fields[0] {
-			t.Fatalf("state %q, field %q", st.state, fields[0])
+		if string([]byte{st.State}) != fields[0] {
+			t.Fatalf("state %q, field %q", st.State, fields[0])
 		}
-		if strconv.Itoa(st.ppid) != fields[1] && "+"+strconv.Itoa(st.ppid) != fields[1] {
-			if n, err := strconv.Atoi(fields[1]); err != nil || n != st.ppid {
-				t.Fatalf("ppid %d, field %q", st.ppid, fields[1])
+		if strconv.Itoa(st.PPID) != fields[1] && "+"+strconv.Itoa(st.PPID) != fields[1] {
+			if n, err := strconv.Atoi(fields[1]); err != nil || n != st.PPID {
+				t.Fatalf("ppid %d, field %q", st.PPID, fields[1])
 			}
 		}
-		if u, err := strconv.ParseUint(fields[19], 10, 64); err == nil && u != st.start {
-			t.Fatalf("start %d, field %q", st.start, fields[19])
+		if u, err := strconv.ParseUint(fields[19], 10, 64); err == nil && u != st.StartTime {
+			t.Fatalf("start %d, field %q", st.StartTime, fields[19])
 		}
 	})
 }

@@ -1,0 +1,219 @@
+package target
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/proc"
+)
+
+// The watchdog: every target runs under a small process of its own, benchrig
+// re-executing itself with watchdogArg as argv[1]. Linux sends the
+// parent-death signal only to the direct child, and cgroups are not
+// delegated to benchrig, so without it a target like `sh -c 'server &
+// wait'` (npm start) or one that daemonises would outlive a benchrig killed
+// with SIGKILL. The watchdog
+//
+//   - is a child subreaper (PR_SET_CHILD_SUBREAPER): whatever the target
+//     forks and orphans, daemons included, is re-parented to it, so its
+//     process tree holds every process the target ever started;
+//   - starts the target as the leader of its own process group, with a
+//     parent-death signal (SIGKILL) of its own;
+//   - kills the whole tree (SIGKILL to the group and to every descendant,
+//     until none is left) when benchrig goes away (its control pipe reads
+//     EOF, or its parent-death signal SIGTERM arrives) or when benchrig
+//     closes the pipe to stop the target;
+//   - sends SIGTERM to the group and every descendant when benchrig writes
+//     'T' (the polite first step of Stop);
+//   - reaps every child, and reports the target's PID and how it ended on
+//     a status pipe.
+//
+// The target, not the watchdog, is the root benchrig samples: the
+// watchdog's own CPU (a blocked read and a few wait calls) is not counted.
+//
+// Wire protocol. argv: [benchrig, watchdogArg, parent PID, path, argv0,
+// args…]; fd 3 is the control pipe (read), fd 4 the status pipe (write).
+// Status lines: "pid N" once started, or "error ERRNO MESSAGE" if the exec
+// failed; "exit STATUS" when the target has been reaped; "done" or
+// "survivors PID…" after the final kill.
+const watchdogArg = "__benchrig_target_watchdog__"
+
+// Control bytes benchrig writes to the watchdog.
+const ctlTerm = 'T'
+
+// Bounds of the watchdog's final kill.
+const (
+	wdKillPoll    = 10 * time.Millisecond
+	wdKillTimeout = 5 * time.Second
+)
+
+// init turns a benchrig started as a watchdog into one before anything
+// else of the program runs (main, TestMain or flag parsing): every binary
+// that links this package, benchrig and test binaries alike, can start
+// targets.
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == watchdogArg {
+		os.Exit(runWatchdog(os.Args[2:]))
+	}
+}
+
+// runWatchdog is the watchdog's main. It returns the exit code: 0 when the
+// tree was emptied, 2 for bad arguments, 3 when processes survived.
+func runWatchdog(args []string) int {
+	// The target's parent-death signal is tied to the thread that forks
+	// it: keep the fork on this thread, which lives as long as the process.
+	runtime.LockOSThread()
+	ctl, status := os.NewFile(3, "control"), os.NewFile(4, "status")
+	if ctl == nil || status == nil || len(args) < 3 {
+		fmt.Fprintln(os.Stderr, "benchrig watchdog: started without its pipes or arguments")
+		return 2
+	}
+	// Neither pipe may leak into the target: a target holding the status
+	// pipe would hide the watchdog's death from benchrig.
+	syscall.CloseOnExec(3)
+	syscall.CloseOnExec(4)
+	say := func(format string, a ...any) { fmt.Fprintf(status, format+"\n", a...) }
+
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGCHLD)
+	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGPIPE)
+	if ppid, err := strconv.Atoi(args[0]); err != nil || os.Getppid() != ppid {
+		return 0 // benchrig died before the parent-death signal was armed
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		say("error %d become a child subreaper: %v", err.(syscall.Errno), err)
+		return 2
+	}
+
+	path, argv := args[1], args[2:]
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		errno, _ := err.(syscall.Errno)
+		say("error %d %v", int(errno), err)
+		return 0
+	}
+	say("pid %d", pid)
+
+	ctlEvents := make(chan byte, 4)
+	go func() {
+		r := bufio.NewReader(ctl)
+		for {
+			c, err := r.ReadByte()
+			if err != nil {
+				close(ctlEvents) // EOF: benchrig closed it or died
+				return
+			}
+			ctlEvents <- c
+		}
+	}()
+
+	w := &watchdog{fs: proc.Default(), self: os.Getpid(), target: pid, say: say}
+	w.reap() // a target that exited before SIGCHLD was watched
+	for {
+		select {
+		case c, ok := <-ctlEvents:
+			if !ok {
+				return w.finalKill()
+			}
+			if c == ctlTerm {
+				w.signalTree(syscall.SIGTERM)
+			}
+		case sig := <-sigs:
+			if sig == syscall.SIGCHLD {
+				w.reap()
+				continue
+			}
+			return w.finalKill()
+		}
+	}
+}
+
+// watchdog is the state of the watchdog process.
+type watchdog struct {
+	fs         proc.FS
+	self       int // the watchdog's PID
+	target     int // the target's PID, also its process group ID
+	targetDone bool
+	say        func(format string, a ...any)
+}
+
+// reap collects every child that has exited, and reports the target's end.
+func (w *watchdog) reap() {
+	for {
+		var ws syscall.WaitStatus
+		wpid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err != nil || wpid <= 0 {
+			return
+		}
+		if wpid == w.target && !w.targetDone {
+			w.targetDone = true
+			w.say("exit %s", describeWait(ws))
+		}
+	}
+}
+
+// signalTree sends sig to the target's process group (while its leader has
+// not been reaped: after that the group ID could be reused) and to every
+// descendant of the watchdog, those that left the group included. It
+// returns the descendants it found.
+func (w *watchdog) signalTree(sig syscall.Signal) []int {
+	if !w.targetDone {
+		_ = syscall.Kill(-w.target, sig)
+	}
+	tab, err := w.fs.Table()
+	if err != nil {
+		return nil
+	}
+	left := tab.Descendants(w.self)
+	for _, p := range left {
+		_ = syscall.Kill(p, sig)
+	}
+	return left
+}
+
+// finalKill kills the whole tree until nothing of it is left (or
+// wdKillTimeout passes), reaping as it goes, and reports the outcome.
+func (w *watchdog) finalKill() int {
+	deadline := time.Now().Add(wdKillTimeout)
+	for {
+		left := w.signalTree(syscall.SIGKILL)
+		w.reap()
+		if len(left) == 0 {
+			w.say("done")
+			return 0
+		}
+		if !time.Now().Before(deadline) {
+			w.say("survivors %v", left)
+			return 3
+		}
+		time.Sleep(wdKillPoll)
+	}
+}
+
+// describeWait words a wait status as os.ProcessState.String does:
+// "exit status 1", "signal: killed".
+func describeWait(ws syscall.WaitStatus) string {
+	switch {
+	case ws.Exited():
+		return "exit status " + strconv.Itoa(ws.ExitStatus())
+	case ws.Signaled():
+		s := "signal: " + ws.Signal().String()
+		if ws.CoreDump() {
+			s += " (core dumped)"
+		}
+		return s
+	}
+	return fmt.Sprintf("wait status %#x", int(ws))
+}
