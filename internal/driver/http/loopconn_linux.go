@@ -29,17 +29,17 @@ type lconn struct {
 	st       connState
 	until    int64 // connect deadline (csConnecting) or reopen time (csBackoff)
 	backoff  driver.Backoff
-	reopen   bool   // count a reconnect when the connect completes
-	cause    string // why the last socket ended (driver.Cause…), reported at the reopen
-	queued   bool   // in loop.ready
-	inflight int    // responses outstanding in the batch
-	sent     int64  // when the batch was first sent
-	used     bool   // a response completed on this socket: it is being reused
-	resend   int    // requests to send again once the new socket is open
-	again    bool   // the batch in flight is a re-send (never re-sent twice)
-	idx      []int  // several requests: the request index of each of the batch
-	done     int    // several requests: responses of the batch completed
-	wbuf     []byte // several requests: the batch's bytes
+	reopen   bool          // count a reconnect when the connect completes
+	cause    string        // why the last socket ended (driver.Cause…), reported at the reopen
+	queued   bool          // in loop.ready
+	inflight int           // responses outstanding in the batch
+	sent     int64         // when the batch was first sent
+	used     bool          // a response completed on this socket: it is being reused
+	resend   int           // requests to send again once the new socket is open
+	again    bool          // the batch in flight is a re-send (never re-sent twice)
+	idx      []int         // several requests: the request index of each of the batch
+	done     int           // several requests: responses of the batch completed
+	wbuf     []byte        // several requests: the batch's bytes
 	out      evloop.Outbox // the unwritten rest of the batch
 	pend     []byte        // unparsed bytes (at most a partial line)
 	p        parser
