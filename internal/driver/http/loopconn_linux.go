@@ -131,6 +131,7 @@ func (l *loop) connectFailed(c *lconn, err error, now int64) {
 		l.pauseConn(c, now)
 		return
 	}
+	c.cause = driver.CauseError
 	if l.stopping {
 		return
 	}
