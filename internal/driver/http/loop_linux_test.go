@@ -245,3 +245,24 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// A re-sent request that the new connection never answers times out from
+// its first send: the loop does not wait for it forever.
+func TestLoopResentRequestTimesOut(t *testing.T) {
+	var conns atomic.Int64
+	url := rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		if conns.Load() == 0 && n == 1 {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			return true
+		}
+		if conns.Add(1) == 1 {
+			return false // the 2nd request: closed before a byte of response
+		}
+		time.Sleep(time.Second) // the re-sent request: never answered in time
+		return false
+	})
+	w := runLoop(t, Config{URL: url, Timeout: 200 * time.Millisecond}, 1, 1, 2)
+	if w.ok != 1 || w.msgs["timeout: timeout"] != 1 || w.resent != 1 {
+		t.Errorf("%d ok, %d re-sent, %v", w.ok, w.resent, w.msgs)
+	}
+}

@@ -209,6 +209,9 @@ func (l *loop) sendAgain(c *lconn) {
 	} else {
 		c.out.Pending = l.pipe[:k*len(l.d.t.request)]
 	}
+	if l.timeout > 0 {
+		l.alarm.Set(c.sent + l.timeout) // still timed from the first send
+	}
 	l.write(c)
 }
 
