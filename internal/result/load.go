@@ -25,7 +25,9 @@ type Load struct {
 	Errors     int64 `json:"errors"`
 	Timeouts   int64 `json:"timeouts"`
 	Unexpected int64 `json:"unexpected"`
-	// Reconnects counts connections reopened after a failure.
+	// Reconnects counts connections reopened during the window: after a
+	// failure, or because the server ended a keep-alive connection (closed
+	// it while idle, said Connection: close); ReconnectCauses says which.
 	Reconnects int64 `json:"reconnects"`
 	// ReconnectCauses breaks Reconnects down by why the old connection
 	// ended ("server closed idle connection", "Connection: close",
