@@ -67,6 +67,9 @@ const (
 	MaxWeight = 1_000_000
 	// MaxPrepared bounds the bytes of all prepared requests together.
 	MaxPrepared = 256 << 20
+	// MaxOps is the most requests reported one by one (Driver.Ops): with
+	// more, the results have one line for all.
+	MaxOps = 16
 )
 
 // DefaultConfig: GET, 10 s request timeout, 5 s dial timeout, any 2xx.
@@ -94,6 +97,17 @@ type target struct {
 	total  uint64
 	random bool
 	seed   uint64
+	// ops labels each request for Driver.Ops when there are 2–MaxOps;
+	// nil otherwise (Outcome.Op stays 0).
+	ops []string
+}
+
+// op is request i's Outcome.Op.
+func (t *target) op(i int) uint8 {
+	if t.ops == nil {
+		return 0
+	}
+	return uint8(i)
 }
 
 // multi reports whether there is more than one request to pick from.
@@ -193,6 +207,16 @@ func (c *Config) compile() (*target, error) {
 		t.reqs = append(t.reqs, p)
 	}
 	t.request, t.head = t.reqs[0].bytes, t.reqs[0].head
+	if n := len(t.reqs); n > 1 && n <= MaxOps {
+		seen := map[string]int{}
+		for _, p := range t.reqs {
+			label := p.label
+			if seen[p.label]++; seen[p.label] > 1 {
+				label += " #" + strconv.Itoa(seen[p.label])
+			}
+			t.ops = append(t.ops, label)
+		}
+	}
 	return t, nil
 }
 

@@ -40,8 +40,15 @@ func New(cfg Config) (*Driver, error) {
 // Name implements driver.Driver.
 func (d *Driver) Name() string { return "http" }
 
-// Ops implements driver.Driver.
-func (d *Driver) Ops() []string { return []string{"request"} }
+// Ops implements driver.Driver: "request", or with 2–MaxOps requests
+// (Config.Requests) each one's "METHOD /path", so the results break the
+// figures down by request.
+func (d *Driver) Ops() []string {
+	if d.t.ops != nil {
+		return d.t.ops
+	}
+	return []string{"request"}
+}
 
 // MaxPipeline implements driver.Driver.
 func (d *Driver) MaxPipeline() int { return MaxPipeline }
@@ -88,6 +95,7 @@ type conn struct {
 // request outstanding (past the last response's framing, or found on the
 // idle connection before a send) are an error.
 func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outcome) error {
+	payload := c.payload(reqs)
 	if err := c.setDeadline(); err != nil {
 		return c.fail(out, 0, err)
 	}
@@ -96,7 +104,6 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 			return err
 		}
 	}
-	payload := c.payload(reqs)
 	// Let the other connections read their responses first: requests then
 	// leave in bursts, as wrk's event loop sends them, and the server
 	// answers in bursts (fewer wake-ups on both sides).
@@ -130,6 +137,9 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 		}
 		c.used = true
 		out[i] = driver.Outcome{Class: driver.OK, Bytes: r.bytes, Done: driver.Now()}
+		if t.ops != nil {
+			out[i].Op = t.op(c.idx[i])
+		}
 		if msg := c.check(r); msg != "" {
 			out[i].Class, out[i].Msg = driver.Unexpected, msg
 		}
@@ -300,6 +310,9 @@ func (c *conn) fail(out []driver.Outcome, from int, err error) error {
 	class, msg := failure(err)
 	for i := from; i < len(out); i++ {
 		out[i] = driver.Outcome{Class: class, Done: now, Msg: msg}
+		if t := c.d.t; t.ops != nil && i < len(c.idx) {
+			out[i].Op = t.op(c.idx[i])
+		}
 	}
 	return err
 }

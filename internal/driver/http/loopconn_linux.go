@@ -122,10 +122,7 @@ func (l *loop) connectFailed(c *lconn, err error, now int64) {
 	l.drop(c)
 	if c.resend > 0 {
 		o := driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + driver.Msg(err)}
-		for ; c.inflight > 0; c.inflight-- {
-			l.inflight--
-			l.w.Record(&o, c.sent)
-		}
+		l.failOutstanding(c, &o)
 		c.resend = 0
 		c.cause = driver.CauseError
 		l.pauseConn(c, now)
@@ -139,13 +136,14 @@ func (l *loop) connectFailed(c *lconn, err error, now int64) {
 		l.stopping = true
 		return
 	}
-	_, k := l.w.Claim(l.pipeline)
+	seq0, k := l.w.Claim(l.pipeline)
 	if k == 0 {
 		l.stopping = true
 		return
 	}
-	o := driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + driver.Msg(err)}
+	seq, o := seq0, driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + driver.Msg(err)}
 	for j := 0; j < k; j++ {
+		o.Op = l.d.t.op(l.d.t.pick(seq + uint64(j)))
 		l.w.Record(&o, now)
 	}
 	l.pauseConn(c, now)
@@ -295,9 +293,10 @@ func (l *loop) unsolicited(c *lconn, now int64) {
 	l.drop(c)
 	c.cause = driver.CauseError
 	if !l.stopping {
-		if _, k := l.w.Claim(1); k > 0 {
+		if seq, k := l.w.Claim(1); k > 0 {
 			_, msg := failure(errUnsolicited)
-			l.w.Record(&driver.Outcome{Class: driver.Error, Done: now, Msg: msg}, now)
+			op := l.d.t.op(l.d.t.pick(seq))
+			l.w.Record(&driver.Outcome{Class: driver.Error, Op: op, Done: now, Msg: msg}, now)
 		}
 	}
 	if l.stopping {
@@ -315,6 +314,9 @@ func (l *loop) complete(c *lconn, now int64) bool {
 	}
 	r := &c.p.r
 	o := driver.Outcome{Class: driver.OK, Bytes: r.bytes, Done: now}
+	if t := l.d.t; t.ops != nil {
+		o.Op = t.op(c.idx[len(c.idx)-c.inflight])
+	}
 	if msg := l.d.check(r); msg != "" {
 		o.Class, o.Msg = driver.Unexpected, msg
 	}
@@ -346,6 +348,18 @@ func (l *loop) complete(c *lconn, now int64) bool {
 		l.queue(c)
 	}
 	return true
+}
+
+// failOutstanding records o for each request c has outstanding.
+func (l *loop) failOutstanding(c *lconn, o *driver.Outcome) {
+	t := l.d.t
+	for ; c.inflight > 0; c.inflight-- {
+		if t.ops != nil {
+			o.Op = t.op(c.idx[len(c.idx)-c.inflight])
+		}
+		l.inflight--
+		l.w.Record(o, c.sent)
+	}
 }
 
 var errCloseInPipeline = errors.New("server closed the connection inside a pipeline")
@@ -420,11 +434,7 @@ func (l *loop) retryable(c *lconn) bool {
 func (l *loop) fail(c *lconn, err error) {
 	now := driver.Now()
 	class, msg := failure(err)
-	o := driver.Outcome{Class: class, Done: now, Msg: msg}
-	for ; c.inflight > 0; c.inflight-- {
-		l.inflight--
-		l.w.Record(&o, c.sent)
-	}
+	l.failOutstanding(c, &driver.Outcome{Class: class, Done: now, Msg: msg})
 	l.drop(c)
 	c.cause = driver.CauseError
 	l.pauseConn(c, now)

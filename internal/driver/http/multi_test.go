@@ -101,6 +101,14 @@ func TestRequestFileProportions(t *testing.T) {
 			if order == "cycle" && !reflect.DeepEqual(got, want) {
 				t.Errorf("%+v cycle: server saw %v, want exactly %v", lc, got, want)
 			}
+			// the results break the figures down by request (Driver.Ops)
+			byOp := map[string]int{}
+			for _, o := range res.Ops {
+				byOp[o.Name] = int(o.Requests)
+			}
+			if wantOps := map[string]int{"GET /items": got[seenGET], "POST /orders": got[seenPOST], "PUT /items/7": got[seenPUT]}; !reflect.DeepEqual(byOp, wantOps) {
+				t.Errorf("%+v %s: per-request figures %v, the server saw %v", lc, order, byOp, wantOps)
+			}
 			if order == "random" {
 				// binomial: 6000 draws, σ ≤ 37; 6σ is a reproducible bound
 				// (the draws depend on the seed only).
@@ -205,6 +213,20 @@ func TestRequestsConfigErrors(t *testing.T) {
 	}
 	if !d.t.reqs[1].head || d.t.reqs[0].head || !d.t.reqs[0].retry {
 		t.Errorf("flags: %+v", d.t.reqs)
+	}
+	d, err = New(Config{Requests: []RequestSpec{a, a, {Method: "POST", URL: a.URL}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Ops(), []string{"GET /a", "GET /a #2", "POST /a"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Ops() = %q, want %q", got, want)
+	}
+	many := make([]RequestSpec, MaxOps+1)
+	for i := range many {
+		many[i] = a
+	}
+	if d, err = New(Config{Requests: many}); err != nil || !reflect.DeepEqual(d.Ops(), []string{"request"}) {
+		t.Errorf("%d requests: Ops() = %q, %v; want one line for all", len(many), d.Ops(), err)
 	}
 	red := Config{Requests: []RequestSpec{{Method: "GET", URL: "http://h/", Headers: map[string]string{"Authorization": "Bearer s3cret"}}}}.Redacted()
 	if red.Requests[0].Headers["Authorization"] != RedactedValue {
