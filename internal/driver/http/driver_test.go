@@ -171,6 +171,18 @@ func TestServerClosingConnections(t *testing.T) {
 	if r.requests != 50 || r.errors != 0 {
 		t.Errorf("connection: close: %+v", r)
 	}
+	for _, m := range modes {
+		res, err := runEngine(t, Config{URL: url}, m.lc, load.Window{Requests: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// every response says close: each connection is reopened, for
+		// that cause, and no request fails (2 connections: 48 or 49
+		// reopens, as the last response on each needs none)
+		if c := res.ReconnectCauses[driver.CauseClose]; res.Requests != 50 || res.Errors != 0 || c < 48 || c != res.Reconnects {
+			t.Errorf("%s: Connection: close: %d ok, %d errors, reconnects %d by cause %v", m.name, res.Requests, res.Errors, res.Reconnects, res.ReconnectCauses)
+		}
+	}
 	// Every 3rd request on a connection is read and the connection closed
 	// without a byte of response: a reused connection the server closed,
 	// so the GET is sent again on a new one (a reconnect, not an error).
