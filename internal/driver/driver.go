@@ -36,6 +36,8 @@ type Conn interface {
 	// when that response was complete, or the failure known), also when it
 	// returns an error. It returns a non-nil error only when the connection
 	// is unusable afterwards: the engine then closes it and opens a new one.
+	// A *Reconnect error says the connection ended in the ordinary course
+	// of keep-alive (see Reconnect), any other error that it failed.
 	Do(ctx context.Context, reqs []Request, out []Outcome) error
 	// Close releases the connection.
 	Close() error
@@ -137,8 +139,59 @@ type LoopWork interface {
 	// sent (Now() units). Every claimed request is recorded exactly once
 	// unless ctx ends first.
 	Record(o *Outcome, sent int64)
-	// Reconnected reports that a connection was reopened.
-	Reconnected()
+	// Reconnected reports that a connection was reopened, and why (one of
+	// the Cause constants, or a driver's own short cause); resent is how
+	// many of the requests the old connection left unanswered were sent
+	// again on the new one (their latency still runs from the first send,
+	// so Record's sent is the original send time).
+	Reconnected(cause string, resent int)
+}
+
+// Reconnect causes, counted by cause in the results (Load.ReconnectCauses).
+// A connection that ended in the ordinary course of keep-alive is reopened
+// without an error; one that failed is reopened after its errors were
+// counted, with CauseError.
+const (
+	// CauseIdleClosed: the server closed the connection while it was idle
+	// (its keep-alive timeout), or before any byte of the response to a
+	// request sent on the reused connection arrived.
+	CauseIdleClosed = "server closed idle connection"
+	// CauseClose: the server said it would close (Connection: close, or
+	// an HTTP/1.0 response without keep-alive).
+	CauseClose = "Connection: close"
+	// CauseReset: the connection was reset before any byte of a response
+	// arrived on the reused connection.
+	CauseReset = "connection reset"
+	// CauseError: the connection failed and its failures were counted
+	// as errors (by message, in Load.Messages).
+	CauseError = "after error"
+)
+
+// Reconnect is the error Conn.Do returns when its connection ended the way
+// keep-alive connections end, not by a failure of the server: the server
+// closed it while idle, or said Connection: close. The engine drops the
+// connection, counts a reconnect with Cause and, when Retry is set, sends
+// reqs[From:] once more on a new connection (as net/http's Transport does),
+// timing them from the first send. Do has filled out[From:] with the
+// failures to count when they are not sent again (Retry false, a failed
+// reopen, or a second Reconnect on the new connection: a request is
+// re-sent at most once).
+type Reconnect struct {
+	Cause string
+	// From is the first request left unanswered (len(out) when all were
+	// answered, as after Connection: close).
+	From int
+	// Retry says reqs[From:] may be sent on a new connection: nothing of
+	// their responses arrived and they are safe to repeat (idempotent, or
+	// the driver was told repeating is fine), or were never written.
+	Retry bool
+	// Written says reqs[From:] had been written: sending them again is a
+	// re-send (Load.Resent), not a first send.
+	Written bool
+}
+
+func (r *Reconnect) Error() string {
+	return "reconnect: " + r.Cause
 }
 
 // ErrNoLoop is wrapped by a Multiplexer's OpenLoop error when the driver's

@@ -20,6 +20,10 @@ type Engine struct {
 	ops   []string
 	conns []driver.Conn
 	loops []driver.Loop // set instead of conns when the driver multiplexes
+	// causes[w] is why worker w's last connection ended (a Cause of
+	// package driver), counted when it is reopened. Only worker w's
+	// goroutine touches its entry.
+	causes []string
 
 	// progress counters of the window in flight, read by Progress.
 	prog      progress
@@ -79,6 +83,7 @@ func (e *Engine) Open(ctx context.Context) error {
 		}
 		e.conns = append(e.conns, c)
 	}
+	e.causes = make([]string, len(e.conns))
 	return nil
 }
 
@@ -152,11 +157,15 @@ func (e *Engine) conn(ctx context.Context, w int, rec *recorder) (driver.Conn, e
 		return nil, errEngineClosed
 	}
 	e.conns[w] = c
-	rec.reconnects++
+	rec.reconnected(e.causes[w])
+	e.causes[w] = ""
 	return c, nil
 }
 
-func (e *Engine) drop(w int) {
+// drop closes worker w's connection; cause says why it ended (counted when
+// it is reopened).
+func (e *Engine) drop(w int, cause string) {
+	e.causes[w] = cause
 	e.mu.Lock()
 	c := e.conns[w]
 	e.conns[w] = nil
@@ -315,6 +324,12 @@ func (e *Engine) exchange(ctx context.Context, wi int, rec *recorder, reqs []dri
 		// the connection, not of the server.
 		return false
 	}
+	var rc *driver.Reconnect
+	if errors.As(err, &rc) && rc.Retry && rc.From < len(reqs) {
+		if err = e.resend(ctx, wi, rec, rc, reqs, out); err != nil && ctx.Err() != nil {
+			return false
+		}
+	}
 	var ok int64
 	for j := range out {
 		from := sent
@@ -332,16 +347,47 @@ func (e *Engine) exchange(ctx context.Context, wi int, rec *recorder, reqs []dri
 		e.prog.failures.Add(f)
 	}
 	if err != nil {
-		e.drop(wi)
+		if errors.As(err, &rc) {
+			// the connection ended as keep-alive connections do (idle
+			// close, Connection: close): reopen at once, no pause.
+			e.drop(wi, rc.Cause)
+			return true
+		}
+		e.drop(wi, driver.CauseError)
 		if ok == int64(len(out)) {
-			// the server closed a healthy connection (Connection:
-			// close): reopen at once, no pause.
 			return true
 		}
 		return b.wait(ctx, deadline)
 	}
 	b.reset()
 	return true
+}
+
+// resend sends reqs[rc.From:] once more on a new connection after Do said
+// the old one ended before their responses began (driver.Reconnect with
+// Retry), as net/http's Transport retries a request on a reused connection.
+// Their latency keeps running from the first send: the caller records them
+// with it, so the time lost to the dead connection and the reopen is part
+// of the figure, as a user of the server would see it. It returns the
+// second Do's error; a second Reconnect is not retried again. When the
+// reopen fails, out[rc.From:] say so.
+func (e *Engine) resend(ctx context.Context, wi int, rec *recorder, rc *driver.Reconnect, reqs []driver.Request, out []driver.Outcome) error {
+	e.drop(wi, rc.Cause)
+	c, err := e.conn(ctx, wi, rec)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, errEngineClosed) {
+			return err
+		}
+		now := driver.Now()
+		for j := rc.From; j < len(out); j++ {
+			out[j] = driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + shortErr(err)}
+		}
+		return err // conn() left no connection: the next exchange reopens
+	}
+	if rc.Written {
+		rec.resent += int64(len(reqs) - rc.From)
+	}
+	return c.Do(ctx, reqs[rc.From:], out[rc.From:])
 }
 
 func shortErr(err error) string {
@@ -384,6 +430,13 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 		res.Sent += r.sent
 		res.Bytes += r.bytes
 		res.Reconnects += r.reconnects
+		res.Resent += r.resent
+		for m, n := range r.causes {
+			if res.ReconnectCauses == nil {
+				res.ReconnectCauses = map[string]int64{}
+			}
+			res.ReconnectCauses[m] += n
+		}
 		for m, n := range r.messages {
 			res.Messages[m] += n
 		}

@@ -61,7 +61,10 @@ func (w *loopWork) Record(o *driver.Outcome, sent int64) {
 }
 
 // Reconnected implements driver.LoopWork.
-func (w *loopWork) Reconnected() { w.rec.reconnects++ }
+func (w *loopWork) Reconnected(cause string, resent int) {
+	w.rec.reconnected(cause)
+	w.rec.resent += int64(resent)
+}
 
 // openLoops opens the connections on the driver's event loops, when the
 // driver has them and the window is a closed loop. One loop runs on one OS

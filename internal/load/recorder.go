@@ -21,7 +21,9 @@ type recorder struct {
 	ops     []opRecorder
 
 	sent, bytes, reconnects int64
+	resent                  int64
 	messages                map[string]int64
+	causes                  map[string]int64 // reconnects by cause
 
 	// the per-second timeline: the current second's figures, handed to
 	// the shared timeline when the second changes.
@@ -42,6 +44,7 @@ func newRecorder(start int64, nops int, rate bool, tl *timeline) *recorder {
 		rate:     rate,
 		latency:  result.NewHistogram(),
 		messages: map[string]int64{},
+		causes:   map[string]int64{},
 		secHist:  newSecondHistogram(),
 		timeline: tl,
 	}
@@ -112,6 +115,16 @@ func (r *recorder) record(o *driver.Outcome, from, sent int64) {
 		op.requests++
 		_ = op.hist.RecordValue(v)
 	}
+}
+
+// reconnected counts one reopened connection and why the old one ended
+// (driver.CauseError when no cause is known).
+func (r *recorder) reconnected(cause string) {
+	if cause == "" {
+		cause = driver.CauseError
+	}
+	r.reconnects++
+	r.causes[cause]++
 }
 
 func (r *recorder) flushSecond() {

@@ -25,8 +25,19 @@ type Load struct {
 	Errors     int64 `json:"errors"`
 	Timeouts   int64 `json:"timeouts"`
 	Unexpected int64 `json:"unexpected"`
-	// Reconnects counts connections reopened after a failure.
+	// Reconnects counts connections reopened during the window: after a
+	// failure, or because the server ended a keep-alive connection (closed
+	// it while idle, said Connection: close); ReconnectCauses says which.
 	Reconnects int64 `json:"reconnects"`
+	// ReconnectCauses breaks Reconnects down by why the old connection
+	// ended ("server closed idle connection", "Connection: close",
+	// "connection reset", "after error"); the counts sum to Reconnects.
+	ReconnectCauses map[string]int64 `json:"reconnect_causes,omitempty"`
+	// Resent counts requests sent a second time on a new connection
+	// because the old one ended before any byte of their responses
+	// arrived (as net/http's Transport retries); each is still one of
+	// Sent, timed from its first send.
+	Resent int64 `json:"resent,omitempty"`
 	// Messages counts non-OK outcomes by class and message
 	// ("error: connection reset by peer", "unexpected: status 500").
 	Messages map[string]int64 `json:"messages,omitempty"`

@@ -1,6 +1,10 @@
 // Command hello is the demo target: a minimal Go HTTP server answering
 // "hello" on every path. It prints "listening on ADDR" once it accepts
-// connections, so scripts and tests can use port 0.
+// connections, so scripts and tests can use port 0. -idle-timeout sets how
+// long a keep-alive connection may stay idle before the server closes it
+// (http.Server.IdleTimeout; 0, the default, means never), to try a client
+// against a server that closes idle connections, as Node (5 s) and nginx
+// (75 s) do.
 package main
 
 import (
@@ -14,7 +18,11 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (port 0 picks a free one)")
+	idle := flag.Duration("idle-timeout", 0, "close keep-alive connections idle this long (0: never)")
 	flag.Parse()
+	if *idle < 0 {
+		log.Fatalf("-idle-timeout %s: want 0 (never) or a positive duration", *idle)
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatal(err)
@@ -26,5 +34,6 @@ func main() {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write(body)
 	})
-	log.Fatal(http.Serve(ln, h))
+	srv := &http.Server{Handler: h, IdleTimeout: *idle}
+	log.Fatal(srv.Serve(ln))
 }

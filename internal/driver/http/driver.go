@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
@@ -38,8 +40,15 @@ func New(cfg Config) (*Driver, error) {
 // Name implements driver.Driver.
 func (d *Driver) Name() string { return "http" }
 
-// Ops implements driver.Driver.
-func (d *Driver) Ops() []string { return []string{"request"} }
+// Ops implements driver.Driver: "request", or with 2–MaxOps requests
+// (Config.Requests) each one's "METHOD /path", so the results break the
+// figures down by request.
+func (d *Driver) Ops() []string {
+	if d.t.ops != nil {
+		return d.t.ops
+	}
+	return []string{"request"}
+}
 
 // MaxPipeline implements driver.Driver.
 func (d *Driver) MaxPipeline() int { return MaxPipeline }
@@ -57,30 +66,52 @@ func (d *Driver) Open(ctx context.Context, worker int) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{d: d, nc: nc, br: bufio.NewReaderSize(nc, 64<<10), keepBody: d.keepBody()}, nil
+	c := &conn{d: d, nc: nc, br: bufio.NewReaderSize(nc, 64<<10), keepBody: d.keepBody()}
+	if sc, ok := nc.(syscall.Conn); ok {
+		c.rc, _ = sc.SyscallConn()
+	}
+	return c, nil
 }
 
 type conn struct {
 	d        *Driver
 	nc       net.Conn
+	rc       syscall.RawConn // for the idle check (nil: none)
 	br       *bufio.Reader
 	resp     response
 	keepBody bool
 	pipe     []byte    // the request repeated, for pipelined writes
+	batch    []byte    // several requests: this Do's requests, written at once
+	idx      []int     // several requests: the request index of each in the batch
 	deadline time.Time // the deadline last set on nc
+	used     bool      // a response completed: the connection is being reused
 	once     sync.Once
 }
 
-// Do implements driver.Conn.
+// Do implements driver.Conn. A connection that ends before any byte of a
+// response arrived, after it had carried responses, is a keep-alive
+// connection the server closed: Do returns a *driver.Reconnect saying
+// which requests may be sent again (see Config.RetryUnsafe). Bytes with no
+// request outstanding (past the last response's framing, or found on the
+// idle connection before a send) are an error.
 func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outcome) error {
+	payload := c.payload(reqs)
 	if err := c.setDeadline(); err != nil {
 		return c.fail(out, 0, err)
+	}
+	if c.used {
+		if err := c.idleCheck(out); err != nil {
+			return err
+		}
 	}
 	// Let the other connections read their responses first: requests then
 	// leave in bursts, as wrk's event loop sends them, and the server
 	// answers in bursts (fewer wake-ups on both sides).
 	runtime.Gosched()
-	if _, err := c.nc.Write(c.payload(len(reqs))); err != nil {
+	if _, err := c.nc.Write(payload); err != nil {
+		if c.used {
+			return c.lost(out, 0, err)
+		}
 		return c.fail(out, 0, err)
 	}
 	// Let the other connections send before reading: the response takes a
@@ -89,14 +120,26 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 	if c.br.Buffered() == 0 {
 		runtime.Gosched()
 	}
+	t := c.d.t
 	var closing bool
 	for i := range out {
 		r := &c.resp
-		err := readResponse(c.br, r, c.keepBody, c.d.t.head)
+		head := t.head
+		if t.multi() {
+			head = t.reqs[c.idx[i]].head
+		}
+		err := readResponse(c.br, r, c.keepBody, head)
 		if err != nil {
+			if r.bytes == 0 && c.used {
+				return c.lost(out, i, err)
+			}
 			return c.fail(out, i, err)
 		}
+		c.used = true
 		out[i] = driver.Outcome{Class: driver.OK, Bytes: r.bytes, Done: driver.Now()}
+		if t.ops != nil {
+			out[i].Op = t.op(c.idx[i])
+		}
 		if msg := c.check(r); msg != "" {
 			out[i].Class, out[i].Msg = driver.Unexpected, msg
 		}
@@ -107,23 +150,106 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 			}
 		}
 	}
+	if c.br.Buffered() > 0 {
+		// body bytes past the framing, or a response nobody asked for:
+		// the last response cannot be trusted, nor the connection.
+		return c.fail(out, len(out)-1, errUnsolicited)
+	}
 	if closing {
-		return errServerClose
+		return &driver.Reconnect{Cause: driver.CauseClose, From: len(out)}
 	}
 	return nil
 }
 
-var errServerClose = errors.New("server asked to close the connection")
+// payload returns the bytes of reqs, and with several requests notes which
+// request each one is (c.idx).
+func (c *conn) payload(reqs []driver.Request) []byte {
+	t := c.d.t
+	n := len(reqs)
+	if !t.multi() {
+		if n == 1 {
+			return t.request
+		}
+		if len(c.pipe) < n*len(t.request) {
+			c.pipe = bytes.Repeat(t.request, n)
+		}
+		return c.pipe[:n*len(t.request)]
+	}
+	c.batch, c.idx = c.batch[:0], c.idx[:0]
+	for _, q := range reqs {
+		i := t.pick(q.Seq)
+		c.idx = append(c.idx, i)
+		c.batch = append(c.batch, t.reqs[i].bytes...)
+	}
+	return c.batch
+}
 
-func (c *conn) payload(n int) []byte {
-	req := c.d.t.request
-	if n == 1 {
-		return req
+// idleCheck looks at the idle connection before a send without blocking
+// (recv with MSG_PEEK): the server may have closed it (its keep-alive
+// timeout), reset it, or sent bytes nobody asked for. net/http's Transport
+// learns the same from the read it keeps posted on every idle connection.
+func (c *conn) idleCheck(out []driver.Outcome) error {
+	if c.rc == nil || c.br.Buffered() > 0 {
+		if c.br.Buffered() > 0 {
+			return c.fail(out, 0, errUnsolicited)
+		}
+		return nil
 	}
-	if len(c.pipe) < n*len(req) {
-		c.pipe = bytes.Repeat(req, n)
+	var n int
+	var rerr error
+	var b [1]byte
+	err := c.rc.Read(func(fd uintptr) bool {
+		n, _, rerr = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		return true
+	})
+	switch {
+	case err != nil:
+		return c.fail(out, 0, err)
+	case rerr == syscall.EAGAIN || rerr == syscall.EINTR:
+		return nil
+	case rerr != nil:
+		c.fail(out, 0, rerr)
+		return &driver.Reconnect{Cause: cause(rerr), Retry: true}
+	case n > 0:
+		return c.fail(out, 0, errUnsolicited)
 	}
-	return c.pipe[:n*len(req)]
+	c.fail(out, 0, io.EOF)
+	return &driver.Reconnect{Cause: driver.CauseIdleClosed, Retry: true}
+}
+
+// lost handles a reused connection that ended before any byte of response
+// from arrived: if it ended as keep-alive connections do (closed, reset),
+// the requests from there on may be sent again on a new connection, when
+// every one of them is safe to repeat. out[from:] hold the failure to count
+// if they are not.
+func (c *conn) lost(out []driver.Outcome, from int, err error) error {
+	c.fail(out, from, err)
+	cs := cause(err)
+	if cs == "" {
+		return err
+	}
+	t := c.d.t
+	retry := t.reqs[0].retry
+	if t.multi() {
+		retry = true
+		for _, i := range c.idx[from:] {
+			retry = retry && t.reqs[i].retry
+		}
+	}
+	return &driver.Reconnect{Cause: cs, From: from, Retry: retry, Written: true}
+}
+
+// cause says whether an I/O error is a keep-alive connection's end (the
+// server closed or reset it) and which: "" for anything else (a timeout, a
+// malformed response).
+func cause(err error) string {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return driver.CauseIdleClosed
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return driver.CauseReset
+	}
+	return ""
 }
 
 // setDeadline keeps the connection's deadline at about now + timeout. It is
@@ -181,14 +307,12 @@ func (d *Driver) check(r *response) string {
 // unusable.
 func (c *conn) fail(out []driver.Outcome, from int, err error) error {
 	now := driver.Now()
-	class, msg := driver.Error, driver.Msg(err)
-	if driver.IsTimeout(err) {
-		class, msg = driver.Timeout, "timeout"
-	} else if errors.Is(err, errMalformed) {
-		msg = "malformed response"
-	}
+	class, msg := failure(err)
 	for i := from; i < len(out); i++ {
 		out[i] = driver.Outcome{Class: class, Done: now, Msg: msg}
+		if t := c.d.t; t.ops != nil && i < len(c.idx) {
+			out[i].Op = t.op(c.idx[i])
+		}
 	}
 	return err
 }
@@ -211,7 +335,8 @@ func (d *Driver) Probe(ctx context.Context) error {
 	defer c.Close()
 	cc := c.(*conn)
 	out := make([]driver.Outcome, 1)
-	if err := c.Do(ctx, make([]driver.Request, 1), out); err != nil && !errors.Is(err, errServerClose) {
+	var rc *driver.Reconnect
+	if err := c.Do(ctx, make([]driver.Request, 1), out); err != nil && !(errors.As(err, &rc) && rc.Cause == driver.CauseClose) {
 		return fmt.Errorf("first request to %s failed: %w", d.cfg.URL, err)
 	}
 	if out[0].Class != driver.OK {

@@ -15,9 +15,21 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 func runLoad(t *testing.T, cfg Config, lc load.Config, w load.Window) (*loadResult, error) {
+	t.Helper()
+	res, err := runEngine(t, cfg, lc, w)
+	if err != nil {
+		return nil, err
+	}
+	return &loadResult{res.Requests, res.Errors, res.Timeouts, res.Unexpected, res.Bytes, res.Messages}, nil
+}
+
+// runEngine runs one window of the load engine with the driver, on its
+// event loops in a closed loop, on goroutines at a rate.
+func runEngine(t *testing.T, cfg Config, lc load.Config, w ...load.Window) (*result.Load, error) {
 	t.Helper()
 	d, err := New(cfg)
 	if err != nil {
@@ -31,11 +43,7 @@ func runLoad(t *testing.T, cfg Config, lc load.Config, w load.Window) (*loadResu
 		return nil, err
 	}
 	defer e.Close()
-	res, err := e.Run(context.Background(), w)
-	if err != nil {
-		return nil, err
-	}
-	return &loadResult{res.Requests, res.Errors, res.Timeouts, res.Unexpected, res.Bytes, res.Messages}, nil
+	return e.Run(context.Background(), w[0])
 }
 
 type loadResult struct {
@@ -163,9 +171,40 @@ func TestServerClosingConnections(t *testing.T) {
 	if r.requests != 50 || r.errors != 0 {
 		t.Errorf("connection: close: %+v", r)
 	}
-	// Abrupt close without a response every 3rd request: counted by message.
+	for _, m := range modes {
+		res, err := runEngine(t, Config{URL: url}, m.lc, load.Window{Requests: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// every response says close: each connection is reopened, for
+		// that cause, and no request fails (2 connections: 48 or 49
+		// reopens, as the last response on each needs none)
+		if c := res.ReconnectCauses[driver.CauseClose]; res.Requests != 50 || res.Errors != 0 || c < 48 || c != res.Reconnects {
+			t.Errorf("%s: Connection: close: %d ok, %d errors, reconnects %d by cause %v", m.name, res.Requests, res.Errors, res.Reconnects, res.ReconnectCauses)
+		}
+	}
+	// Every 3rd request on a connection is read and the connection closed
+	// without a byte of response: a reused connection the server closed,
+	// so the GET is sent again on a new one (a reconnect, not an error).
+	// Each connection answers 2: 30 requests take 15 connections, 14 re-sends.
 	url = rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
 		if n%3 == 0 {
+			return false
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+	res, err := runEngine(t, Config{URL: url}, load.Config{Connections: 1, Pipeline: 1}, load.Window{Requests: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 0 || res.Requests != 30 || res.Resent != 14 || res.ReconnectCauses[driver.CauseIdleClosed] != 14 {
+		t.Errorf("close before the response: %d ok, %d errors, %d resent, causes %v, %v", res.Requests, res.Errors, res.Resent, res.ReconnectCauses, res.Messages)
+	}
+	// A close in the middle of a response stays an error.
+	url = rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		if n%3 == 0 {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Le")
 			return false
 		}
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
@@ -176,7 +215,7 @@ func TestServerClosingConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.errors != 10 || r.requests != 20 || r.messages["error: connection closed by server"] != 10 {
-		t.Errorf("abrupt close: %+v", r)
+		t.Errorf("abrupt close mid-response: %+v", r)
 	}
 }
 

@@ -173,6 +173,21 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		l.pipe = bytes.Repeat(l.d.t.request, pipeline)
 	}
 	defer func() { l.w = nil }()
+	// What happened on the idle connections since the last Run (a server
+	// closing them at its keep-alive timeout, bytes nobody asked for) is
+	// handled before anything is sent on them.
+	evs, err := l.p.Wait(0)
+	if err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		if ev.Fd == evloop.WakeTag {
+			continue
+		}
+		if c := l.conns[ev.Fd]; uint32(ev.Pad) == c.gen {
+			l.event(c, ev.Events)
+		}
+	}
 	l.scan(driver.Now())
 	for _, c := range l.conns {
 		switch c.st {
@@ -222,7 +237,7 @@ var errLoopClosed = evloop.ErrClosed
 func (l *loop) abort() {
 	for _, c := range l.conns {
 		l.drop(c)
-		c.inflight = 0
+		c.inflight, c.resend = 0, 0
 	}
 	l.inflight = 0
 }
@@ -252,12 +267,12 @@ func (l *loop) sendReady() {
 		if l.stopping || c.st != csOpen || c.inflight > 0 {
 			continue
 		}
-		_, k := l.w.Claim(l.pipeline)
+		seq, k := l.w.Claim(l.pipeline)
 		if k == 0 {
 			l.stopping = true
 			continue
 		}
-		l.send(c, k, now)
+		l.send(c, seq, k, now)
 	}
 	l.ready = l.ready[:0]
 }

@@ -24,11 +24,13 @@ type tally struct {
 	ok, failed, reopened int
 	seen                 map[uint64]bool
 	msgs                 map[string]int
+	causes               map[string]int
+	resent               int
 	badSent              int
 }
 
 func newTally(limit uint64) *tally {
-	return &tally{limit: limit, seen: map[uint64]bool{}, msgs: map[string]int{}}
+	return &tally{limit: limit, seen: map[uint64]bool{}, msgs: map[string]int{}, causes: map[string]int{}}
 }
 
 func (w *tally) Claim(n int) (uint64, int) {
@@ -53,7 +55,11 @@ func (w *tally) Record(o *driver.Outcome, sent int64) {
 	w.msgs[o.Class.String()+": "+o.Msg]++
 }
 
-func (w *tally) Reconnected() { w.reopened++ }
+func (w *tally) Reconnected(cause string, resent int) {
+	w.reopened++
+	w.causes[cause]++
+	w.resent += resent
+}
 
 // runLoop opens a loop of conns connections on url and runs it until limit
 // requests were recorded.
@@ -121,6 +127,8 @@ func TestLoopCloseAfterEachResponse(t *testing.T) {
 }
 
 func TestLoopAbruptCloseCounted(t *testing.T) {
+	// closed before a byte of the 3rd response: re-sent, not an error (each
+	// connection answers 2: 15 connections, 14 re-sends)
 	url := rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
 		if n%3 == 0 {
 			return false
@@ -129,8 +137,21 @@ func TestLoopAbruptCloseCounted(t *testing.T) {
 		return true
 	})
 	w := runLoop(t, Config{URL: url}, 1, 1, 30)
-	if w.ok != 20 || w.msgs["error: connection closed by server"] != 10 {
-		t.Errorf("abrupt close: %d ok, %v", w.ok, w.msgs)
+	if w.ok != 30 || w.resent != 14 || w.causes[driver.CauseIdleClosed] != 14 {
+		t.Errorf("close before the response: %d ok, %d resent, causes %v, %v", w.ok, w.resent, w.causes, w.msgs)
+	}
+	// closed inside the 3rd response: an error
+	url = rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		if n%3 == 0 {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Le")
+			return false
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+	w = runLoop(t, Config{URL: url}, 1, 1, 30)
+	if w.ok != 20 || w.msgs["error: connection closed by server"] != 10 || w.causes[driver.CauseError] != 10 {
+		t.Errorf("abrupt close mid-response: %d ok, %v, causes %v", w.ok, w.msgs, w.causes)
 	}
 }
 
@@ -223,4 +244,25 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// A re-sent request that the new connection never answers times out from
+// its first send: the loop does not wait for it forever.
+func TestLoopResentRequestTimesOut(t *testing.T) {
+	var conns atomic.Int64
+	url := rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		if conns.Load() == 0 && n == 1 {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			return true
+		}
+		if conns.Add(1) == 1 {
+			return false // the 2nd request: closed before a byte of response
+		}
+		time.Sleep(time.Second) // the re-sent request: never answered in time
+		return false
+	})
+	w := runLoop(t, Config{URL: url, Timeout: 200 * time.Millisecond}, 1, 1, 2)
+	if w.ok != 1 || w.msgs["timeout: timeout"] != 1 || w.resent != 1 {
+		t.Errorf("%d ok, %d re-sent, %v", w.ok, w.resent, w.msgs)
+	}
 }

@@ -29,10 +29,17 @@ type lconn struct {
 	st       connState
 	until    int64 // connect deadline (csConnecting) or reopen time (csBackoff)
 	backoff  driver.Backoff
-	reopen   bool // count a reconnect when the connect completes
-	queued   bool // in loop.ready
-	inflight int  // responses outstanding in the batch
-	sent     int64
+	reopen   bool          // count a reconnect when the connect completes
+	cause    string        // why the last socket ended (driver.Cause…), reported at the reopen
+	queued   bool          // in loop.ready
+	inflight int           // responses outstanding in the batch
+	sent     int64         // when the batch was first sent
+	used     bool          // a response completed on this socket: it is being reused
+	resend   int           // requests to send again once the new socket is open
+	again    bool          // the batch in flight is a re-send (never re-sent twice)
+	idx      []int         // several requests: the request index of each of the batch
+	done     int           // several requests: responses of the batch completed
+	wbuf     []byte        // several requests: the batch's bytes
 	out      evloop.Outbox // the unwritten rest of the batch
 	pend     []byte        // unparsed bytes (at most a partial line)
 	p        parser
@@ -46,7 +53,7 @@ func (l *loop) dialConn(c *lconn) error {
 	}
 	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	c.fd, c.gen = fd, c.gen+1
-	c.st = csConnecting
+	c.st, c.used = csConnecting, false
 	err = unix.Connect(fd, l.sa)
 	events := uint32(unix.EPOLLOUT)
 	switch {
@@ -98,15 +105,30 @@ func (l *loop) connect(c *lconn, now int64) {
 func (l *loop) opened(c *lconn) {
 	if c.reopen {
 		c.reopen = false
-		l.w.Reconnected()
+		l.w.Reconnected(c.cause, c.resend)
+		c.cause = ""
+	}
+	if c.resend > 0 {
+		l.sendAgain(c)
+		return
 	}
 	l.queue(c)
 }
 
 // connectFailed fails the batch the connection was reopened for, as the
 // engine does for a goroutine's failed reopen, and pauses before retrying.
+// A connection reopened to re-send requests fails those.
 func (l *loop) connectFailed(c *lconn, err error, now int64) {
 	l.drop(c)
+	if c.resend > 0 {
+		o := driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + driver.Msg(err)}
+		l.failOutstanding(c, &o)
+		c.resend = 0
+		c.cause = driver.CauseError
+		l.pauseConn(c, now)
+		return
+	}
+	c.cause = driver.CauseError
 	if l.stopping {
 		return
 	}
@@ -114,13 +136,14 @@ func (l *loop) connectFailed(c *lconn, err error, now int64) {
 		l.stopping = true
 		return
 	}
-	_, k := l.w.Claim(l.pipeline)
+	seq0, k := l.w.Claim(l.pipeline)
 	if k == 0 {
 		l.stopping = true
 		return
 	}
-	o := driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + driver.Msg(err)}
+	seq, o := seq0, driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + driver.Msg(err)}
 	for j := 0; j < k; j++ {
+		o.Op = l.d.t.op(l.d.t.pick(seq + uint64(j)))
 		l.w.Record(&o, now)
 	}
 	l.pauseConn(c, now)
@@ -142,13 +165,50 @@ func (l *loop) drop(c *lconn) {
 	c.p.reset()
 }
 
-// send writes a batch of k requests.
-func (l *loop) send(c *lconn, k int, now int64) {
-	c.sent, c.inflight = now, k
+// send writes a batch of k requests, the first with sequence number seq.
+func (l *loop) send(c *lconn, seq uint64, k int, now int64) {
+	c.sent, c.inflight, c.again = now, k, false
 	l.inflight += k
-	c.out.Pending = l.pipe[:k*len(l.d.t.request)]
+	if t := l.d.t; t.multi() {
+		c.idx, c.wbuf = c.idx[:0], c.wbuf[:0]
+		for j := 0; j < k; j++ {
+			i := t.pick(seq + uint64(j))
+			c.idx = append(c.idx, i)
+			c.wbuf = append(c.wbuf, t.reqs[i].bytes...)
+		}
+		c.done, c.p.head = 0, t.reqs[c.idx[0]].head
+		c.out.Pending = c.wbuf
+	} else {
+		c.out.Pending = l.pipe[:k*len(l.d.t.request)]
+	}
 	if l.timeout > 0 {
 		l.alarm.Set(now + l.timeout)
+	}
+	l.write(c)
+}
+
+// sendAgain re-sends, on c's new socket, the requests its old one left
+// unanswered (lost). They keep their first send time: in a closed loop a
+// request's latency runs from when it was first sent, so the time lost to
+// the dead connection and the reconnect is in the figure, as a user of the
+// server would have waited it (net/http's Transport retries the same way,
+// inside one RoundTrip).
+func (l *loop) sendAgain(c *lconn) {
+	k := c.resend
+	c.resend, c.again = 0, true
+	if t := l.d.t; t.multi() {
+		c.idx = append(c.idx[:0], c.idx[c.done:]...)
+		c.wbuf = c.wbuf[:0]
+		for _, i := range c.idx {
+			c.wbuf = append(c.wbuf, t.reqs[i].bytes...)
+		}
+		c.done, c.p.head = 0, t.reqs[c.idx[0]].head
+		c.out.Pending = c.wbuf
+	} else {
+		c.out.Pending = l.pipe[:k*len(l.d.t.request)]
+	}
+	if l.timeout > 0 {
+		l.alarm.Set(c.sent + l.timeout) // still timed from the first send
 	}
 	l.write(c)
 }
@@ -156,7 +216,7 @@ func (l *loop) send(c *lconn, k int, now int64) {
 // write writes what is left of the batch (evloop.Poller.Flush).
 func (l *loop) write(c *lconn) {
 	if err := l.p.Flush(c.fd, int32(c.i), int32(c.gen), &c.out); err != nil {
-		l.fail(c, err)
+		l.lost(c, err)
 	}
 }
 
@@ -183,18 +243,25 @@ func (l *loop) event(c *lconn, ev uint32) {
 }
 
 // read reads what arrived on c and completes every whole response in it.
+// Bytes with no request outstanding are an error: on an idle connection
+// (unsolicited), or past the last response of the batch, which then
+// cannot be trusted either.
 func (l *loop) read(c *lconn) {
 	m := copy(l.buf, c.pend)
 	n, err := evloop.ReadNonblock(c.fd, l.buf[m:])
 	if err != nil {
 		if err != unix.EAGAIN {
-			l.fail(c, err)
+			l.lost(c, err)
 		}
 		return
 	}
 	now := driver.Now()
 	if n == 0 {
 		l.eof(c, now)
+		return
+	}
+	if c.inflight == 0 {
+		l.unsolicited(c, now)
 		return
 	}
 	data := l.buf[:m+n]
@@ -208,11 +275,35 @@ func (l *loop) read(c *lconn) {
 		if !done {
 			break
 		}
+		if c.inflight == 1 && len(data) > 0 {
+			l.fail(c, errUnsolicited)
+			return
+		}
 		if !l.complete(c, now) {
 			return
 		}
 	}
 	c.pend = append(c.pend[:0], data...)
+}
+
+// unsolicited handles bytes on an idle connection: nothing to account them
+// to, so a request is claimed and failed for them (as a failed reconnect
+// fails one), and the connection replaced after a pause.
+func (l *loop) unsolicited(c *lconn, now int64) {
+	l.drop(c)
+	c.cause = driver.CauseError
+	if !l.stopping {
+		if seq, k := l.w.Claim(1); k > 0 {
+			_, msg := failure(errUnsolicited)
+			op := l.d.t.op(l.d.t.pick(seq))
+			l.w.Record(&driver.Outcome{Class: driver.Error, Op: op, Done: now, Msg: msg}, now)
+		}
+	}
+	if l.stopping {
+		c.reopen = true // reopened by the next Run
+		return
+	}
+	l.pauseConn(c, now)
 }
 
 // complete records the response the parser holds. It returns false when c
@@ -223,12 +314,20 @@ func (l *loop) complete(c *lconn, now int64) bool {
 	}
 	r := &c.p.r
 	o := driver.Outcome{Class: driver.OK, Bytes: r.bytes, Done: now}
+	if t := l.d.t; t.ops != nil {
+		o.Op = t.op(c.idx[len(c.idx)-c.inflight])
+	}
 	if msg := l.d.check(r); msg != "" {
 		o.Class, o.Msg = driver.Unexpected, msg
 	}
 	c.inflight--
 	l.inflight--
+	c.used = true
 	l.w.Record(&o, c.sent)
+	if t := l.d.t; t.multi() && c.inflight > 0 {
+		c.done++
+		c.p.head = t.reqs[c.idx[c.done]].head
+	}
 	if r.close {
 		if c.inflight > 0 {
 			l.fail(c, errCloseInPipeline)
@@ -237,6 +336,7 @@ func (l *loop) complete(c *lconn, now int64) bool {
 		// Connection: close on a healthy connection: reopen at once.
 		c.backoff.Reset()
 		l.drop(c)
+		c.cause = driver.CauseClose
 		if !l.stopping {
 			c.reopen = true
 			l.connect(c, now)
@@ -250,16 +350,24 @@ func (l *loop) complete(c *lconn, now int64) bool {
 	return true
 }
 
+// failOutstanding records o for each request c has outstanding.
+func (l *loop) failOutstanding(c *lconn, o *driver.Outcome) {
+	t := l.d.t
+	for ; c.inflight > 0; c.inflight-- {
+		if t.ops != nil {
+			o.Op = t.op(c.idx[len(c.idx)-c.inflight])
+		}
+		l.inflight--
+		l.w.Record(o, c.sent)
+	}
+}
+
 var errCloseInPipeline = errors.New("server closed the connection inside a pipeline")
 
 // eof handles the server closing c.
 func (l *loop) eof(c *lconn, now int64) {
 	if c.inflight == 0 {
-		l.drop(c) // closed while idle: reopened without a failure
-		if !l.stopping {
-			c.reopen = true
-			l.connect(c, now)
-		}
+		l.idleEnded(c, driver.CauseIdleClosed, now)
 		return
 	}
 	done, err := c.p.eof()
@@ -267,24 +375,67 @@ func (l *loop) eof(c *lconn, now int64) {
 		l.complete(c, now)
 		return
 	}
-	l.fail(c, err)
+	l.lost(c, err)
+}
+
+// idleEnded reopens a connection the server closed or reset while no
+// request was outstanding (its keep-alive timeout): not a failure.
+func (l *loop) idleEnded(c *lconn, cause string, now int64) {
+	l.drop(c)
+	c.cause, c.reopen = cause, true
+	if !l.stopping {
+		l.connect(c, now)
+	}
+}
+
+// lost handles an I/O error on c. A reused connection that the server
+// closed or reset before any byte of the current response arrived ended
+// as keep-alive connections end: its unanswered requests are sent again,
+// once, on a new connection when every one is safe to repeat
+// (Config.RetryUnsafe), and that is a reconnect, not an error. Anything
+// else fails them (fail).
+func (l *loop) lost(c *lconn, err error) {
+	cs := cause(err)
+	if cs == "" {
+		l.fail(c, err)
+		return
+	}
+	if c.inflight == 0 {
+		l.idleEnded(c, cs, driver.Now())
+		return
+	}
+	if !c.used || c.p.started || c.again || !l.retryable(c) {
+		l.fail(c, err)
+		return
+	}
+	c.resend = c.inflight
+	l.drop(c)
+	c.cause, c.reopen = cs, true
+	l.connect(c, driver.Now())
+}
+
+// retryable reports whether every request c has outstanding may be sent
+// again.
+func (l *loop) retryable(c *lconn) bool {
+	t := l.d.t
+	if !t.multi() {
+		return t.reqs[0].retry
+	}
+	for _, i := range c.idx[c.done:] {
+		if !t.reqs[i].retry {
+			return false
+		}
+	}
+	return true
 }
 
 // fail fails c's outstanding requests with err, closes it and schedules its
 // reopen after a pause. Messages are the blocking driver's.
 func (l *loop) fail(c *lconn, err error) {
 	now := driver.Now()
-	class, msg := driver.Error, driver.Msg(err)
-	if driver.IsTimeout(err) {
-		class, msg = driver.Timeout, "timeout"
-	} else if errors.Is(err, errMalformed) {
-		msg = "malformed response"
-	}
-	o := driver.Outcome{Class: class, Done: now, Msg: msg}
-	for ; c.inflight > 0; c.inflight-- {
-		l.inflight--
-		l.w.Record(&o, c.sent)
-	}
+	class, msg := failure(err)
+	l.failOutstanding(c, &driver.Outcome{Class: class, Done: now, Msg: msg})
 	l.drop(c)
+	c.cause = driver.CauseError
 	l.pauseConn(c, now)
 }

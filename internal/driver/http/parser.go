@@ -109,7 +109,11 @@ func (ps *parser) parse(p []byte) (n int, done bool, err error) {
 				}
 				continue
 			}
-			if done := ps.afterHeaders(); done {
+			done, err := ps.afterHeaders()
+			if err != nil {
+				return n, false, err
+			}
+			if done {
 				return n, ps.finish(), nil
 			}
 		case psChunkSize:
@@ -134,18 +138,21 @@ func (ps *parser) parse(p []byte) (n int, done bool, err error) {
 
 // afterHeaders picks the body framing once the headers are in; it reports
 // whether the response is complete without a body.
-func (ps *parser) afterHeaders() bool {
+func (ps *parser) afterHeaders() (bool, error) {
+	if err := checkFraming(ps.length, ps.chunked); err != nil {
+		return false, err
+	}
 	st := ps.r.status
 	switch {
 	case st >= 100 && st < 200:
 		ps.st = psStatus // informational: the real response follows
-		return false
+		return false, nil
 	case ps.head || st == 204 || st == 304:
-		return true
+		return true, nil
 	case ps.chunked:
 		ps.st = psChunkSize
 	case ps.length == 0:
-		return true
+		return true, nil
 	case ps.length > 0:
 		ps.st, ps.left = psBody, ps.length
 	default:
@@ -153,7 +160,7 @@ func (ps *parser) afterHeaders() bool {
 		ps.r.close = true
 		ps.st = psToEOF
 	}
-	return false
+	return false, nil
 }
 
 func (ps *parser) finish() bool {

@@ -100,6 +100,11 @@ var parserCases = []struct {
 	{name: "cut body", stream: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhel", errText: "unexpected EOF"},
 	{name: "cut headers", stream: "HTTP/1.1 200 OK\r\nContent-Le", errText: "unexpected EOF"},
 	{name: "cut chunked", stream: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", errText: "unexpected EOF"},
+	// framing violations (issue 17): both parsers refuse them alike
+	{name: "conflicting Content-Length", stream: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 6\r\n\r\nhello\n", errText: "conflicting Content-Length: 2 and 6"},
+	{name: "Content-Length with chunked", stream: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", errText: "Content-Length with chunked Transfer-Encoding"},
+	{name: "chunked then Content-Length", stream: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n2\r\nok\r\n0\r\n\r\n", errText: "Content-Length with chunked Transfer-Encoding"},
+	{name: "repeated equal Content-Length", stream: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nok", n: 1},
 }
 
 func TestParserMatchesBufioAtEverySplit(t *testing.T) {

@@ -14,18 +14,31 @@ const RedactedValue = "[redacted]"
 func IsSecretHeader(name string) bool { return secretHeader.MatchString(name) }
 
 // Redacted returns the config with the values of secret headers replaced,
-// for recording. The driver itself keeps sending the real values.
+// the common ones and every request's, for recording. The driver itself
+// keeps sending the real values.
 func (c Config) Redacted() Config {
-	if len(c.Headers) == 0 {
-		return c
+	c.Headers = redactHeaders(c.Headers)
+	if len(c.Requests) > 0 {
+		reqs := make([]RequestSpec, len(c.Requests))
+		for i, r := range c.Requests {
+			r.Headers = redactHeaders(r.Headers)
+			reqs[i] = r
+		}
+		c.Requests = reqs
 	}
-	h := make(map[string]string, len(c.Headers))
-	for k, v := range c.Headers {
+	return c
+}
+
+func redactHeaders(hs map[string]string) map[string]string {
+	if len(hs) == 0 {
+		return hs
+	}
+	h := make(map[string]string, len(hs))
+	for k, v := range hs {
 		if IsSecretHeader(k) {
 			v = RedactedValue
 		}
 		h[k] = v
 	}
-	c.Headers = h
-	return c
+	return h
 }

@@ -87,7 +87,7 @@ func readHeaders(br *bufio.Reader, r *response) (length int64, chunked bool, err
 			return 0, false, err
 		}
 		if len(line) == 0 {
-			return length, chunked, nil
+			return length, chunked, checkFraming(length, chunked)
 		}
 		if err := parseHeader(line, r, &length, &chunked); err != nil {
 			return 0, false, err
@@ -126,6 +126,9 @@ func parseHeader(line []byte, r *response, length *int64, chunked *bool) error {
 		n, err := strconv.ParseInt(string(value), 10, 64)
 		if err != nil || n < 0 {
 			return fmt.Errorf("%w: bad Content-Length %q", errMalformed, clip(value))
+		}
+		if *length >= 0 && *length != n {
+			return fmt.Errorf("%w: %d and %d", errConflictingLength, *length, n)
 		}
 		*length = n
 	case equalFold(name, "transfer-encoding"):

@@ -208,7 +208,7 @@ func (w *touchWork) Claim(int) (uint64, int) {
 }
 
 func (w *touchWork) Record(*driver.Outcome, int64) {}
-func (w *touchWork) Reconnected()                  {}
+func (w *touchWork) Reconnected(string, int)       {}
 
 // abort closes every connection after cancellation, forgetting the
 // requests in flight.
@@ -314,7 +314,7 @@ func (l *loop) reconnect(c *lconn, now int64) {
 	if err == nil {
 		if c.reopen {
 			c.reopen = false
-			l.w.Reconnected()
+			l.w.Reconnected(driver.CauseError, 0)
 		}
 		l.queue(c)
 		return

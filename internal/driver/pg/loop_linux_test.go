@@ -47,7 +47,7 @@ func (w *testWork) Record(o *driver.Outcome, sent int64) {
 	w.outs = append(w.outs, *o)
 }
 
-func (w *testWork) Reconnected() {
+func (w *testWork) Reconnected(string, int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.reconnects++

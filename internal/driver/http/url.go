@@ -1,0 +1,83 @@
+package http
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// ParseURL checks a benchmark URL: http only (TLS and h2c are not
+// supported by this driver yet), a host, and a port (default 80).
+func ParseURL(raw string) (*url.URL, string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("not a URL: %w", err)
+	}
+	if u.Scheme != "http" {
+		switch u.Scheme {
+		case "https":
+			return nil, "", fmt.Errorf("%q: https is not supported yet; use http://", raw)
+		case "h2c":
+			return nil, "", fmt.Errorf("%q: h2c is not supported yet; use http:// (HTTP/1.1)", raw)
+		}
+		return nil, "", fmt.Errorf("%q: want http://HOST[:PORT]/PATH", raw)
+	}
+	if u.Hostname() == "" {
+		return nil, "", fmt.Errorf("%q: no host; want http://HOST[:PORT]/PATH", raw)
+	}
+	if u.User != nil {
+		// never echo the credentials back
+		return nil, "", fmt.Errorf("credentials in the URL are not sent and would be recorded: remove them and pass -H 'Authorization: …' (recorded redacted)")
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return nil, "", fmt.Errorf("%q: port must be 1–65535", raw)
+	}
+	return u, net.JoinHostPort(u.Hostname(), port), nil
+}
+
+// NormalizeURL turns what users of autocannon, wrk and hey type into the
+// URL the driver takes: a URL without a scheme means http://
+// ("localhost:3000/" → "http://localhost:3000/", "127.0.0.1:18090" →
+// "http://127.0.0.1:18090/"); an http:// URL is kept as it is (a missing
+// path becomes "/"). Anything else is an error saying what is accepted;
+// https:// and h2c:// keep ParseURL's "not supported yet". The result
+// passes ParseURL.
+func NormalizeURL(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return "", fmt.Errorf("empty URL: want http://HOST[:PORT]/PATH or HOST[:PORT]/PATH")
+	}
+	if strings.ContainsAny(s, " \t\r\n") {
+		return "", fmt.Errorf("%q: a URL has no spaces; want http://HOST[:PORT]/PATH or HOST[:PORT]/PATH", clipString(raw))
+	}
+	if !strings.Contains(s, "://") {
+		if strings.HasPrefix(s, "/") || strings.HasPrefix(s, ":") {
+			return "", fmt.Errorf("%q: no host; want http://HOST[:PORT]/PATH or HOST[:PORT]/PATH", clipString(raw))
+		}
+		if i := strings.IndexAny(s, "/?#"); i >= 0 && strings.Contains(s[:i], "@") || i < 0 && strings.Contains(s, "@") {
+			// never echo the credentials back
+			return "", fmt.Errorf("credentials in the URL are not sent and would be recorded: remove them and pass -H 'Authorization: …' (recorded redacted)")
+		}
+		s = "http://" + s
+	}
+	u, _, err := ParseURL(s)
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(s, "#") {
+		return "", fmt.Errorf("%q: a fragment (#…) is never sent; remove it", clipString(raw))
+	}
+	if u.Path == "" && u.Opaque == "" {
+		u.Path = "/"
+		s = u.String()
+	}
+	return s, nil
+}
+
+func clipString(s string) string { return clip([]byte(s)) }
