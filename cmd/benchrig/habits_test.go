@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -68,7 +69,7 @@ func TestHabitsOfPeerUsers(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"http", addr + "/", "-b", "@" + filepath.Join(dir, "missing")}, "-b @FILE: stat "},
+		{[]string{"http", addr + "/", "-b", "@" + filepath.Join(dir, "missing")}, "-b/--body: body file: open "},
 		{[]string{"http", addr + "/", "-b", "x", "--body-file", file}, "give -b/--body or --body-file, not both"},
 		{[]string{"http", addr + "/", "-d", "-3"}, "must be between 0 and 168h0m0s, got -3 seconds"},
 		{[]string{"http", addr + "/", "-d", "soon"}, "a number of seconds (10, 1.5) or a number with a unit"},
@@ -80,5 +81,29 @@ func TestHabitsOfPeerUsers(t *testing.T) {
 	out, _, code := cli(t, "--version")
 	if code != 0 || !strings.HasPrefix(out, "benchrig ") || !strings.Contains(out, "go1.") {
 		t.Errorf("--version: exit %d, %q", code, out)
+	}
+}
+
+// TestTargetsFile: a request file of three requests of different methods
+// and bodies, with weights, is sent in the stated proportion (counted at
+// the server), without a URL argument.
+func TestTargetsFile(t *testing.T) {
+	addr, bodies := bodyServer(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "b.json"), []byte(`{"put":1}`), 0o644)
+	file := filepath.Join(dir, "targets.txt")
+	os.WriteFile(file, []byte(fmt.Sprintf("GET http://%s/a weight=3\n\nPOST http://%s/b weight=2\nContent-Type: text/plain\n@<<EOF\nposted\nEOF\n\nPUT http://%s/c\n@b.json\n", addr, addr, addr)), 0o644)
+	out, stderr, code := cli(t, "http", "--targets", file, "-c", "1", "-n", "600")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	n := map[string]int{}
+	for _, b := range bodies() {
+		n[b]++
+	}
+	// The pre- and post-check send the first request once each, outside
+	// the window.
+	if n["GET "] != 300+2 || n["POST posted\n"] != 200 || n[`PUT {"put":1}`] != 100 {
+		t.Errorf("the server received %q; want 300 GET (+2 checks), 200 POST, 100 PUT (weights 3:2:1 of 600)", n)
 	}
 }

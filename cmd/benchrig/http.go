@@ -20,15 +20,19 @@ type httpFlags struct {
 func httpCmd(a *app) *cobra.Command {
 	var hf httpFlags
 	c := &cobra.Command{
-		Use:   "http URL",
+		Use:   "http [URL]",
 		Short: "Quick HTTP/1.1 load test (closed loop, or constant rate with -R): a suite of one target",
 		Example: `  benchrig http http://127.0.0.1:8080/ -c 10 -d 5s
   benchrig http http://127.0.0.1:8080/ -R 1000 -d 10s --fail-unhealthy
   benchrig http http://127.0.0.1:8080/ -c 10 -d 5s -r 5 -o a.json   # then: benchrig verify a.json; benchrig report a.json -o a.html
   benchrig http http://127.0.0.1:8080/api -m POST -H 'Content-Type: application/json' -b '{"a":1}'`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runHTTP(a, c, &hf, args[0])
+			url := ""
+			if len(args) == 1 {
+				url = args[0]
+			}
+			return runHTTP(a, c, &hf, url)
 		},
 	}
 	hf.quickFlags.register(c, 10)
@@ -37,6 +41,9 @@ func httpCmd(a *app) *cobra.Command {
 	f.StringArrayVarP(&hf.h.Headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
 	f.StringVarP(&hf.h.Body, "body", "b", "", "request body; @FILE reads it from FILE (as curl does)")
 	f.StringVar(&hf.h.BodyFile, "body-file", "", "read the request body from this file")
+	f.StringVar(&hf.h.TargetsFile, "targets", "", "send the requests of this file (vegeta's targets format: METHOD URL, header lines, @body-file; weight=N after the URL) instead of one")
+	f.StringVar(&hf.h.Order, "order", "", "how --targets requests are picked: cycle (default, each weight times in a row) or random (seeded by --seed)")
+	f.BoolVar(&hf.h.RetryUnsafe, "retry-unsafe", false, "re-send a POST or PATCH, too, on a connection the server closed before answering (idempotent requests always are)")
 	durationVarP(f, &hf.h.Timeout, "timeout", "", 10*time.Second, "per-request timeout (0: none)")
 	f.IntVar(&hf.h.ExpectStatus, "expect-status", 0, "status that counts as success (default: any 2xx)")
 	f.StringVar(&hf.h.ExpectBody, "expect-body", "", "the exact response body that counts as success")
@@ -52,9 +59,8 @@ func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 	if err := hf.options(); err != nil {
 		return err
 	}
-	rawURL = quick.WithScheme(rawURL)
 	hf.h.Common = hf.Common
-	d, err := hf.h.Build(rawURL)
+	d, rawURL, err := hf.h.Build(rawURL)
 	if err != nil {
 		return usageError{err}
 	}

@@ -131,7 +131,7 @@ func TestHTTPBadInput(t *testing.T) {
 		{[]string{"http", url, "-n", "0"}, 2, "--requests must be ≥ 1"},
 		{[]string{"http", url, "-p", "0"}, 2, "--pipeline: must be ≥ 1, got 0"},
 		{[]string{"http", url, "-H", "nocolon"}, 2, "--header"},
-		{[]string{"http"}, 2, "accepts 1 arg"},
+		{[]string{"http"}, 2, "give a URL, or --targets FILE"},
 		{[]string{"http", url, "--nope"}, 2, "unknown flag"},
 		{[]string{"http", url, "-R", "0"}, 2, "--rate must be > 0"},
 		{[]string{"http", url, "-R", "-5"}, 2, "--rate must be > 0"},

@@ -166,6 +166,12 @@ func (e *Engine) conn(ctx context.Context, w int, rec *recorder) (driver.Conn, e
 // it is reopened).
 func (e *Engine) drop(w int, cause string) {
 	e.causes[w] = cause
+	e.abort(w)
+}
+
+// abort closes connection w (a Do in flight on it returns at once) without
+// recording a reconnect cause: another goroutine ends the window.
+func (e *Engine) abort(w int) {
 	e.mu.Lock()
 	c := e.conns[w]
 	e.conns[w] = nil

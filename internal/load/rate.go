@@ -202,7 +202,7 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 	}
 	for wi := range inFlight {
 		if inFlight[wi].Load() {
-			e.drop(wi)
+			e.abort(wi)
 		}
 	}
 	<-drained

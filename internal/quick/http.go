@@ -3,7 +3,6 @@ package quick
 import (
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,6 +22,12 @@ type HTTP struct {
 	ExpectStatus int
 	ExpectBody   string
 	Contains     string
+	// TargetsFile is a request file in vegeta's format, sent instead of one
+	// request (the URL may then be empty); Order cycle or random;
+	// RetryUnsafe re-sends a POST on a closed idle connection too.
+	TargetsFile string
+	Order       string
+	RetryUnsafe bool
 
 	// Command starts the server fresh for every sample (a command line,
 	// split as a shell would); AttachPID and AttachPort sample a running
@@ -38,28 +43,41 @@ func (h *HTTP) ServerSide() bool {
 	return h.Command != "" || h.AttachPID != 0 || h.AttachPort != 0
 }
 
-// WithScheme gives a URL without a scheme the http:// one: localhost:3000/
-// (seed 003's autocannon command) means http://localhost:3000/.
-func WithScheme(raw string) string {
-	if strings.Contains(raw, "://") {
-		return raw
-	}
-	return "http://" + raw
-}
-
-// Build returns the suite of one HTTP target for the URL: an address, a
-// command started per sample (PORT set to the URL's port) or an attached
-// process; one path; the shared axes. rawURL has a scheme (WithScheme).
-func (h *HTTP) Build(rawURL string) (Doc, error) {
+// Build returns the suite of one HTTP target for the URL (a URL without a
+// scheme means http://; empty with a TargetsFile: its first request's): an
+// address, a command started per sample (PORT set to the URL's port) or an
+// attached process; one path; the shared axes. It also returns the URL.
+func (h *HTTP) Build(rawURL string) (Doc, string, error) {
 	if err := h.Validate(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := h.readBody(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	var reqs []Doc
+	if h.TargetsFile != "" {
+		specs, err := httpdrv.LoadTargets(h.TargetsFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("--targets: %w", err)
+		}
+		for _, r := range specs {
+			reqs = append(reqs, Doc{"method": r.Method, "url": r.URL, "headers": r.Headers, "body": r.Body, "weight": r.Weight})
+		}
+		if rawURL == "" && len(specs) > 0 {
+			rawURL = specs[0].URL
+		}
+	}
+	if rawURL == "" {
+		return nil, "", fmt.Errorf("give a URL, or --targets FILE")
+	}
+	u, err := httpdrv.NormalizeURL(rawURL)
+	if err != nil {
+		return nil, "", fmt.Errorf("URL %w", err)
+	}
+	rawURL = u
 	port, err := h.check(rawURL)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	def := Phases{}
 	if h.ServerSide() {
@@ -71,7 +89,16 @@ func (h *HTTP) Build(rawURL string) (Doc, error) {
 	d := h.Suite("http", def)
 	path, err := h.pathDoc(rawURL)
 	if err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	if len(reqs) > 0 {
+		path["requests"] = reqs
+	}
+	if h.Order != "" {
+		path["order"] = h.Order
+	}
+	if h.RetryUnsafe {
+		path["retry_unsafe"] = true
 	}
 	name, t := "url", Doc{"address": Doc{}}
 	switch {
@@ -90,7 +117,7 @@ func (h *HTTP) Build(rawURL string) (Doc, error) {
 	d["paths"] = Doc{"request": Doc{"http": path}}
 	m := d["matrix"].(Doc)
 	m["targets"], m["paths"] = []string{name}, []string{"request"}
-	return d, nil
+	return d, rawURL, nil
 }
 
 // check checks the http options against each other and returns the URL's
@@ -160,36 +187,24 @@ func (h *HTTP) pathDoc(rawURL string) (Doc, error) {
 	return p, nil
 }
 
-// MaxBodyBytes bounds a request body read from a file.
-const MaxBodyBytes = 64 << 20
-
 // readBody resolves -b @FILE and --body-file into the body itself.
 func (h *HTTP) readBody() error {
-	file, flag := h.BodyFile, "--body-file"
-	if file != "" && h.Changed("body") {
-		return fmt.Errorf("give -b/--body or --body-file, not both")
-	}
-	if file == "" {
-		name, ok := strings.CutPrefix(h.Body, "@")
-		if !ok {
-			return nil
+	if h.BodyFile != "" {
+		if h.Changed("body") {
+			return fmt.Errorf("give -b/--body or --body-file, not both")
 		}
-		file, flag = name, "-b @FILE"
+		b, err := httpdrv.ReadBodyFile(h.BodyFile)
+		if err != nil {
+			return fmt.Errorf("--body-file: %w", err)
+		}
+		h.Body = b
+		return nil
 	}
-	st, err := os.Stat(file)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s: %v", flag, err)
-	case !st.Mode().IsRegular():
-		return fmt.Errorf("%s: %s is not a regular file", flag, file)
-	case st.Size() > MaxBodyBytes:
-		return fmt.Errorf("%s: %s is %d bytes; the most a request body may be is %d", flag, file, st.Size(), MaxBodyBytes)
-	}
-	b, err := os.ReadFile(file)
+	b, _, err := httpdrv.ReadBodyArg(h.Body)
 	if err != nil {
-		return fmt.Errorf("%s: %v", flag, err)
+		return fmt.Errorf("-b/--body: %w", err)
 	}
-	h.Body = string(b)
+	h.Body = b
 	return nil
 }
 

@@ -154,6 +154,21 @@ func totals(p *printer, l *result.Load) {
 		p.f(" (interrupted)")
 	}
 	p.f("\n")
+	if len(l.ReconnectCauses) > 0 {
+		causes := make([]string, 0, len(l.ReconnectCauses))
+		for k := range l.ReconnectCauses {
+			causes = append(causes, k)
+		}
+		sort.Strings(causes)
+		for i, k := range causes {
+			causes[i] = fmt.Sprintf("%s × %s", count(l.ReconnectCauses[k]), k)
+		}
+		p.f("Reconnects (not errors): %s", strings.Join(causes, ", "))
+		if l.Resent > 0 {
+			p.f("; %s requests re-sent once on the new connection", count(l.Resent))
+		}
+		p.f("\n")
+	}
 	if len(l.Messages) > 0 {
 		type kv struct {
 			k string

@@ -3,6 +3,8 @@ package suite
 import (
 	"math"
 	"strings"
+
+	"github.com/benchrig/benchrig/internal/load"
 )
 
 // Matrix lists what to measure. The variants compared are either
@@ -220,6 +222,8 @@ func (l *located) checkRates(field string, rates []float64) {
 	for i, r := range rates {
 		if !(r > 0) || math.IsInf(r, 0) {
 			l.errf(index(field, i), "must be > 0 requests per second, got %s (omit rates for closed loop)", fmtFloat(r))
+		} else if r < load.MinRate || r > load.MaxRate {
+			l.errf(index(field, i), "must be between %s and %s requests per second, got %s", fmtFloat(load.MinRate), fmtFloat(load.MaxRate), fmtFloat(r))
 		}
 		if j, dup := seen[r]; dup {
 			l.errf(index(field, i), "duplicate value %s (also at [%d])", fmtFloat(r), j)

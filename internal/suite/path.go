@@ -48,6 +48,31 @@ type HTTPPath struct {
 	ExpectBodyContains string `json:"expect_body_contains,omitempty"`
 	// Timeout bounds each request (default 10s; 0s: none).
 	Timeout *Duration `json:"timeout,omitempty"`
+	// Requests are several requests sent instead of one (vegeta's targets):
+	// cycled in order, each Weight times in a row, or picked at random
+	// (Order: random, seeded by the sample's seed). All go to the host:port
+	// of URL. Headers apply to each; a request's own header wins.
+	Requests []HTTPRequest `json:"requests,omitempty"`
+	// RequestsFile is a request file in vegeta's targets format (METHOD URL,
+	// header lines, @body-file; `weight=N` after the URL), read when the run
+	// starts; relative to the working directory.
+	RequestsFile string `json:"requests_file,omitempty"`
+	// Order is cycle (default) or random.
+	Order string `json:"order,omitempty"`
+	// RetryUnsafe re-sends a non-idempotent request (POST, PATCH) once on a
+	// connection the server closed before any byte of its response, as
+	// idempotent ones always are.
+	RetryUnsafe bool `json:"retry_unsafe,omitempty"`
+}
+
+// HTTPRequest is one of a path's several requests.
+type HTTPRequest struct {
+	Method  string            `json:"method,omitempty"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+	// Weight is the request's share (1–1000000; default 1).
+	Weight int `json:"weight,omitempty"`
 }
 
 // PGPath is a PostgreSQL request: one of the pg driver's named access paths
@@ -155,6 +180,37 @@ func (s *Suite) validatePath(name string, p *Path) {
 		}
 		l.checkPlaceholders(hf+".body", h.Body, pathPlaceholders, nil)
 		l.checkTimeout(hf+".timeout", h.Timeout)
+		switch h.Order {
+		case "", "cycle", "random":
+		default:
+			l.errf(hf+".order", "must be cycle or random, got %q", h.Order)
+		}
+		if len(h.Requests) > 0 && h.RequestsFile != "" {
+			l.errf(hf+".requests_file", "requests and requests_file are exclusive: list the requests here or name a file")
+		}
+		if len(h.Requests) > maxHTTPRequests {
+			l.errf(hf+".requests", "at most %d requests, got %d", maxHTTPRequests, len(h.Requests))
+		}
+		for i, r := range h.Requests {
+			rf := index(hf+".requests", i)
+			if r.URL == "" {
+				l.errf(rf+".url", "required: the request's URL")
+			} else {
+				l.checkURL(rf+".url", r.URL)
+				l.checkPlaceholders(rf+".url", r.URL, pathPlaceholders, nil)
+			}
+			if r.Method != "" {
+				l.checkMethod(rf+".method", r.Method)
+			}
+			if r.Weight < 0 || r.Weight > 1_000_000 {
+				l.errf(rf+".weight", "must be 1–1000000 (0: 1), got %d", r.Weight)
+			}
+			for _, k := range sortedKeys(r.Headers) {
+				if !headerKeyRE.MatchString(k) {
+					l.errf(child(rf+".headers", k), "invalid header name %q", k)
+				}
+			}
+		}
 	}
 	if q := p.PG; q != nil {
 		qf := f + ".pg"
@@ -194,6 +250,9 @@ func (s *Suite) validatePath(name string, p *Path) {
 		l.checkTimeout(rf+".timeout", r.Timeout)
 	}
 }
+
+// maxHTTPRequests bounds a path's requests (the driver's own bound).
+const maxHTTPRequests = 1 << 20
 
 // maxTimeout bounds a per-request timeout.
 const maxTimeout = Duration(time.Hour)

@@ -17,8 +17,9 @@ import (
 // same way for every target kind that serves the protocol.
 
 // HTTPConfig is the HTTP driver config of a suite path with placeholders
-// filled.
-func HTTPConfig(h *suite.HTTPPath, vars map[string]string) httpdrv.Config {
+// filled; a requests_file is read (errors name file:line). seed seeds
+// order: random.
+func HTTPConfig(h *suite.HTTPPath, vars map[string]string, seed uint64) (httpdrv.Config, error) {
 	dc := httpdrv.DefaultConfig()
 	dc.URL = suite.Expand(h.URL, vars)
 	dc.Method = h.Method
@@ -33,7 +34,19 @@ func HTTPConfig(h *suite.HTTPPath, vars map[string]string) httpdrv.Config {
 	if h.Timeout != nil {
 		dc.Timeout = h.Timeout.D()
 	}
-	return dc
+	dc.Order, dc.Seed, dc.RetryUnsafe = h.Order, seed, h.RetryUnsafe
+	for _, r := range h.Requests {
+		dc.Requests = append(dc.Requests, httpdrv.RequestSpec{Method: r.Method, URL: suite.Expand(r.URL, vars), Headers: r.Headers,
+			Body: suite.Expand(r.Body, vars), Weight: r.Weight})
+	}
+	if h.RequestsFile != "" {
+		reqs, err := httpdrv.LoadTargets(h.RequestsFile)
+		if err != nil {
+			return dc, err
+		}
+		dc.Requests = reqs
+	}
+	return dc, nil
 }
 
 // WorkloadConfig maps a suite workload and a cell's batch onto the workload

@@ -9,11 +9,11 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 
 	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
@@ -67,14 +67,14 @@ func (a *System) Prepare(ctx context.Context) (result.Provenance, error) {
 			a.port = a.t.Attach.Port
 		}
 	}
-	proc, err := target.Attach(pid)
+	at, err := target.Attach(pid)
 	if err != nil {
 		return result.Provenance{}, err
 	}
-	a.proc = proc
-	a.info = &result.TargetInfo{Name: a.env.Name + " (" + proc.Comm() + ")", Kind: suite.KindAttach, PID: pid}
+	a.proc = at
+	a.info = &result.TargetInfo{Name: a.env.Name + " (" + at.Comm() + ")", Kind: suite.KindAttach, PID: pid}
 	pv := result.Provenance{Kind: suite.KindAttach}
-	if bin, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil {
+	if bin, err := proc.Default().Exe(pid); err == nil {
 		pv.Binary = bin
 		pv.SHA256, _ = system.FileSHA256(bin)
 		a.info.Binary = bin
@@ -92,7 +92,10 @@ func (a *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 	var probe *system.Check // the path's own request, checked when the target lists no checks
 	switch {
 	case p.HTTP != nil:
-		dc := system.HTTPConfig(p.HTTP, vars)
+		dc, err := system.HTTPConfig(p.HTTP, vars, base.Engine.Seed)
+		if err != nil {
+			return base, fmt.Errorf("path %q: %w", c.Path, err)
+		}
 		d, err := httpdrv.New(dc)
 		if err != nil {
 			return base, fmt.Errorf("path %q: %w", c.Path, err)

@@ -59,7 +59,10 @@ func (c *System) Spec(ctx context.Context, cell suite.Cell, base system.Spec) (s
 	var probe *system.Check // the path's own request, checked when the target lists no checks
 	switch {
 	case p.HTTP != nil:
-		dc := system.HTTPConfig(p.HTTP, c.vars())
+		dc, err := system.HTTPConfig(p.HTTP, c.vars(), base.Engine.Seed)
+		if err != nil {
+			return base, fmt.Errorf("path %q: %w", cell.Path, err)
+		}
 		d, err := httpdrv.New(dc)
 		if err != nil {
 			return base, fmt.Errorf("path %q: %w", cell.Path, err)

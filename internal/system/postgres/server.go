@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target"
@@ -151,7 +149,7 @@ func (s *PGServer) connect(ctx context.Context) error {
 	} else {
 		pid = localPostmaster(ctl)
 		if pid > 0 {
-			s.info.Binary, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
+			s.info.Binary, _ = proc.Default().Exe(pid)
 		}
 	}
 	if pid > 0 {
@@ -195,20 +193,11 @@ func localPostmaster(ctl *pgx.Conn) int {
 
 // procParent reads a process's name and parent from /proc/PID/stat.
 func procParent(pid int) (comm string, ppid int, ok bool) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	st, err := proc.Default().Stat(pid)
 	if err != nil {
 		return "", 0, false
 	}
-	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-	if open < 0 || end < open {
-		return "", 0, false
-	}
-	f := bytes.Fields(b[end+1:])
-	if len(f) < 2 {
-		return "", 0, false
-	}
-	ppid, err = strconv.Atoi(string(f[1]))
-	return string(b[open+1 : end]), ppid, err == nil && ppid > 0
+	return st.Comm, st.PPID, st.PPID > 0
 }
 
 // DSN returns the full connection string for drivers. It may hold a

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/system"
@@ -114,7 +114,7 @@ func TestPGServer(t *testing.T) {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("server directory %s left behind: %v", dir, err)
 		}
-		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !zombie(b) {
+		if proc.Default().Alive(pid) {
 			t.Errorf("postmaster %d still runs", pid)
 		}
 		if err := s.Stop(ctx); err != nil {

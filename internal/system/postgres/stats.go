@@ -1,19 +1,16 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
@@ -217,7 +214,7 @@ func (s *PGServer) backendsLeft(ctx context.Context, pids []int) (int, error) {
 	if s.proc != nil {
 		n := 0
 		for _, pid := range pids {
-			if b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); err == nil && !zombie(b) {
+			if proc.Default().Alive(pid) {
 				n++
 			}
 		}
@@ -231,16 +228,6 @@ func (s *PGServer) backendsLeft(ctx context.Context, pids []int) (int, error) {
 		return 0, fmt.Errorf("postgres: wait for the sample's backends to exit: %w", err)
 	}
 	return n, nil
-}
-
-// zombie reports whether a /proc/PID/stat text shows a finished process.
-func zombie(stat []byte) bool {
-	end := bytes.LastIndexByte(stat, ')')
-	if end < 0 || end+2 >= len(stat) {
-		return false
-	}
-	st := stat[end+2]
-	return st == 'Z' || st == 'X' || st == 'x'
 }
 
 // sleepCtx waits d or until ctx ends.

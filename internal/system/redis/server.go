@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/proc"
 	wire "github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/system"
@@ -191,28 +190,11 @@ func redisTLSConfig(t respdrv.TLSConfig, addr string) (*tls.Config, error) {
 
 // pinProcess sets the CPU affinity of every thread of pid.
 func pinProcess(pid int, cpus string) error {
-	list, err := target.ParseCPUList(cpus)
+	list, err := proc.ParseCPUList(cpus)
 	if err != nil {
 		return err
 	}
-	var set unix.CPUSet
-	for _, c := range list {
-		set.Set(c)
-	}
-	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
-	if err != nil {
-		return err
-	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
-		if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
-			return fmt.Errorf("pin thread %d: %w", tid, err)
-		}
-	}
-	return nil
+	return proc.Default().PinProcess(pid, list)
 }
 
 // describe reads the server's version and settings with INFO (a server
@@ -254,7 +236,7 @@ func (s *RedisServer) describe(ctx context.Context) {
 	if s.proc != nil {
 		s.info.PID = s.proc.PID()
 		if s.info.Binary == "" {
-			if exe, err := os.Readlink("/proc/" + strconv.Itoa(s.proc.PID()) + "/exe"); err == nil {
+			if exe, err := proc.Default().Exe(s.proc.PID()); err == nil {
 				s.info.Binary = exe
 			}
 		}
