@@ -104,6 +104,6 @@ func TestTargetsFile(t *testing.T) {
 	// The pre- and post-check send the first request once each, outside
 	// the window.
 	if n["GET "] != 300+2 || n["POST posted\n"] != 200 || n[`PUT {"put":1}`] != 100 {
-		t.Errorf("the server received %q; want 300 GET (+2 checks), 200 POST, 100 PUT (weights 3:2:1 of 600)", n)
+		t.Errorf("the server received %v; want 300 GET (+2 checks), 200 POST, 100 PUT (weights 3:2:1 of 600)", n)
 	}
 }
