@@ -35,10 +35,17 @@ type Conn struct {
 	// them), the encoded parameter, the decoder and its reused rows.
 	read1  *stmt
 	upd    *stmt
-	params [1][]byte
+	params [][]byte
 	pbuf   []byte
 	dec    rowDecoder
 	slots  []map[string]any
+	// The sql path's request in progress (sqlshape.go): DataRows seen,
+	// rows placed, rows that held an array, whether the last placed was
+	// nil.
+	sqlN, sqlPlaced, sqlArrays int
+	nullRow                    bool
+	// planBase is the last PlanStats reading (plans.go).
+	planBase map[string]PlanCount
 	// The request timeout: a timer reset per request; when it fires,
 	// onTimeout cancels and Do waits for it through these channels.
 	timer      *time.Timer
@@ -140,8 +147,11 @@ func (c *Conn) readFor(ctx context.Context, keys []int64) error {
 	for range keys {
 		c.rows = append(c.rows, nil)
 	}
-	if c.d.cfg.Path == Any {
+	switch c.d.cfg.Path {
+	case Any:
 		return c.readAnyFast(keys)
+	case SQL:
+		return c.readSQLFast(keys)
 	}
 	return c.readOneFast(keys)
 }

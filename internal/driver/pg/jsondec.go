@@ -18,6 +18,7 @@ import (
 type rowDecoder struct {
 	keys map[string]string // interned object keys
 	buf  []byte            // unescaping scratch
+	sbuf []byte            // a row's JSON text unescaped from a JSON string
 }
 
 // maxInterned bounds the interned keys of one connection.
