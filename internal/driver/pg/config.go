@@ -47,8 +47,8 @@ const (
 	// FormParam is "<pk> = ANY($1::bigint[])": one array parameter, as pgx
 	// and node-postgres users write it (the default; label "any").
 	FormParam Form = "param"
-	// FormArray is "<pk> = ANY(ARRAY[$1,…,$k])": k integer parameters, as
-	// pgbench scripts write it (label "any[array]").
+	// FormArray is "<pk> = ANY(ARRAY[$1,…,$k]::bigint[])": k integer
+	// parameters, as pgbench scripts write it (label "any[array]").
 	FormArray Form = "array"
 	// FormIn is "<pk> IN ($1,…,$k)": k integer parameters (label
 	// "any[in]").

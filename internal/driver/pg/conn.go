@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/workload"
@@ -234,6 +235,11 @@ func shortMsg(err error) string {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return "SQLSTATE " + pgErr.Code + ": " + pgErr.Message
+	}
+	var long *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &long) {
+		// pgconn's framing has read the length, not told the type.
+		return fmt.Sprintf("backend message of %d bytes exceeds pg.max_message %d bytes", long.ActualBodyLen+4, long.MaxExpectedBodyLen+4)
 	}
 	msg := err.Error()
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {

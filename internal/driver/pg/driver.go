@@ -135,7 +135,8 @@ func anyWhere(f Form, col string, k int) string {
 	if f == FormIn {
 		b.WriteString(")")
 	} else {
-		b.WriteString("])")
+		// The cast types the parameters, as pgbench scripts write it.
+		b.WriteString("]::bigint[])")
 	}
 	return b.String()
 }
