@@ -20,14 +20,16 @@ const (
 	// one pipelined round trip with BatchMode pipeline.
 	PreparedOne Path = "prepared-one"
 	// Any reads the batch with one prepared statement,
-	// SELECT <pk>, row_to_json(t) FROM <table> t WHERE <pk> = ANY($1),
-	// and restores the keys' order and duplicates on the client.
+	// SELECT <pk>, row_to_json(t) FROM <table> t WHERE <pk> = ANY($1::bigint[])
+	// (or another Form), and restores the keys' order and duplicates on
+	// the client.
 	Any Path = "any"
 	// SQL runs the user's statement with the key array as $1 (bigint[]).
-	// It returns either one row holding a JSON array (json, jsonb or text) or
-	// a SQL array of JSON texts, one element per key in key order, or one row
-	// per key in key order with a single JSON column. NULL stands for a
-	// missing row.
+	// It returns either one row holding a JSON array (json, jsonb or text)
+	// of objects or of JSON strings holding them (array_to_json(text[])),
+	// or a SQL array (text[], varchar[], json[], jsonb[]) of JSON texts,
+	// one element per key in key order, or one row per key in key order
+	// with a single JSON column. NULL stands for a missing row.
 	SQL Path = "sql"
 	// Update writes only: every operation runs the update statement.
 	Update Path = "update"
