@@ -161,6 +161,29 @@ func (d *Driver) Workload() *workload.Workload { return d.wl }
 // for provenance and Explain.
 func (d *Driver) ReadSQL() string { return d.readSQL }
 
+// ReadArgs returns the read statement's arguments for keys, as the hot
+// path binds them, for Explain: the first key (prepared-one), the key
+// array (any, sql), or one key per parameter with NULL past the last
+// (any[array], any[in]; keys beyond k are left out).
+func (d *Driver) ReadArgs(keys []int64) []any {
+	switch {
+	case d.cfg.Path == PreparedOne:
+		if len(keys) == 0 {
+			return []any{nil}
+		}
+		return []any{keys[0]}
+	case d.cfg.Path == Any && d.cfg.Form != FormParam:
+		args := make([]any, d.nparams())
+		for i := range args {
+			if i < len(keys) {
+				args[i] = keys[i]
+			}
+		}
+		return args
+	}
+	return []any{keys}
+}
+
 // UpdateSQL returns the write statement ("" when the workload never writes).
 func (d *Driver) UpdateSQL() string { return d.updateSQL }
 

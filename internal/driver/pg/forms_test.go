@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchrig/benchrig/internal/target/postgres"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -96,5 +97,34 @@ func TestFormsReturnIdenticalRows(t *testing.T) {
 	}
 	if err := Preflight(ctx, s.DSN(), paths); err != nil {
 		t.Errorf("Preflight of every form: %v", err)
+	}
+}
+
+// TestReadArgsExplain: every read path's statement explains with the
+// arguments ReadArgs gives, as the runner records plans.
+func TestReadArgsExplain(t *testing.T) {
+	s := needServer(t)
+	ctx := testCtx(t)
+	ctl, err := postgres.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close(ctx)
+	wl := workload.Config{Rows: testRows, Batch: 4}
+	for _, cfg := range []Config{
+		{Path: PreparedOne, Workload: wl}, {Path: Any, Workload: wl}, {Path: Any, Form: FormArray, Workload: wl},
+		{Path: Any, Form: FormIn, Workload: wl}, {Path: SQL, SQL: sqlTextArray, Workload: wl},
+	} {
+		cfg.DSN = s.DSN()
+		d, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, keys := range [][]int64{{3, 1, 3, 2}, {5}} {
+			plan, err := postgres.Explain(ctx, ctl, d.ReadSQL(), d.ReadArgs(keys)...)
+			if err != nil || !strings.Contains(plan, `"Plan"`) {
+				t.Errorf("%s %v: plan %q, %v", cfg.Label(), keys, plan, err)
+			}
+		}
 	}
 }
