@@ -20,14 +20,16 @@ const (
 	// one pipelined round trip with BatchMode pipeline.
 	PreparedOne Path = "prepared-one"
 	// Any reads the batch with one prepared statement,
-	// SELECT <pk>, row_to_json(t) FROM <table> t WHERE <pk> = ANY($1),
-	// and restores the keys' order and duplicates on the client.
+	// SELECT <pk>, row_to_json(t) FROM <table> t WHERE <pk> = ANY($1::bigint[])
+	// (or another Form), and restores the keys' order and duplicates on
+	// the client.
 	Any Path = "any"
 	// SQL runs the user's statement with the key array as $1 (bigint[]).
-	// It returns either one row holding a JSON array (json, jsonb or text) or
-	// a SQL array of JSON texts, one element per key in key order, or one row
-	// per key in key order with a single JSON column. NULL stands for a
-	// missing row.
+	// It returns either one row holding a JSON array (json, jsonb or text)
+	// of objects or of JSON strings holding them (array_to_json(text[])),
+	// or a SQL array (text[], varchar[], json[], jsonb[]) of JSON texts,
+	// one element per key in key order, or one row per key in key order
+	// with a single JSON column. NULL stands for a missing row.
 	SQL Path = "sql"
 	// Update writes only: every operation runs the update statement.
 	Update Path = "update"
@@ -35,6 +37,40 @@ const (
 
 // Paths lists every accepted Path.
 var Paths = []Path{PreparedOne, Any, SQL, Update}
+
+// Form is how the any path writes its one statement for k keys; the
+// server plans each form differently (issue 13: a bigint[] parameter is
+// custom-planned on every call, k parameters switch to a generic plan after
+// five executions).
+type Form string
+
+// The statement forms of the any path.
+const (
+	// FormParam is "<pk> = ANY($1::bigint[])": one array parameter, as pgx
+	// and node-postgres users write it (the default; label "any").
+	FormParam Form = "param"
+	// FormArray is "<pk> = ANY(ARRAY[$1,…,$k]::bigint[])": k integer
+	// parameters, as pgbench scripts write it (label "any[array]").
+	FormArray Form = "array"
+	// FormIn is "<pk> IN ($1,…,$k)": k integer parameters (label
+	// "any[in]").
+	FormIn Form = "in"
+)
+
+// Forms lists every accepted Form.
+var Forms = []Form{FormParam, FormArray, FormIn}
+
+// PlanCacheMode is the server setting plan_cache_mode a path's connections
+// run with (sent in the startup packet, so it holds for every statement of
+// the connection).
+type PlanCacheMode string
+
+// The plan cache modes PostgreSQL (12 and later) accepts.
+const (
+	PlanAuto    PlanCacheMode = "auto"
+	PlanGeneric PlanCacheMode = "force_generic_plan"
+	PlanCustom  PlanCacheMode = "force_custom_plan"
+)
 
 // BatchMode says how PreparedOne sends the k statements of one request.
 type BatchMode string
@@ -50,6 +86,16 @@ const (
 	DefaultTable   = postgres.DefaultTable
 	DefaultPK      = "id"
 	DefaultTimeout = 10 * time.Second
+	// DefaultMaxMessage bounds one backend message on the event loop, as
+	// the RESP driver bounds a reply.
+	DefaultMaxMessage = 64 << 20
+	// MaxMaxMessage is the largest accepted MaxMessage (PostgreSQL's own
+	// bound on a field is 1 GiB).
+	MaxMaxMessage = 1 << 30
+	// MinMaxMessage is the smallest accepted MaxMessage.
+	MinMaxMessage = 4096
+	// MaxFormKeys bounds k for the forms with k parameters.
+	MaxFormKeys = 65535
 )
 
 // Config is the plain-data description of a pg driver. Its JSON form and its
@@ -71,6 +117,18 @@ type Config struct {
 	UpdateSQL string `json:"update_sql,omitempty"`
 	// BatchMode is roundtrips (default) or pipeline, for prepared-one.
 	BatchMode BatchMode `json:"batch_mode,omitempty"`
+	// Form is the any path's statement form: param (default), array or
+	// in. The forms with k parameters take k = Workload.Batch.
+	Form Form `json:"form,omitempty"`
+	// PlanCacheMode, when set (auto, force_generic_plan,
+	// force_custom_plan), is set on every connection of the path at
+	// connect; "" leaves the server's setting. PlanStats reads back what
+	// the connections ran with.
+	PlanCacheMode PlanCacheMode `json:"plan_cache_mode,omitempty"`
+	// MaxMessage bounds one backend message in bytes (default 64 MiB,
+	// 4 KiB … 1 GiB): a longer one fails the request and the connection
+	// instead of being buffered.
+	MaxMessage int64 `json:"max_message,omitempty"`
 	// Workload derives each operation's class and keys from its seq.
 	Workload workload.Config `json:"workload"`
 	// Timeout bounds one operation (default 10s).
@@ -99,6 +157,14 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
+	}
+	c.Form = Form(strings.ToLower(string(c.Form)))
+	if c.Form == "" && c.Path == Any {
+		c.Form = FormParam
+	}
+	c.PlanCacheMode = PlanCacheMode(strings.ToLower(string(c.PlanCacheMode)))
+	if c.MaxMessage == 0 {
+		c.MaxMessage = DefaultMaxMessage
 	}
 	return c
 }
@@ -131,6 +197,22 @@ func (c Config) Validate() error {
 	case c.Path != PreparedOne && c.BatchMode != "":
 		return fmt.Errorf("pg.batch_mode %q: only the prepared-one path has a batch mode, not %s", c.BatchMode, c.Path)
 	}
+	switch {
+	case c.Path == Any && c.Form != FormParam && c.Form != FormArray && c.Form != FormIn:
+		return fmt.Errorf("pg.form %q: accepted forms are param, array, in", c.Form)
+	case c.Path != Any && c.Form != "":
+		return fmt.Errorf("pg.form %q: only the any path has a statement form, not %s", c.Form, c.Path)
+	case c.Path == Any && c.Form != FormParam && c.Workload.Batch > MaxFormKeys:
+		return fmt.Errorf("pg.form %s: workload.batch %d needs %d parameters, at most %d", c.Form, c.Workload.Batch, c.Workload.Batch, MaxFormKeys)
+	}
+	switch c.PlanCacheMode {
+	case "", PlanAuto, PlanGeneric, PlanCustom:
+	default:
+		return fmt.Errorf("pg.plan_cache_mode %q: accepted modes are auto, force_generic_plan, force_custom_plan", c.PlanCacheMode)
+	}
+	if c.MaxMessage < MinMaxMessage || c.MaxMessage > MaxMaxMessage {
+		return fmt.Errorf("pg.max_message %d: must be %d … %d bytes", c.MaxMessage, MinMaxMessage, MaxMaxMessage)
+	}
 	if c.Timeout < 0 {
 		return fmt.Errorf("pg.timeout %v: must not be negative", c.Timeout)
 	}
@@ -144,12 +226,24 @@ func (c Config) Validate() error {
 }
 
 // Label names the path for reports and errors: "prepared-one",
-// "prepared-one/pipeline", "any", "sql", "update".
+// "prepared-one/pipeline", "any", "any[array]", "any[in]", "sql",
+// "update"; a plan_cache_mode other than auto adds "/generic" or
+// "/custom" ("any[array]/generic").
 func (c Config) Label() string {
+	l := string(c.Path)
 	if c.Path == PreparedOne && c.BatchMode == Pipeline {
-		return string(c.Path) + "/" + string(c.BatchMode)
+		l += "/" + string(c.BatchMode)
 	}
-	return string(c.Path)
+	if c.Path == Any && c.Form != "" && c.Form != FormParam {
+		l += "[" + string(c.Form) + "]"
+	}
+	switch c.PlanCacheMode {
+	case PlanGeneric:
+		l += "/generic"
+	case PlanCustom:
+		l += "/custom"
+	}
+	return l
 }
 
 // Redacted returns c with the DSN's password replaced by "xxxxx".

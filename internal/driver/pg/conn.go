@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/workload"
@@ -35,10 +36,17 @@ type Conn struct {
 	// them), the encoded parameter, the decoder and its reused rows.
 	read1  *stmt
 	upd    *stmt
-	params [1][]byte
+	params [][]byte
 	pbuf   []byte
 	dec    rowDecoder
 	slots  []map[string]any
+	// The sql path's request in progress (sqlshape.go): DataRows seen,
+	// rows placed, rows that held an array, whether the last placed was
+	// nil.
+	sqlN, sqlPlaced, sqlArrays int
+	nullRow                    bool
+	// planBase is the last PlanStats reading (plans.go).
+	planBase map[string]PlanCount
 	// The request timeout: a timer reset per request; when it fires,
 	// onTimeout cancels and Do waits for it through these channels.
 	timer      *time.Timer
@@ -140,8 +148,11 @@ func (c *Conn) readFor(ctx context.Context, keys []int64) error {
 	for range keys {
 		c.rows = append(c.rows, nil)
 	}
-	if c.d.cfg.Path == Any {
+	switch c.d.cfg.Path {
+	case Any:
 		return c.readAnyFast(keys)
+	case SQL:
+		return c.readSQLFast(keys)
 	}
 	return c.readOneFast(keys)
 }
@@ -224,6 +235,11 @@ func shortMsg(err error) string {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return "SQLSTATE " + pgErr.Code + ": " + pgErr.Message
+	}
+	var long *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &long) {
+		// pgconn's framing has read the length, not told the type.
+		return fmt.Sprintf("backend message of %d bytes exceeds pg.max_message %d bytes", long.ActualBodyLen+4, long.MaxExpectedBodyLen+4)
 	}
 	msg := err.Error()
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {

@@ -3,6 +3,8 @@ package pg
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,6 +45,10 @@ type Backends interface {
 	// contend for the shared statistics entries, and one that finds an
 	// entry locked keeps its counters pending for another second.
 	Touch(ctx context.Context) error
+	// PlanStats reads pg_prepared_statements on each open connection,
+	// one simple query after the other, and returns the plan counts
+	// since each connection's previous reading (or its opening), summed.
+	PlanStats(ctx context.Context) (Plans, error)
 }
 
 // Driver opens pgx connections that read and write the dataset along one
@@ -76,6 +82,11 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pg.dsn: %w", err)
 	}
+	if cfg.PlanCacheMode != "" {
+		// In the startup packet: in effect for every statement, no round
+		// trip of its own.
+		cc.RuntimeParams["plan_cache_mode"] = string(cfg.PlanCacheMode)
+	}
 	// A timed-out statement is cancelled on the server and the connection
 	// kept; the socket is abandoned only if the server does not answer.
 	cc.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
@@ -90,7 +101,7 @@ func New(cfg Config) (*Driver, error) {
 		case PreparedOne:
 			d.readSQL = "SELECT row_to_json(t) FROM " + table + " t WHERE t." + pk + " = $1"
 		case Any:
-			d.readSQL = "SELECT t." + pk + ", row_to_json(t) FROM " + table + " t WHERE t." + pk + " = ANY($1)"
+			d.readSQL = "SELECT t." + pk + ", row_to_json(t) FROM " + table + " t WHERE " + anyWhere(cfg.Form, "t."+pk, wl.Batch())
 		case SQL:
 			d.readSQL = cfg.SQL
 		}
@@ -104,6 +115,41 @@ func New(cfg Config) (*Driver, error) {
 	return d, nil
 }
 
+// anyWhere is the any path's condition on col for k keys in form f.
+func anyWhere(f Form, col string, k int) string {
+	if f == FormParam {
+		return col + " = ANY($1::bigint[])"
+	}
+	var b strings.Builder
+	if f == FormIn {
+		b.WriteString(col + " IN (")
+	} else {
+		b.WriteString(col + " = ANY(ARRAY[")
+	}
+	for i := 1; i <= k; i++ {
+		if i > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString("$" + strconv.Itoa(i))
+	}
+	if f == FormIn {
+		b.WriteString(")")
+	} else {
+		// The cast types the parameters, as pgbench scripts write it.
+		b.WriteString("]::bigint[])")
+	}
+	return b.String()
+}
+
+// nparams is the number of parameters of the read statement: k for the
+// any path's forms with k parameters, else 1.
+func (d *Driver) nparams() int {
+	if d.cfg.Path == Any && d.cfg.Form != FormParam {
+		return d.wl.Batch()
+	}
+	return 1
+}
+
 // Config returns the resolved configuration (its String and JSON are
 // redacted).
 func (d *Driver) Config() Config { return d.cfg }
@@ -114,6 +160,29 @@ func (d *Driver) Workload() *workload.Workload { return d.wl }
 // ReadSQL returns the statement the read path prepares ("" for writes only),
 // for provenance and Explain.
 func (d *Driver) ReadSQL() string { return d.readSQL }
+
+// ReadArgs returns the read statement's arguments for keys, as the hot
+// path binds them, for Explain: the first key (prepared-one), the key
+// array (any, sql), or one key per parameter with NULL past the last
+// (any[array], any[in]; keys beyond k are left out).
+func (d *Driver) ReadArgs(keys []int64) []any {
+	switch {
+	case d.cfg.Path == PreparedOne:
+		if len(keys) == 0 {
+			return []any{nil}
+		}
+		return []any{keys[0]}
+	case d.cfg.Path == Any && d.cfg.Form != FormParam:
+		args := make([]any, d.nparams())
+		for i := range args {
+			if i < len(keys) {
+				args[i] = keys[i]
+			}
+		}
+		return args
+	}
+	return []any{keys}
+}
 
 // UpdateSQL returns the write statement ("" when the workload never writes).
 func (d *Driver) UpdateSQL() string { return d.updateSQL }
@@ -148,15 +217,19 @@ func (d *Driver) OpenConn(ctx context.Context) (*Conn, error) {
 	c := &Conn{d: d, pg: pc, keys: make([]int64, 0, d.wl.Batch()), byKey: make(map[int64]any),
 		reqDone: make(chan struct{}, 1), cancelDone: make(chan struct{}, 1)}
 	param := "$1: the key"
-	if d.cfg.Path == Any || d.cfg.Path == SQL {
+	switch {
+	case d.nparams() > 1:
+		param = "$1 … $k: the keys"
+	case d.cfg.Path == Any && d.cfg.Form != FormParam:
+	case d.cfg.Path == Any || d.cfg.Path == SQL:
 		param = "$1: the key array"
 	}
-	read, err := c.prepare(ctx, stmtRead, d.readSQL, "read ("+d.cfg.Label()+" path)", param)
+	read, err := c.prepare(ctx, stmtRead, d.readSQL, "read ("+d.cfg.Label()+" path)", param, d.nparams())
 	if err != nil {
 		pc.Close(context.Background())
 		return nil, err
 	}
-	upd, err := c.prepare(ctx, stmtUpdate, d.updateSQL, "update", "$1: the key")
+	upd, err := c.prepare(ctx, stmtUpdate, d.updateSQL, "update", "$1: the key", 1)
 	if err != nil {
 		pc.Close(context.Background())
 		return nil, err
@@ -165,19 +238,26 @@ func (d *Driver) OpenConn(ctx context.Context) (*Conn, error) {
 	switch {
 	case d.cfg.Path == PreparedOne && d.cfg.BatchMode != Pipeline && read.fastKey():
 		c.read1 = read
-	case d.cfg.Path == Any && read.fastArray():
+	case d.cfg.Path == Any && d.cfg.Form == FormParam && read.fastArray():
+		c.read1 = read
+	case d.cfg.Path == Any && d.cfg.Form != FormParam && read.fastKey():
+		c.read1 = read
+	case d.cfg.Path == SQL && read.fastArray():
 		c.read1 = read
 	}
 	if upd.fastKey() {
 		c.upd = upd
 	}
+	// pgconn refuses a longer message; the event loop checks its own
+	// framing (loopconn_linux.go).
+	pc.PgConn().Frontend().SetMaxBodyLen(int(d.cfg.MaxMessage - 4))
 	c.timer = time.AfterFunc(time.Hour, c.onTimeout)
 	c.timer.Stop()
 	return c, nil
 }
 
-// prepare prepares one statement taking exactly one parameter.
-func (c *Conn) prepare(ctx context.Context, name, sql, what, param string) (*stmt, error) {
+// prepare prepares one statement taking exactly n parameters.
+func (c *Conn) prepare(ctx context.Context, name, sql, what, param string, n int) (*stmt, error) {
 	if sql == "" {
 		return nil, nil
 	}
@@ -185,9 +265,13 @@ func (c *Conn) prepare(ctx context.Context, name, sql, what, param string) (*stm
 	if err != nil {
 		return nil, fmt.Errorf("pg: prepare %s statement %q: %w", what, sql, err)
 	}
-	if len(sd.ParamOIDs) != 1 {
-		return nil, fmt.Errorf("pg: %s statement %q takes %d parameters; it must take exactly one (%s)",
-			what, sql, len(sd.ParamOIDs), param)
+	if len(sd.ParamOIDs) != n {
+		want := "exactly one"
+		if n != 1 {
+			want = strconv.Itoa(n)
+		}
+		return nil, fmt.Errorf("pg: %s statement %q takes %d parameters; it must take %s (%s)",
+			what, sql, len(sd.ParamOIDs), want, param)
 	}
 	return newStmt(sd), nil
 }

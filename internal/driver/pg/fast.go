@@ -29,16 +29,24 @@ import (
 // stmt is a prepared statement as the hot path runs it.
 type stmt struct {
 	sd        *pgconn.StatementDescription
-	paramOID  uint32  // the one parameter's type
-	resultFmt []int16 // per column: binary for integers, text otherwise
+	paramOID  uint32  // the first parameter's type
+	intParams bool    // every parameter is an integer
+	resultFmt []int16 // per column: binary for integers and arrays, text otherwise
 }
 
 // newStmt describes a prepared statement for the hot path.
 func newStmt(sd *pgconn.StatementDescription) *stmt {
-	s := &stmt{sd: sd, paramOID: sd.ParamOIDs[0], resultFmt: make([]int16, len(sd.Fields))}
+	s := &stmt{sd: sd, paramOID: sd.ParamOIDs[0], intParams: true, resultFmt: make([]int16, len(sd.Fields))}
+	for _, oid := range sd.ParamOIDs {
+		if intSize(oid) == 0 {
+			s.intParams = false
+		}
+	}
 	for i, f := range sd.Fields {
-		switch f.DataTypeOID {
-		case pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID:
+		switch {
+		case intSize(f.DataTypeOID) > 0, arrayOIDs[f.DataTypeOID]:
+			// An array in binary is its elements' lengths and bytes:
+			// nothing to unquote (sqlshape.go).
 			s.resultFmt[i] = pgtype.BinaryFormatCode
 		default:
 			s.resultFmt[i] = pgtype.TextFormatCode
@@ -76,11 +84,15 @@ func elemOf(oid uint32) uint32 {
 	return 0
 }
 
-// fastKey reports whether s takes one integer key the hot path encodes.
-func (s *stmt) fastKey() bool { return s != nil && intSize(s.paramOID) > 0 }
+// fastKey reports whether s takes integer keys (one, or one per
+// parameter) the hot path encodes.
+func (s *stmt) fastKey() bool { return s != nil && s.intParams }
 
-// fastArray reports whether s takes an integer array the hot path encodes.
-func (s *stmt) fastArray() bool { return s != nil && elemOf(s.paramOID) != 0 }
+// fastArray reports whether s takes one integer array the hot path
+// encodes.
+func (s *stmt) fastArray() bool {
+	return s != nil && len(s.sd.ParamOIDs) == 1 && elemOf(s.paramOID) != 0
+}
 
 // appendInt appends k in the binary format of the integer type oid.
 func appendInt(b []byte, oid uint32, k int64) ([]byte, error) {
@@ -105,8 +117,48 @@ func appendInt(b []byte, oid uint32, k int64) ([]byte, error) {
 func (c *Conn) encodeKey(s *stmt, k int64) error {
 	b, err := appendInt(c.pbuf[:0], s.paramOID, k)
 	c.pbuf = b
-	c.params[0] = b
+	c.params = append(c.params[:0], b)
 	return err
+}
+
+// encodeKeys sets c.params to one key per parameter of s, NULL for the
+// parameters past the last key (a NULL matches no row). More keys than
+// parameters is an error.
+func (c *Conn) encodeKeys(s *stmt, keys []int64) error {
+	oids := s.sd.ParamOIDs
+	if len(keys) > len(oids) {
+		return errUnexpected("%d keys for a statement of %d parameters", len(keys), len(oids))
+	}
+	b := c.pbuf[:0]
+	for i, k := range keys {
+		var err error
+		if b, err = appendInt(b, oids[i], k); err != nil {
+			c.pbuf = b
+			return err
+		}
+	}
+	c.pbuf = b
+	// Sliced after the appends: b may have moved.
+	c.params = c.params[:0]
+	off := 0
+	for i := range oids {
+		if i >= len(keys) {
+			c.params = append(c.params, nil)
+			continue
+		}
+		n := intSize(oids[i])
+		c.params = append(c.params, b[off:off+n:off+n])
+		off += n
+	}
+	return nil
+}
+
+// encodeRead encodes keys for the read statement of the driver's path.
+func (c *Conn) encodeRead(keys []int64) error {
+	if c.d.nparams() > 1 || (c.d.cfg.Path == Any && c.d.cfg.Form != FormParam) {
+		return c.encodeKeys(c.read1, keys)
+	}
+	return c.encodeArray(c.read1, keys)
 }
 
 // encodeArray sets c.params to the keys as a one-dimensional array in
@@ -132,13 +184,13 @@ func (c *Conn) encodeArray(s *stmt, keys []int64) error {
 		}
 	}
 	c.pbuf = b
-	c.params[0] = b
+	c.params = append(c.params[:0], b)
 	return err
 }
 
 // exec starts a prepared statement with c.params.
 func (c *Conn) exec(s *stmt) *pgconn.ResultReader {
-	return c.pg.PgConn().ExecStatement(context.Background(), s.sd, c.params[:], binaryFormat, s.resultFmt)
+	return c.pg.PgConn().ExecStatement(context.Background(), s.sd, c.params, binaryFormat, s.resultFmt)
 }
 
 // readOneFast reads each key with the one-key statement, one round trip
@@ -177,11 +229,11 @@ func (c *Conn) readOneFast(keys []int64) error {
 	return nil
 }
 
-// readAnyFast runs the = ANY($1) statement and puts each row back at every
+// readAnyFast runs the any path's statement and puts each row back at every
 // position of its key.
 func (c *Conn) readAnyFast(keys []int64) error {
 	s := c.read1
-	if err := c.encodeArray(s, keys); err != nil {
+	if err := c.encodeRead(keys); err != nil {
 		return err
 	}
 	rr := c.exec(s)

@@ -120,15 +120,41 @@ func (c *Conn) oneRow(rows pgx.Rows) (any, error) {
 	return v, nil
 }
 
-// readAny runs the = ANY($1) statement and puts each row back at every
-// position of its key.
+// readAny runs the any path's statement and puts each row back at every
+// position of its key. The forms with k parameters run once per k keys,
+// NULL past the last.
 func (c *Conn) readAny(ctx context.Context, keys []int64, nulls []bool) error {
-	rows, err := c.pg.Query(ctx, stmtRead, arrayArg(keys, nulls))
+	clear(c.byKey)
+	if n := c.d.nparams(); c.d.cfg.Form != FormParam {
+		for lo := 0; lo == 0 || lo < len(keys); lo += n {
+			args := make([]any, n)
+			for i := range args {
+				if lo+i < len(keys) {
+					args[i] = keyArg(keys, nulls, lo+i)
+				}
+			}
+			if err := c.anyRows(ctx, args); err != nil {
+				return err
+			}
+		}
+	} else if err := c.anyRows(ctx, []any{arrayArg(keys, nulls)}); err != nil {
+		return err
+	}
+	for i, k := range keys {
+		if nulls == nil || !nulls[i] {
+			c.rows[i] = c.byKey[k]
+		}
+	}
+	return nil
+}
+
+// anyRows runs the any path's statement once and adds its rows to c.byKey.
+func (c *Conn) anyRows(ctx context.Context, args []any) error {
+	rows, err := c.pg.Query(ctx, stmtRead, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	clear(c.byKey)
 	for rows.Next() {
 		raw := rows.RawValues()
 		fds := rows.FieldDescriptions()
@@ -146,15 +172,7 @@ func (c *Conn) readAny(ctx context.Context, keys []int64, nulls []bool) error {
 		}
 		c.byKey[pk] = v
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for i, k := range keys {
-		if nulls == nil || !nulls[i] {
-			c.rows[i] = c.byKey[k]
-		}
-	}
-	return nil
+	return rows.Err()
 }
 
 // readSQL runs the user's statement and accepts any of the shapes
@@ -209,13 +227,14 @@ func (c *Conn) readSQL(ctx context.Context, keys []int64, nulls []bool) error {
 		return err
 	}
 	vals := c.vals
+	fromJSONArray := false
 	switch {
 	case isArray && n != 1:
 		return errUnexpected("sql path returned %d rows holding arrays, want 1", n)
 	case !isArray && len(vals) == 1:
 		// One row: a JSON array of rows, or the one key's row.
 		if arr, ok := vals[0].([]any); ok {
-			vals = arr
+			vals, fromJSONArray = arr, true
 		} else if vals[0] == nil && len(keys) == 0 {
 			vals = vals[:0] // array_agg over no rows is NULL
 		}
@@ -224,6 +243,13 @@ func (c *Conn) readSQL(ctx context.Context, keys []int64, nulls []bool) error {
 		return errUnexpected("sql path returned %d rows for %d keys", len(vals), len(keys))
 	}
 	for i, v := range vals {
+		if str, ok := v.(string); ok && fromJSONArray {
+			// array_to_json(text[]): each row's JSON text as a string.
+			v = nil
+			if err := json.Unmarshal([]byte(str), &v); err != nil {
+				return errUnexpected("invalid JSON in a row")
+			}
+		}
 		if _, ok := v.(map[string]any); !ok && v != nil {
 			return errUnexpected("sql path row is not a JSON object")
 		}

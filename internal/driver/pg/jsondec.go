@@ -18,6 +18,7 @@ import (
 type rowDecoder struct {
 	keys map[string]string // interned object keys
 	buf  []byte            // unescaping scratch
+	sbuf []byte            // a row's JSON text unescaped from a JSON string
 }
 
 // maxInterned bounds the interned keys of one connection.
@@ -289,6 +290,9 @@ func special8(w uint64) bool {
 	return (w&highs | (w-0x20*ones)&^w&highs | zero(w^'"'*ones) | zero(w^'\\'*ones)) != 0
 }
 
+// plain reports whether c stands for itself in a JSON string.
+func plain(c byte) bool { return c >= ' ' && c < utf8.RuneSelf && c != '"' && c != '\\' }
+
 // slowStr finishes a string that has escapes or non-ASCII bytes.
 func (p *jsonParser) slowStr(start int) ([]byte, error) {
 	b := append(p.d.buf[:0], p.s[start:p.i]...)
@@ -342,8 +346,17 @@ func (p *jsonParser) slowStr(start int) ([]byte, error) {
 				return nil, errJSON
 			}
 		case c < utf8.RuneSelf:
-			b = append(b, c)
+			// A run of plain bytes, copied at once (a row's JSON text
+			// inside a JSON string is mostly that, between \" escapes).
+			start := p.i
 			p.i++
+			for p.i+8 <= len(p.s) && !special8(binary.LittleEndian.Uint64(p.s[p.i:])) {
+				p.i += 8
+			}
+			for p.i < len(p.s) && plain(p.s[p.i]) {
+				p.i++
+			}
+			b = append(b, p.s[start:p.i]...)
 		default:
 			r, size := utf8.DecodeRune(p.s[p.i:])
 			p.i += size

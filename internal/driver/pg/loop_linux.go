@@ -58,21 +58,16 @@ type loop struct {
 // loopSupported says why the loop cannot drive d's configuration ("" when
 // it can), before any connection is opened.
 func (d *Driver) loopSupported() string {
-	if d.readSQL != "" {
-		switch {
-		case d.cfg.Path == PreparedOne && d.cfg.BatchMode == Pipeline:
-			return "path prepared-one with batch mode pipeline"
-		case d.cfg.Path == SQL:
-			return "path sql"
-		}
+	if d.readSQL != "" && d.cfg.Path == PreparedOne && d.cfg.BatchMode == Pipeline {
+		return "path prepared-one with batch mode pipeline"
 	}
 	return ""
 }
 
 // OpenLoop implements driver.Multiplexer: conns connections, opened and
 // prepared as Open does, on one epoll event loop. Configurations the loop
-// does not drive (prepared-one pipeline, the sql path, statements whose
-// parameters the hot path does not encode, TLS) return an error wrapping
+// does not drive (prepared-one pipeline, statements whose parameters the
+// hot path does not encode, TLS) return an error wrapping
 // driver.ErrNoLoop, for the engine to use a goroutine per connection.
 // The loop it returns also implements Backends.
 func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {

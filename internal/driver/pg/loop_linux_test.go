@@ -113,8 +113,10 @@ func TestLoopRowsMatchFetch(t *testing.T) {
 	for _, cfg := range []Config{
 		{Path: PreparedOne, Workload: workload.Config{Kind: workload.Uniform, Batch: 3, Seed: 5}},
 		{Path: Any, Workload: workload.Config{Kind: workload.Zipf, Batch: 16, Seed: 7}},
+		{Path: Any, Form: FormArray, Workload: workload.Config{Kind: workload.Zipf, Batch: 16, Seed: 7}},
+		{Path: Any, Form: FormIn, Workload: workload.Config{Kind: workload.Uniform, Batch: 60, Seed: 9}},
 	} {
-		t.Run(string(cfg.Path), func(t *testing.T) {
+		t.Run(cfg.WithDefaults().Label(), func(t *testing.T) {
 			d := loopDriver(t, cfg)
 			ref, err := d.OpenConn(testCtx(t))
 			if err != nil {
@@ -257,7 +259,8 @@ func TestLoopCancelReturnsPromptly(t *testing.T) {
 func TestLoopUnsupportedFallsBack(t *testing.T) {
 	for _, cfg := range []Config{
 		{Path: PreparedOne, BatchMode: Pipeline},
-		{Path: SQL, SQL: sqlJSONArray},
+		// A key array the hot path does not encode (text).
+		{Path: SQL, SQL: `SELECT array_to_json(array(SELECT row_to_json(t) FROM unnest(string_to_array($1, ',')::bigint[]) WITH ORDINALITY u(id, n) LEFT JOIN items t USING (id) ORDER BY n))`},
 	} {
 		d := loopDriver(t, cfg)
 		l, err := d.OpenLoop(testCtx(t), 1)

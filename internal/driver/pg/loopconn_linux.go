@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -150,9 +149,10 @@ func (l *loop) start(c *lconn, seq uint64, now int64) {
 			rows = append(rows, nil)
 		}
 		c.c.rows = rows
-		if l.d.cfg.Path == Any {
+		if l.d.cfg.Path == Any || l.d.cfg.Path == SQL {
 			clear(c.c.byKey)
-			err = c.c.encodeArray(c.c.read1, keys)
+			c.c.sqlStart()
+			err = c.c.encodeRead(keys)
 		} else {
 			err = c.c.encodeKey(c.c.read1, keys[0])
 		}
@@ -169,12 +169,19 @@ func (l *loop) start(c *lconn, seq uint64, now int64) {
 // Bind (the encoded parameter in binary, the result formats), a Describe
 // of the portal when the statement returns no columns, Execute, Sync.
 func (l *loop) send(c *lconn, s *stmt) {
-	p := c.c.params[0]
+	ps := c.c.params
 	b := append(c.wbuf[:0], 'B', 0, 0, 0, 0, 0) // unnamed portal
 	b = append(b, s.sd.Name...)
-	b = append(b, 0, 0, 1, 0, 1, 0, 1) // one binary parameter
-	b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
-	b = append(b, p...)
+	b = append(b, 0, 0, 1, 0, 1) // one format code for all: binary
+	b = binary.BigEndian.AppendUint16(b, uint16(len(ps)))
+	for _, p := range ps {
+		if p == nil {
+			b = append(b, 0xff, 0xff, 0xff, 0xff) // NULL
+			continue
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
+		b = append(b, p...)
+	}
 	b = binary.BigEndian.AppendUint16(b, uint16(len(s.resultFmt)))
 	for _, f := range s.resultFmt {
 		b = binary.BigEndian.AppendUint16(b, uint16(f))
@@ -212,6 +219,7 @@ func (l *loop) event(c *lconn, ev uint32) {
 func (l *loop) read(c *lconn) {
 	need := 4096
 	if len(c.rbuf) >= 5 {
+		// The length was checked against the limit when it arrived.
 		need = max(need, 1+int(binary.BigEndian.Uint32(c.rbuf[1:]))-len(c.rbuf))
 	}
 	if cap(c.rbuf)-len(c.rbuf) < need {
@@ -238,6 +246,10 @@ func (l *loop) read(c *lconn) {
 		ml := int(binary.BigEndian.Uint32(b[off+1:]))
 		if ml < 4 {
 			l.fail(c, driver.Error, "malformed message from server")
+			return
+		}
+		if int64(ml) > l.d.cfg.MaxMessage {
+			l.fail(c, driver.Error, tooLong(b[off], ml, l.d.cfg.MaxMessage))
 			return
 		}
 		if len(b)-off < 1+ml {
@@ -307,6 +319,18 @@ func (l *loop) dataRow(c *lconn, body []byte) bool {
 			vals[i] = v
 		}
 	}
+	if l.d.cfg.Path == SQL {
+		if c.err != nil {
+			return true
+		}
+		s := c.c.read1
+		if ncols != 1 || len(s.sd.Fields) != 1 {
+			c.err = errUnexpected("sql path returned %d columns, want 1", ncols)
+			return true
+		}
+		c.err = c.c.sqlRow(vals[0], &s.sd.Fields[0], s.resultFmt[0], len(c.keys))
+		return true
+	}
 	if l.d.cfg.Path == Any {
 		if c.err != nil {
 			return true
@@ -359,11 +383,17 @@ func (l *loop) readyForQuery(c *lconn, now int64) {
 		l.finish(c, driver.OK, "", now)
 		return
 	}
-	if l.d.cfg.Path == Any {
+	switch l.d.cfg.Path {
+	case SQL:
+		if err := c.c.sqlEnd(len(c.keys)); err != nil {
+			l.finishErr(c, err)
+			return
+		}
+	case Any:
 		for i, k := range c.keys {
 			c.c.rows[i] = c.c.byKey[k]
 		}
-	} else {
+	default:
 		if c.n > 1 {
 			l.finishErr(c, errUnexpected("%d rows for one key: is the key column unique?", c.n))
 			return
@@ -426,43 +456,4 @@ func (l *loop) fail(c *lconn, class driver.Class, msg string) {
 	}
 	l.drop(c)
 	l.pauseConn(c, now)
-}
-
-// rowsAffected is the row count at the end of a CommandComplete tag
-// ("UPDATE 1"), as pgconn's CommandTag.RowsAffected reads it.
-func rowsAffected(body []byte) int64 {
-	if len(body) > 0 && body[len(body)-1] == 0 {
-		body = body[:len(body)-1]
-	}
-	i := len(body)
-	for i > 0 && body[i-1] >= '0' && body[i-1] <= '9' {
-		i--
-	}
-	n, _ := strconv.ParseInt(string(body[i:]), 10, 64)
-	return n
-}
-
-// errorResponse is an ErrorResponse as shortMsg gives a server error:
-// "SQLSTATE <code>: <message>".
-func errorResponse(body []byte) string {
-	var code, msg string
-	for len(body) > 1 {
-		f := body[0]
-		body = body[1:]
-		end := 0
-		for end < len(body) && body[end] != 0 {
-			end++
-		}
-		switch f {
-		case 'C':
-			code = string(body[:end])
-		case 'M':
-			msg = string(body[:end])
-		}
-		if end < len(body) {
-			end++
-		}
-		body = body[end:]
-	}
-	return "SQLSTATE " + code + ": " + msg
 }

@@ -122,9 +122,53 @@ func probe(ctx context.Context, d *Driver) ([][]any, error) {
 					FormatKeys(keys), j, d.pkName, show(obj[d.pkName]), FormatKeys(keys[j:j+1]))
 			}
 		}
+		if err := c.checkHotPath(keys, rows); err != nil {
+			return nil, fmt.Errorf("batch %s without its NULL keys: %w", FormatKeys(keys), err)
+		}
 		out = append(out, rows)
 	}
 	return out, nil
+}
+
+// checkHotPath reads keys without their NULLs along the load's hot path
+// (the encoders and decoder Do and the event loop run) and compares its
+// rows with Fetch's rows of the same keys.
+func (c *Conn) checkHotPath(keys []*int64, fetched []any) error {
+	if c.read1 == nil {
+		return nil // Do runs the path through pgx, as Fetch does
+	}
+	var ks []int64
+	var want []any
+	for i, k := range keys {
+		if k != nil {
+			ks = append(ks, *k)
+			want = append(want, fetched[i])
+		}
+	}
+	if c.d.nparams() < len(ks) && c.d.cfg.Path == Any && c.d.cfg.Form != FormParam {
+		return nil // a load request has at most k keys
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rows = append(c.rows[:0], make([]any, len(ks))...)
+	var err error
+	switch c.d.cfg.Path {
+	case Any:
+		err = c.readAnyFast(ks)
+	case SQL:
+		err = c.readSQLFast(ks)
+	default:
+		err = c.readOneFast(ks)
+	}
+	if err != nil {
+		return fmt.Errorf("hot path: %w", err)
+	}
+	for j := range ks {
+		if !reflect.DeepEqual(c.rows[j], want[j]) {
+			return fmt.Errorf("hot path row at position %d is %s, Fetch's %s", j, show(c.rows[j]), show(want[j]))
+		}
+	}
+	return nil
 }
 
 // compare reports the first position where two paths' probe results differ.
