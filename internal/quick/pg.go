@@ -107,9 +107,18 @@ func (p *PG) pathDocs() (Doc, []string, error) {
 	}
 	paths, order := Doc{}, []string(nil)
 	hasSQL, prepared := false, false
-	for _, name := range names {
-		name = strings.ToLower(strings.TrimSpace(name))
+	for _, label := range names {
+		label = strings.ToLower(strings.TrimSpace(label))
+		name, plan := label, ""
+		for _, sfx := range []struct{ s, mode string }{{"/generic", "force_generic_plan"}, {"/custom", "force_custom_plan"}} {
+			if n, ok := strings.CutSuffix(name, sfx.s); ok {
+				name, plan = n, sfx.mode
+			}
+		}
 		pd := Doc{"table": p.Table, "timeout": p.Timeout.String()}
+		if plan != "" {
+			pd["plan_cache_mode"] = plan
+		}
 		switch name {
 		case string(pgdrv.PreparedOne):
 			pd["path"], pd["batching"], prepared = name, mode, true
@@ -117,17 +126,19 @@ func (p *PG) pathDocs() (Doc, []string, error) {
 			pd["path"], pd["batching"], prepared = string(pgdrv.PreparedOne), strings.TrimPrefix(name, "prepared-one/"), true
 		case string(pgdrv.Any), string(pgdrv.Update):
 			pd["path"] = name
+		case "any[param]", "any[array]", "any[in]":
+			pd["path"], pd["form"] = string(pgdrv.Any), strings.TrimSuffix(strings.TrimPrefix(name, "any["), "]")
 		case string(pgdrv.SQL):
 			if strings.TrimSpace(p.SQL) == "" {
 				return nil, nil, fmt.Errorf("--path sql needs --sql 'SELECT …' taking the key array as $1 (bigint[])")
 			}
 			pd["sql"], hasSQL = p.SQL, true
 		default:
-			return nil, nil, fmt.Errorf("--path %q: accepted paths are prepared-one, prepared-one/pipeline, any, sql, update", name)
+			return nil, nil, fmt.Errorf("--path %q: accepted paths are prepared-one, prepared-one/pipeline, any, any[array], any[in], sql, update, each optionally /generic or /custom (plan_cache_mode)", label)
 		}
-		key := SuiteName(strings.ReplaceAll(name, "/", "-"))
+		key := SuiteName(strings.NewReplacer("/", "-", "[", "-", "]", "").Replace(label))
 		if _, dup := paths[key]; dup {
-			return nil, nil, fmt.Errorf("--path %s is given twice", name)
+			return nil, nil, fmt.Errorf("--path %s is given twice", label)
 		}
 		paths[key] = Doc{"pg": pd}
 		order = append(order, key)

@@ -88,6 +88,14 @@ type PGPath struct {
 	Batching string `json:"batching,omitempty"`
 	// Table is the table the driver's access paths read (default items).
 	Table string `json:"table,omitempty"`
+	// Form is how the any path binds its keys: param (default,
+	// `= ANY($1::bigint[])` as pgx and node-postgres users write it), array
+	// (`= ANY(ARRAY[$1,…,$k])` as pgbench scripts write it) or in
+	// (`IN ($1,…,$k)`). It is in the path's label: any[array].
+	Form string `json:"form,omitempty"`
+	// PlanCacheMode is set on every benchmark connection: auto,
+	// force_generic_plan or force_custom_plan (default: the server's).
+	PlanCacheMode string `json:"plan_cache_mode,omitempty"`
 	// Timeout bounds each request (default 10s; 0s: none).
 	Timeout *Duration `json:"timeout,omitempty"`
 }
@@ -225,6 +233,20 @@ func (s *Suite) validatePath(name string, p *Path) {
 		case "", "roundtrips", "pipeline":
 		default:
 			l.errf(qf+".batching", "must be roundtrips or pipeline, got %q", q.Batching)
+		}
+		switch q.Form {
+		case "":
+		case "param", "array", "in":
+			if q.Path != "any" {
+				l.errf(qf+".form", "form is how the any path binds its keys; path %q takes none", q.Path)
+			}
+		default:
+			l.errf(qf+".form", "must be param, array or in, got %q", q.Form)
+		}
+		switch q.PlanCacheMode {
+		case "", "auto", "force_generic_plan", "force_custom_plan":
+		default:
+			l.errf(qf+".plan_cache_mode", "must be auto, force_generic_plan or force_custom_plan, got %q", q.PlanCacheMode)
 		}
 		if q.Table != "" && !pgIdentRE.MatchString(q.Table) {
 			l.errf(qf+".table", "invalid table %q; accepted: a plain or schema-qualified identifier, e.g. items or public.items", q.Table)

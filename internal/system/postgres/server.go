@@ -339,11 +339,11 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 		wl := d.Workload()
 		_, keys := wl.Keys(0, make([]int64, 0, wl.Batch()))
 		if sql := d.ReadSQL(); sql != "" && len(keys) > 0 {
-			var arg any = keys
+			args := d.ReadArgs(keys)
 			if d.Config().Path == pgdrv.PreparedOne {
-				arg = keys[0]
+				args = d.ReadArgs(keys[:1])
 			}
-			if plans[label], err = postgres.Explain(ctx, s.ctl, sql, arg); err != nil {
+			if plans[label], err = postgres.Explain(ctx, s.ctl, sql, args...); err != nil {
 				return err
 			}
 		}

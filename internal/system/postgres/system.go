@@ -147,6 +147,7 @@ func (p *System) pathConfig(c suite.Cell, seed uint64) pgdrv.Config {
 	if q.Batching != "" {
 		cfg.BatchMode = pgdrv.BatchMode(q.Batching)
 	}
+	cfg.Form, cfg.PlanCacheMode = pgdrv.Form(q.Form), pgdrv.PlanCacheMode(q.PlanCacheMode)
 	if q.Timeout != nil {
 		cfg.Timeout = q.Timeout.D()
 	}
