@@ -26,9 +26,10 @@ type conn struct {
 	d        *Driver
 	nc       net.Conn
 	rd       *wire.Reader
-	wbuf     []byte // the commands of one Do
-	key      []byte // scratch: one rendered key
-	arg      []byte // scratch: one rendered argument or value
+	wbuf     []byte   // the commands of one Do
+	key      []byte   // scratch: one rendered key
+	vals     [][]byte // scratch: the values of an MGET reply parsed at once
+	arg      []byte   // scratch: one rendered argument or value
 	deadline time.Time
 	closed   atomic.Bool
 	msgs     map[string]string // interned server error codes
@@ -43,6 +44,7 @@ func newConn(d *Driver, nc net.Conn) *conn {
 		nc:   nc,
 		rd:   wire.NewReader(nc, d.cfg.Limits),
 		msgs: make(map[string]string),
+		vals: make([][]byte, d.cfg.Batch),
 	}
 }
 
@@ -184,8 +186,18 @@ func (c *conn) appendRequest(dst []byte, seq uint64) []byte {
 	switch d.cfg.Command {
 	case CommandMGET:
 		dst = append(dst, d.head...)
+		id, next := d.firstKey(seq)
 		for i := 0; i < d.cfg.Batch; i++ {
-			dst = c.appendKey(dst, d.keys(seq, i))
+			switch {
+			case i == 0:
+			case next && id == d.cfg.KeySpace:
+				id = 1
+			case next:
+				id++
+			default:
+				id = d.keys(seq, i)
+			}
+			dst = c.appendKey(dst, id)
 		}
 	case CommandGET:
 		dst = append(dst, d.head...)

@@ -33,6 +33,7 @@ type Driver struct {
 	// the key space is too large to encode ahead (see keyTableMax).
 	keyTab []byte
 	keyEnd []uint32
+	ref    refTable // the Reference's values, when validating (buildReference)
 
 	hits, nils, validated, mismatches atomic.Int64
 	sawServerError                    atomic.Bool
@@ -87,6 +88,7 @@ func New(cfg Config) (*Driver, error) {
 		batch, space := uint64(cfg.Batch), uint64(cfg.KeySpace)
 		d.keys = func(seq uint64, i int) int64 { return int64((seq*batch+uint64(i))%space) + 1 }
 	}
+	d.buildReference()
 	if cfg.TLS.Enabled {
 		if d.tlsConf, err = cfg.TLS.build(); err != nil {
 			return nil, fmt.Errorf("resp: config: %w", err)
