@@ -30,8 +30,8 @@ func (d *Driver) buildReference() {
 	t := refTable{off: make([]uint32, 1, n+1), miss: make([]bool, n)}
 	for id := int64(1); id <= n; id++ {
 		v, ok := d.cfg.Reference(id)
-		if len(t.tab)+len(v) > refTableMaxBytes {
-			return
+		if len(t.tab)+len(v) > refTableMaxBytes || (id == 1024 && int64(len(t.tab))/1024*n > refTableMaxBytes) {
+			return // too large, or on course to be
 		}
 		t.tab = append(t.tab, v...)
 		t.off = append(t.off, uint32(len(t.tab)))

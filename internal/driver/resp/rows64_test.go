@@ -152,3 +152,28 @@ func TestRows64HitsExactAndWrongRowCaught(t *testing.T) {
 		})
 	}
 }
+
+// TestReferenceTable checks that the table of reference values answers as
+// Reference does, for every key and beyond the key space, and that it is
+// not built where keys are not 1…KeySpace in order.
+func TestReferenceTable(t *testing.T) {
+	base := Config{Addr: "127.0.0.1:1", Batch: 64, KeySpace: rowsKeySpace, ValidateSampled: 1, Reference: seedReference}
+	withKeys := base
+	withKeys.Keys = func(seq uint64, i int) int64 { return int64(i) + 1 }
+	for name, tc := range map[string]struct {
+		cfg   Config
+		table bool
+	}{"default keys": {base, true}, "workload keys": {withKeys, false}} {
+		d := newDriver(t, tc.cfg)
+		if got := len(d.ref.off) == rowsKeySpace+1; got != tc.table {
+			t.Fatalf("%s: table built %v, want %v", name, got, tc.table)
+		}
+		for id := int64(-1); id <= rowsKeySpace+2; id++ {
+			got, gotOK := d.reference(id)
+			want, wantOK := seedReference(id)
+			if gotOK != wantOK || string(got) != string(want) {
+				t.Fatalf("%s: key %d: %q %v, want %q %v", name, id, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}
