@@ -187,14 +187,11 @@ func (c *conn) appendRequest(dst []byte, seq uint64) []byte {
 	case CommandMGET:
 		dst = append(dst, d.head...)
 		id, next := d.firstKey(seq)
+		if next && d.keyTab != nil {
+			return d.appendKeyRun(dst, id, d.cfg.Batch)
+		}
 		for i := 0; i < d.cfg.Batch; i++ {
-			switch {
-			case i == 0:
-			case next && id == d.cfg.KeySpace:
-				id = 1
-			case next:
-				id++
-			default:
+			if i > 0 {
 				id = d.keys(seq, i)
 			}
 			dst = c.appendKey(dst, id)

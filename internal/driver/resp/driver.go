@@ -133,6 +133,24 @@ func (d *Driver) encodedKey(id int64) []byte {
 	return d.keyTab[start:d.keyEnd[id-1]:d.keyEnd[id-1]]
 }
 
+// appendKeyRun appends the n keys id, id+1, … (1 after KeySpace) from the
+// table of encoded keys, which holds every key: they lie side by side in it,
+// so the run is copied in one piece, or a few when it wraps around.
+func (d *Driver) appendKeyRun(dst []byte, id int64, n int) []byte {
+	space := int64(len(d.keyEnd))
+	for n > 0 {
+		k := min(int64(n), space-id+1)
+		start := uint32(0)
+		if id > 1 {
+			start = d.keyEnd[id-2]
+		}
+		dst = append(dst, d.keyTab[start:d.keyEnd[id+k-2]]...)
+		n -= int(k)
+		id = 1
+	}
+	return dst
+}
+
 // build makes the crypto/tls configuration.
 func (t TLSConfig) build() (*tls.Config, error) {
 	c := &tls.Config{
