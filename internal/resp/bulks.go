@@ -61,3 +61,27 @@ func (r *Reader) ReadBuffered(dst [][]byte) int {
 	}
 	return k
 }
+
+// Peek returns the bytes buffered and not yet parsed, without reading more.
+// The slice aliases the buffer and is valid until the next call on the
+// Reader.
+func (r *Reader) Peek() []byte { return r.buf[r.r:r.w:r.w] }
+
+// SkipElements consumes the first size bytes of Peek as the next k elements
+// of the innermost open array. The caller vouches that those bytes are k
+// whole elements that are not arrays, typically by having compared them
+// with the canonical encoding of the k values it expects; the Reader checks
+// only that the array has k elements left and that size bytes are
+// buffered, and otherwise consumes nothing and returns false.
+func (r *Reader) SkipElements(size, k int) bool {
+	d := len(r.stack)
+	if r.err != nil || d == 0 || k < 1 || k > r.stack[d-1] || size < 3*k || size > r.w-r.r {
+		return false
+	}
+	r.advance(size)
+	r.stack[d-1] -= k
+	for n := len(r.stack); n > 0 && r.stack[n-1] == 0; n-- {
+		r.stack = r.stack[:n-1]
+	}
+	return true
+}

@@ -119,3 +119,35 @@ func TestReadBufferedStops(t *testing.T) {
 		})
 	}
 }
+
+// TestSkipElements checks that SkipElements consumes elements the caller
+// vouches for, keeps the array accounting of ReadReply, and refuses (taking
+// nothing) what the array or the buffer cannot hold.
+func TestSkipElements(t *testing.T) {
+	data := "*3\r\n$1\r\na\r\n$-1\r\n$2\r\nbc\r\n+OK\r\n"
+	two := len("$1\r\na\r\n$-1\r\n")
+	rd := NewReader(strings.NewReader(data), Limits{})
+	if rd.SkipElements(5, 1) {
+		t.Fatal("skipped outside an array")
+	}
+	if _, err := rd.ReadReply(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(rd.Peek()); got != data[4:] {
+		t.Fatalf("Peek %q, want %q", got, data[4:])
+	}
+	for _, bad := range [][2]int{{two, 0}, {two, 4}, {len(data), 3}, {2, 1}} {
+		if rd.SkipElements(bad[0], bad[1]) {
+			t.Fatalf("skipped %d bytes as %d elements", bad[0], bad[1])
+		}
+	}
+	if !rd.SkipElements(two, 2) || rd.Consumed() != int64(4+two) || rd.Depth() != 1 {
+		t.Fatalf("skip of 2 elements: consumed %d, depth %d", rd.Consumed(), rd.Depth())
+	}
+	if rep, err := rd.ReadReply(); err != nil || string(rep.Data) != "bc" || rd.Depth() != 0 {
+		t.Fatalf("third element %q %v, depth %d", rep.Data, err, rd.Depth())
+	}
+	if rep, err := rd.ReadReply(); err != nil || rep.Kind != KindSimple || string(rep.Data) != "OK" {
+		t.Fatalf("next reply %v %q %v", rep.Kind, rep.Data, err)
+	}
+}

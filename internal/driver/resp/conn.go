@@ -36,6 +36,9 @@ type conn struct {
 
 	// Counts since the last flush into the Driver.
 	hits, nils, validated, mismatches int64
+	// wholeMatches counts the replies validated in one comparison
+	// (matchWhole), for tests.
+	wholeMatches int64
 }
 
 func newConn(d *Driver, nc net.Conn) *conn {

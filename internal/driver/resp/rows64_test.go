@@ -81,12 +81,13 @@ func TestRows64HitsExactAndWrongRowCaught(t *testing.T) {
 		sampled float64
 		keys    func(uint64, int) int64
 		short   int
+		whole   bool // some replies are validated in one comparison
 	}{
-		{"all validated", 1, nil, 0},
-		{"all validated, short reads", 1, nil, 97},
-		{"a quarter validated", 0.25, nil, 0},
-		{"none validated", 0, nil, 0},
-		{"workload keys, short reads", 1, reversed, 61},
+		{"all validated", 1, nil, 0, true},
+		{"all validated, short reads", 1, nil, 97, false},
+		{"a quarter validated", 0.25, nil, 0, true},
+		{"none validated", 0, nil, 0, false},
+		{"workload keys, short reads", 1, reversed, 61, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Config{Addr: srv.Addr(), KeyTemplate: rowsTemplate, DB: "bench", Batch: 64,
@@ -100,6 +101,7 @@ func TestRows64HitsExactAndWrongRowCaught(t *testing.T) {
 				keys = defaultKeys
 			}
 			var c driver.Conn = open(t, d)
+			var wantWholeMax int64 // validated replies without the wrong row
 			if tc.short > 0 {
 				c.(*conn).rd.Reset(shortReads{Conn: c.(*conn).nc, max: tc.short})
 			}
@@ -134,6 +136,9 @@ func TestRows64HitsExactAndWrongRowCaught(t *testing.T) {
 						wantMismatches++
 						wantMsg = msgValueMismatch
 					}
+					if validated && !wrong {
+						wantWholeMax++
+					}
 					if out[i].Msg != wantMsg || (wantMsg == "") != (out[i].Class == driver.OK) {
 						t.Fatalf("request %d: %v %q, want %q", s, out[i].Class, out[i].Msg, wantMsg)
 					}
@@ -145,6 +150,9 @@ func TestRows64HitsExactAndWrongRowCaught(t *testing.T) {
 			}
 			if st.Validated != wantValidated || st.Mismatches != wantMismatches {
 				t.Fatalf("validated %d, mismatches %d; want %d and %d", st.Validated, st.Mismatches, wantValidated, wantMismatches)
+			}
+			if w := c.(*conn).wholeMatches; w > wantWholeMax || (w > 0) != tc.whole {
+				t.Fatalf("%d replies validated in one comparison (at most %d could be), want some: %v", w, wantWholeMax, tc.whole)
 			}
 			if tc.sampled > 0 && wantMismatches == 0 {
 				t.Fatal("no validated request read the wrong row: the test proves nothing")
@@ -165,7 +173,7 @@ func TestReferenceTable(t *testing.T) {
 		table bool
 	}{"default keys": {base, true}, "workload keys": {withKeys, false}} {
 		d := newDriver(t, tc.cfg)
-		if got := len(d.ref.off) == rowsKeySpace+1; got != tc.table {
+		if got := len(d.ref.end) == rowsKeySpace+1; got != tc.table {
 			t.Fatalf("%s: table built %v, want %v", name, got, tc.table)
 		}
 		for id := int64(-1); id <= rowsKeySpace+2; id++ {
