@@ -18,6 +18,20 @@
 # item:1 … item:64 (--keyspace 64), so its MGET of 64 keys reads exactly the
 # same 64 keys in the same order.
 #
+# The seeds' cases, json-mget-1 and json-mget-64: the same rows (~163 bytes
+# of JSON each) under keys in the seeds' template form
+# CRUD:db.public.items:{"id":N}, MGET of 1 and of 64 keys. "benchrig" runs
+# them as a user checking the cache would: it fills the keys itself (--fill,
+# the reference of the check) and compares every value of every reply with
+# the row filled (--validate-sampled 1), counting hits and nils exactly as it
+# always does; "benchrig-novalidate" is the same load without the comparison
+# (and without the fill), to show what the check costs. Each table is headed
+# by the reply bytes per request of both tools (redis-benchmark's measured by
+# sending its command once; benchrig's from its results), so that both are
+# seen to fetch the same bytes. For MGET of 1 key redis-benchmark reads key 1
+# every time and benchrig cycles keys 1 … 64 (one or two id digits: a byte
+# apart).
+#
 #   bench/resp-peers.sh                      # 3 runs, default request counts
 #   RUNS=5 SCALE=2 bench/resp-peers.sh       # 5 runs, twice the requests
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/resp-peers.sh   # also an older build, as "benchrig-before"
@@ -57,25 +71,70 @@ server_pid=$!
 for _ in $(seq 100); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
 redis-cli -p "$port" ping | grep -q PONG || { echo "redis-server did not start:" >&2; cat "$work/redis.log" >&2; exit 1; }
 "$work/benchrig" resp --addr "127.0.0.1:$port" --fill --keyspace 64 -c 1 -n 1 --json >/dev/null
+jkey='CRUD:{db}.public.items:{"id":{id}}'
+"$work/benchrig" resp --addr "127.0.0.1:$port" --fill --key "$jkey" --db db --keyspace 64 -c 1 -n 1 --json >/dev/null
 echo "server: redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') pid $server_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU;" \
 	"$CONNECTIONS connections, $RUNS runs each" >&2
 
 measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
 keys64=$(seq -f 'item:%g' 1 64 | tr '\n' ' ')
+jkeys64=$(seq -f 'CRUD:db.public.items:{"id":%g}' 1 64 | tr '\n' ' ')
+jflags="--key $jkey --db db" # no blank inside the template: one word after splitting
+check="--fill --validate-sampled 1"
 
-# case name, pipeline, requests, redis-benchmark command, benchrig flags
+# reply_bytes CMD ARG…: the size on the wire of the server's reply to one
+# command, sent once over a socket and parsed just enough to find its end.
+reply_bytes() {
+	python3 - "$port" "$@" <<'PY'
+import socket, sys
+port, argv = int(sys.argv[1]), sys.argv[2:]
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"*%d\r\n" % len(argv) + b"".join(b"$%d\r\n%s\r\n" % (len(a.encode()), a.encode()) for a in argv))
+buf = b""
+def need(n):
+    global buf
+    while len(buf) < n:
+        chunk = s.recv(65536)
+        if not chunk:
+            sys.exit("connection closed mid-reply")
+        buf += chunk
+def line(at):
+    while buf.find(b"\r\n", at) < 0:
+        need(len(buf) + 1)
+    end = buf.find(b"\r\n", at)
+    return buf[at:end], end + 2
+def element(at):
+    head, at = line(at)
+    if head[:1] == b"*":
+        for _ in range(max(int(head[1:]), 0)):
+            at = element(at)
+        return at
+    if head[:1] == b"$" and int(head[1:]) >= 0:
+        need(at + int(head[1:]) + 2)
+        return at + int(head[1:]) + 2
+    return at
+print(element(0))
+PY
+}
+
+# case name, pipeline, requests, redis-benchmark command, benchrig flags,
+# and the flags of benchrig's check (when set, a benchrig-novalidate row runs
+# without them)
 cases=(
-	"get|1|$((200000 * SCALE))|GET item:1|--command GET"
-	"mget-1|1|$((200000 * SCALE))|MGET item:1|--command MGET --batch 1"
-	"mget-64|1|$((100000 * SCALE))|MGET $keys64|--command MGET --batch 64"
-	"get-p$PIPELINE|$PIPELINE|$((2000000 * SCALE))|GET item:1|--command GET"
+	"get|1|$((200000 * SCALE))|GET item:1|--command GET|"
+	"mget-1|1|$((200000 * SCALE))|MGET item:1|--command MGET --batch 1|"
+	"mget-64|1|$((100000 * SCALE))|MGET $keys64|--command MGET --batch 64|"
+	"get-p$PIPELINE|$PIPELINE|$((2000000 * SCALE))|GET item:1|--command GET|"
+	"json-mget-1|1|$((200000 * SCALE))|MGET ${jkeys64%% *}|--command MGET --batch 1 $jflags|$check"
+	"json-mget-64|1|$((100000 * SCALE))|MGET $jkeys64|--command MGET --batch 64 $jflags|$check"
 )
 
 : >"$work/rows"
+: >"$work/bytes"
 for run in $(seq "$RUNS"); do
 	for c in "${cases[@]}"; do
-		IFS='|' read -r name p n rbcmd brflags <<<"$c"
+		IFS='|' read -r name p n rbcmd brflags checkflags <<<"$c"
 		# shellcheck disable=SC2086 # word splitting of the commands is wanted
 		cpu=$(measure redis-benchmark -h 127.0.0.1 -p "$port" -c "$CONNECTIONS" -P "$p" -n "$n" --csv $rbcmd | cpu_of)
 		rps=$(sed -n '2p' "$work/out" | cut -d, -f2 | tr -d '"')
@@ -91,14 +150,19 @@ print(n, n / float(m.group(1)))' "$work/out" "$(((n / CONNECTIONS) * CONNECTIONS
 			echo "$name memtier_benchmark $reqs $secs $cpu" >>"$work/rows"
 		fi
 
-		for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before}; do
-			bin=$work/benchrig
+		for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${checkflags:+benchrig-novalidate}; do
+			bin=$work/benchrig extra=$checkflags
 			[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
+			[ "$tool" = benchrig-novalidate ] && extra=
 			# shellcheck disable=SC2086
-			cpu=$(GOMAXPROCS=1 measure "$bin" resp --addr "127.0.0.1:$port" $brflags --keyspace 64 \
+			cpu=$(GOMAXPROCS=1 measure "$bin" resp --addr "127.0.0.1:$port" $brflags $extra --keyspace 64 \
 				-c "$CONNECTIONS" -p "$p" -n "$n" --json | cpu_of)
-			read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
+			read -r reqs secs bytes < <(python3 -c 'import json,sys
+s=[json.loads(x) for x in open(sys.argv[1]) if x.strip() and json.loads(x).get("type") == "sample"][0]; l=s["load"]; st=s.get("stats") or {}
+if st.get("client_mismatches", 0): sys.exit("%s: %d values differ from the rows filled" % (sys.argv[2], st["client_mismatches"]))
+print(l["requests"], l["seconds"], l["bytes"] / max(l["requests"], 1))' "$work/out" "$tool")
 			echo "$name $tool $reqs $secs $cpu" >>"$work/rows"
+			echo "$name $tool $bytes" >>"$work/bytes"
 		done
 	done
 	echo "run $run done" >&2
@@ -108,8 +172,16 @@ echo
 echo "RESP against a pinned redis-server, $CONNECTIONS connections, $RUNS runs per tool and case, interleaved"
 echo "(client CPU = user+sys of the whole client process, getrusage; requests are commands: an MGET of 64 keys is one):"
 for c in "${cases[@]}"; do
-	name=${c%%|*}
+	IFS='|' read -r name _ _ rbcmd _ _ <<<"$c"
 	echo
 	echo "### $name"
+	# shellcheck disable=SC2086
+	echo "reply bytes per request: redis-benchmark $(reply_bytes $rbcmd);" \
+		"$(grep "^$name " "$work/bytes" | python3 -c 'import sys
+seen = {}
+for l in sys.stdin:
+    _, tool, b = l.split(); seen.setdefault(tool, float(b))
+print("; ".join("%s %.1f" % kv for kv in seen.items()))')"
+	echo
 	grep "^$name " "$work/rows" | cut -d' ' -f2- | python3 bench/lib/summary.py redis-benchmark
 done

@@ -6,7 +6,9 @@
 // the Append… functions and parses replies with a Reader. The Reader parses
 // one reply element per ReadReply call and returns bulk data as a slice into
 // its own buffer, valid until the next call on the Reader, so a steady-state
-// round trip (for example MGET of 64 keys) allocates nothing.
+// round trip (for example MGET of 64 keys) allocates nothing. Inside an
+// array, ReadBuffered parses the bulk strings that are already buffered in
+// one pass (an MGET reply's hot path), leaving anything else to ReadReply.
 //
 // Hostile or confused peers are bounded by Limits: a declared length beyond a
 // limit is an error before any allocation, and the buffer grows only as data

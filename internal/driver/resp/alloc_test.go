@@ -1,6 +1,7 @@
 package resp
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -88,4 +89,74 @@ func TestMGET64ZeroAllocAgainstTestServer(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("%.2f allocations per Do of 4 pipelined 64-key MGETs, want 0", allocs)
 	}
+}
+
+// zeroAllocDo fails unless Do of 4 pipelined requests on a connection of d
+// allocates nothing once warmed up; it returns the last outcomes.
+func zeroAllocDo(t *testing.T, d *Driver) []driver.Outcome {
+	t.Helper()
+	c := open(t, d)
+	reqs := make([]driver.Request, 4)
+	out := make([]driver.Outcome, 4)
+	ctx := testCtx(t)
+	seq := uint64(0)
+	var err error
+	run := func() {
+		for i := range reqs {
+			reqs[i].Seq = seq
+			seq++
+		}
+		if e := c.Do(ctx, reqs, out); e != nil {
+			err = e
+		}
+	}
+	for i := 0; i < 20; i++ {
+		run()
+	}
+	allocs := testing.AllocsPerRun(200, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs != 0 {
+		t.Fatalf("%.2f allocations per Do of 4 pipelined %d-key MGETs, want 0", allocs, d.cfg.Batch)
+	}
+	return out
+}
+
+// The seeds' case allocates nothing either: 64 keys in the template form,
+// ~165-byte JSON rows, every value validated against the reference, hits
+// and nils counted; against a real redis-server and the test server.
+func TestSeedRows64ZeroAlloc(t *testing.T) {
+	fill := func(set func(key, val string)) {
+		for id := int64(1); id <= rowsKeySpace; id++ {
+			if !rowsMissing(id) {
+				set(fmt.Sprintf(`CRUD:bench.public.items:{"id":%d}`, id), seedRow(id))
+			}
+		}
+	}
+	cfg := func(addr string) Config {
+		return Config{Addr: addr, KeyTemplate: rowsTemplate, DB: "bench", Batch: 64, KeySpace: rowsKeySpace,
+			ValidateSampled: 1, Reference: seedReference, Timeout: 10 * time.Second}
+	}
+	check := func(t *testing.T, d *Driver) {
+		for _, o := range zeroAllocDo(t, d) {
+			if o.Class != driver.OK {
+				t.Fatalf("outcome %v %q", o.Class, o.Msg)
+			}
+		}
+		st := d.Stats()
+		if st.Mismatches != 0 || st.Validated != st.Hits+st.Nils || st.Nils == 0 || st.Hits == 0 {
+			t.Fatalf("stats %+v: want every value validated, none differing, hits and nils", st)
+		}
+	}
+	t.Run("redis-server", func(t *testing.T) {
+		s := startRedis(t, redis.Options{})
+		fill(func(k, v string) { redisDo(t, s, "SET", k, v) })
+		check(t, newDriver(t, cfg(s.Addr())))
+	})
+	t.Run("test server", func(t *testing.T) {
+		srv := startTestServer(t, resptest.Options{})
+		fill(func(k, v string) { srv.Set(k, []byte(v)) })
+		check(t, newDriver(t, cfg(srv.Addr())))
+	})
 }

@@ -26,15 +26,19 @@ type conn struct {
 	d        *Driver
 	nc       net.Conn
 	rd       *wire.Reader
-	wbuf     []byte // the commands of one Do
-	key      []byte // scratch: one rendered key
-	arg      []byte // scratch: one rendered argument or value
+	wbuf     []byte   // the commands of one Do
+	key      []byte   // scratch: one rendered key
+	vals     [][]byte // scratch: the values of an MGET reply parsed at once
+	arg      []byte   // scratch: one rendered argument or value
 	deadline time.Time
 	closed   atomic.Bool
 	msgs     map[string]string // interned server error codes
 
 	// Counts since the last flush into the Driver.
 	hits, nils, validated, mismatches int64
+	// wholeMatches counts the replies validated in one comparison
+	// (matchWhole), for tests.
+	wholeMatches int64
 }
 
 func newConn(d *Driver, nc net.Conn) *conn {
@@ -43,6 +47,7 @@ func newConn(d *Driver, nc net.Conn) *conn {
 		nc:   nc,
 		rd:   wire.NewReader(nc, d.cfg.Limits),
 		msgs: make(map[string]string),
+		vals: make([][]byte, d.cfg.Batch),
 	}
 }
 
@@ -184,8 +189,15 @@ func (c *conn) appendRequest(dst []byte, seq uint64) []byte {
 	switch d.cfg.Command {
 	case CommandMGET:
 		dst = append(dst, d.head...)
+		id, next := d.firstKey(seq)
+		if next && d.keyTab != nil {
+			return d.appendKeyRun(dst, id, d.cfg.Batch)
+		}
 		for i := 0; i < d.cfg.Batch; i++ {
-			dst = c.appendKey(dst, d.keys(seq, i))
+			if i > 0 {
+				id = d.keys(seq, i)
+			}
+			dst = c.appendKey(dst, id)
 		}
 	case CommandGET:
 		dst = append(dst, d.head...)

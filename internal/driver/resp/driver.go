@@ -33,6 +33,7 @@ type Driver struct {
 	// the key space is too large to encode ahead (see keyTableMax).
 	keyTab []byte
 	keyEnd []uint32
+	ref    refTable // the Reference's values, when validating (buildReference)
 
 	hits, nils, validated, mismatches atomic.Int64
 	sawServerError                    atomic.Bool
@@ -87,6 +88,7 @@ func New(cfg Config) (*Driver, error) {
 		batch, space := uint64(cfg.Batch), uint64(cfg.KeySpace)
 		d.keys = func(seq uint64, i int) int64 { return int64((seq*batch+uint64(i))%space) + 1 }
 	}
+	d.buildReference()
 	if cfg.TLS.Enabled {
 		if d.tlsConf, err = cfg.TLS.build(); err != nil {
 			return nil, fmt.Errorf("resp: config: %w", err)
@@ -129,6 +131,24 @@ func (d *Driver) encodedKey(id int64) []byte {
 		start = d.keyEnd[id-2]
 	}
 	return d.keyTab[start:d.keyEnd[id-1]:d.keyEnd[id-1]]
+}
+
+// appendKeyRun appends the n keys id, id+1, … (1 after KeySpace) from the
+// table of encoded keys, which holds every key: they lie side by side in it,
+// so the run is copied in one piece, or a few when it wraps around.
+func (d *Driver) appendKeyRun(dst []byte, id int64, n int) []byte {
+	space := int64(len(d.keyEnd))
+	for n > 0 {
+		k := min(int64(n), space-id+1)
+		start := uint32(0)
+		if id > 1 {
+			start = d.keyEnd[id-2]
+		}
+		dst = append(dst, d.keyTab[start:d.keyEnd[id+k-2]]...)
+		n -= int(k)
+		id = 1
+	}
+	return dst
 }
 
 // build makes the crypto/tls configuration.

@@ -21,6 +21,10 @@ func TestEncodedKeysMatchRendered(t *testing.T) {
 		cfg  Config
 	}{
 		{"mget in table", Config{Batch: 5, KeySpace: 8}},
+		{"mget of the whole table", Config{Batch: 8, KeySpace: 8}},
+		{"mget round the table twice", Config{Batch: 19, KeySpace: 8}},
+		{"mget of one key", Config{Batch: 1, KeySpace: 3}},
+		{"mget, key space of one", Config{Batch: 4, KeySpace: 1, KeyTemplate: "only"}},
 		{"mget beyond table", Config{Batch: 3, KeySpace: 8, Keys: func(seq uint64, i int) int64 { return int64(seq)*7 + int64(i) }}},
 		{"get with db", Config{Command: "GET", KeySpace: 16, KeyTemplate: `CRUD:{db}.public.items:{"id":{id}}`, DB: "bench"}},
 		{"mget without table", Config{Batch: 2, KeySpace: keyTableMax}},

@@ -39,7 +39,8 @@ func (c *conn) readOne(seq uint64) (driver.Class, string, error) {
 		if rep.Kind != wire.KindBulk {
 			return driver.Unexpected, msgGETNotBulk, c.sync()
 		}
-		if msg := c.count(rep, seq, 0, c.d.sampled(seq)); msg != "" {
+		c.vals[0] = bulkValue(rep)
+		if msg := c.count(c.vals[:1], seq, 0, c.d.sampled(seq)); msg != "" {
 			return driver.Unexpected, msg, nil
 		}
 	case CommandSET:
@@ -52,56 +53,134 @@ func (c *conn) readOne(seq uint64) (driver.Class, string, error) {
 	return driver.OK, "", nil
 }
 
-// readMGET reads the elements of an MGET reply whose header is hdr.
+// readMGET reads the elements of an MGET reply whose header is hdr: those
+// already buffered in one pass (Reader.ReadBuffered), the others one by one
+// as they arrive.
 func (c *conn) readMGET(seq uint64, hdr wire.Reply) (driver.Class, string, error) {
 	if hdr.Kind != wire.KindArray || hdr.Nil {
 		return driver.Unexpected, msgMGETNotArray, c.sync()
 	}
-	if hdr.Len != c.d.cfg.Batch {
-		return driver.Unexpected, fmt.Sprintf("MGET reply has %d elements, want %d", hdr.Len, c.d.cfg.Batch), c.sync()
+	n := hdr.Len
+	if n != c.d.cfg.Batch {
+		return driver.Unexpected, fmt.Sprintf("MGET reply has %d elements, want %d", n, c.d.cfg.Batch), c.sync()
 	}
 	validate := c.d.sampled(seq)
+	if validate && c.matchWhole(seq, n) {
+		return driver.OK, "", nil
+	}
 	class, msg := driver.OK, ""
-	for i := 0; i < hdr.Len; i++ {
-		el, err := c.rd.ReadReply()
-		if err != nil {
-			return driver.Error, "", err
+	for i := 0; i < n; {
+		vals := c.vals[:c.rd.ReadBuffered(c.vals[:n-i])]
+		if len(vals) == 0 {
+			el, err := c.rd.ReadReply()
+			if err != nil {
+				return driver.Error, "", err
+			}
+			if el.Kind != wire.KindBulk {
+				return driver.Unexpected, msgMGETElement, c.sync()
+			}
+			c.vals[0] = bulkValue(el)
+			vals = c.vals[:1]
 		}
-		if el.Kind != wire.KindBulk {
-			return driver.Unexpected, msgMGETElement, c.sync()
-		}
-		if m := c.count(el, seq, i, validate); m != "" && class == driver.OK {
+		if m := c.count(vals, seq, i, validate); m != "" && class == driver.OK {
 			class, msg = driver.Unexpected, m
 		}
+		i += len(vals)
 	}
 	return class, msg, nil
 }
 
-// count counts a bulk value as hit or nil and, when validate, compares it
-// with the reference value of the i-th key of request seq. It returns a
-// mismatch message, or "".
-func (c *conn) count(v wire.Reply, seq uint64, i int, validate bool) string {
-	if v.Nil {
-		c.nils++
-	} else {
-		c.hits++
+// matchWhole handles a validated MGET reply of n consecutive keys in one
+// comparison when it is all buffered and byte for byte the reference's
+// encoding of the values expected (Driver.ref): then every value is right,
+// and the hits are the keys that have a value. It returns false, having
+// consumed nothing, when it cannot tell; readMGET then checks the reply value
+// by value, which finds the same when the values are right, and which values
+// are wrong when they are not.
+func (c *conn) matchWhole(seq uint64, n int) bool {
+	d := c.d
+	if d.ref.enc == nil {
+		return false
 	}
+	id, next := d.firstKey(seq)
+	if !next {
+		return false
+	}
+	size, hits, ok := d.ref.match(c.rd.Peek(), id, n)
+	if !ok || !c.rd.SkipElements(size, n) {
+		return false
+	}
+	c.hits += int64(hits)
+	c.nils += int64(n - hits)
+	c.validated += int64(n)
+	c.wholeMatches++
+	return true
+}
+
+// emptyValue stands for an empty bulk string ("$0"), which is a value, not
+// a missing key.
+var emptyValue = []byte{}
+
+// bulkValue returns a bulk reply's value as count takes it: nil for a nil
+// bulk string, a non-nil slice otherwise.
+func bulkValue(el wire.Reply) []byte {
+	switch {
+	case el.Nil:
+		return nil
+	case el.Data == nil:
+		return emptyValue
+	}
+	return el.Data
+}
+
+// count counts the values of the keys first, first+1, … of request seq as
+// hits (non-nil) or nils and, when validate, compares each with the
+// reference value of its key. It returns a mismatch message, or "".
+func (c *conn) count(vals [][]byte, seq uint64, first int, validate bool) string {
+	hits := 0
+	for _, v := range vals {
+		if v != nil {
+			hits++
+		}
+	}
+	c.hits += int64(hits)
+	c.nils += int64(len(vals) - hits)
 	if !validate {
 		return ""
 	}
-	c.validated++
-	want, ok := c.d.cfg.Reference(c.d.keys(seq, i))
-	var msg string
-	switch {
-	case ok && v.Nil:
-		msg = msgUnexpectedNil
-	case !ok && !v.Nil:
-		msg = msgUnexpectedHit
-	case ok && !bytes.Equal(v.Data, want):
-		msg = msgValueMismatch
+	d := c.d
+	c.validated += int64(len(vals))
+	id, next := d.firstKey(seq)
+	if first > 0 {
+		id = d.keys(seq, first)
 	}
-	if msg != "" {
+	var msg string
+	for j, v := range vals {
+		switch {
+		case j == 0:
+		case next && id == d.cfg.KeySpace:
+			id = 1
+		case next:
+			id++
+		default:
+			id = d.keys(seq, first+j)
+		}
+		want, ok := d.reference(id)
+		var m string
+		switch {
+		case ok && v == nil:
+			m = msgUnexpectedNil
+		case !ok && v != nil:
+			m = msgUnexpectedHit
+		case ok && !bytes.Equal(v, want):
+			m = msgValueMismatch
+		default:
+			continue
+		}
 		c.mismatches++
+		if msg == "" {
+			msg = m
+		}
 	}
 	return msg
 }
