@@ -97,7 +97,7 @@ func TestMalformed(t *testing.T) {
 		{"sampler interval < 100ms", okHead + okMatrix + "sampler: {interval: 50ms}\n",
 			10, 21, "sampler.interval", `must be ≥ 100ms, got 50ms`},
 		{"bad CPU list", okHead + okMatrix + "placement: {client_cpus: \"3-1\"}\n",
-			10, 26, "placement.client_cpus", `not a CPU list: "3-1"; accepted: CPU numbers 0–8191 and ranges, e.g. "0", "0-3", "0,2-3"`},
+			10, 26, "placement.client_cpus", `not a CPU list: "3-1"; accepted: CPU numbers 0–1023 and ranges, e.g. "0", "0-3", "0,2-3"`},
 		{"coverage out of range", okHead + okMatrix + "thresholds: {coverage: 101}\n",
 			10, 24, "thresholds.coverage", `must be a percentage between 0 and 100, got 101`},
 		{"missing command", strings.Replace(okHead, `command: [./srv, "{port}"], `, "", 1) + okMatrix,

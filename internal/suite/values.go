@@ -3,10 +3,11 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/proc"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -107,53 +108,17 @@ func (l *CPUList) decodeYAML(dec *decoder, field string, n ast.Node) {
 	}
 }
 
-// maxCPU bounds CPU numbers in a CPU list (the kernel's default NR_CPUS
-// limit is far below it).
-const maxCPU = 8191
-
 // ParseCPUList parses the Linux cpulist syntax: comma-separated CPU numbers
-// and inclusive ranges ("0", "0-3", "0,2-3"). It returns the CPUs sorted and
-// without repeats, or nil for an empty string.
+// and inclusive ranges ("0", "0-3", "0,2-3"), with proc.ParseCPUList's
+// rules. It returns the CPUs sorted and without repeats, or nil for an
+// empty string (no pinning).
 func ParseCPUList(s string) ([]int, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	bad := func() error {
-		return fmt.Errorf("not a CPU list: %q; accepted: CPU numbers 0–%d and ranges, e.g. \"0\", \"0-3\", \"0,2-3\"", s, maxCPU)
+	cpus, err := proc.ParseCPUList(s)
+	if err != nil {
+		return nil, fmt.Errorf("not a CPU list: %q; accepted: CPU numbers 0–%d and ranges, e.g. \"0\", \"0-3\", \"0,2-3\"", s, proc.MaxCPU-1)
 	}
-	seen := map[int]bool{}
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := cpuNumber(lo)
-		if err != nil {
-			return nil, bad()
-		}
-		b := a
-		if isRange {
-			if b, err = cpuNumber(hi); err != nil || b < a {
-				return nil, bad()
-			}
-		}
-		for c := a; c <= b; c++ {
-			seen[c] = true
-		}
-	}
-	out := make([]int, 0, len(seen))
-	for c := range seen {
-		out = append(out, c)
-	}
-	sort.Ints(out)
-	return out, nil
-}
-
-func cpuNumber(s string) (int, error) {
-	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, fmt.Errorf("not a CPU number: %q", s)
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n > maxCPU {
-		return 0, fmt.Errorf("not a CPU number: %q", s)
-	}
-	return n, nil
+	return cpus, nil
 }
