@@ -78,6 +78,7 @@ func (s *Suite) validateTarget(name string, t *Target) {
 	switch kind {
 	case KindPostgres:
 		s.checkPostgres(f+".postgres", t.Postgres)
+		s.checkPGExtras(f, t)
 	case KindRedis:
 		s.checkRedis(f+".redis", t.Redis)
 	case KindAttach:
@@ -297,9 +298,25 @@ func (s *Suite) checkRedis(f string, r *Redis) {
 			l.errf(ff, "fill: false and fill_from_pg contradict each other")
 		}
 	}
-	if r.VerifyAgainstPG && r.FillFromPG == nil {
-		l.errf(f+".verify_against_pg", "needs fill_from_pg: the rows are compared with the PostgreSQL table they were filled from")
+	if sp := r.SourcePG; sp != nil {
+		sf := f + ".source_pg"
+		switch {
+		case r.FillFromPG != nil:
+			l.errf(sf, "source_pg names where the rows of a server that fills itself come from; with fill_from_pg they come from there")
+		case r.Fill == nil || *r.Fill:
+			l.errf(sf, "needs fill: false: benchrig fills the server otherwise, from the demo rows")
+		case sp.Ephemeral:
+			l.errf(sf+".ephemeral", "a server that fills itself reads an existing PostgreSQL: give dsn_env")
+		case sp.DSNEnv == "":
+			l.errf(sf, "needs dsn_env (the variable holding the DSN)")
+		default:
+			l.checkEnvName(sf+".dsn_env", sp.DSNEnv)
+		}
 	}
+	if r.VerifyAgainstPG && r.FillFromPG == nil && r.SourcePG == nil {
+		l.errf(f+".verify_against_pg", "needs fill_from_pg, or source_pg with fill: false: the rows are compared with the PostgreSQL table they come from")
+	}
+	l.checkInfoFields(f+".info", r.Info)
 	if !r.Ephemeral && (r.Bin != "" || r.Settings != nil || r.MaxClients != 0) {
 		field := f + ".bin"
 		switch {
