@@ -145,7 +145,7 @@ type exprParser struct {
 }
 
 func (p *exprParser) peek() exprToken { return p.toks[p.i] }
-func (p *exprParser) next() exprToken  { t := p.toks[p.i]; p.i++; return t }
+func (p *exprParser) next() exprToken { t := p.toks[p.i]; p.i++; return t }
 
 // ParseExpr parses an assertion. The error is an *ExprError with the
 // offset of the problem.
