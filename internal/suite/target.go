@@ -230,7 +230,7 @@ type PGRESP struct {
 // in the environment variable DSNEnv, never on its command line.
 type Sidecar struct {
 	// Command is the program and its arguments; {port} is the RESP
-	// endpoint's port.
+	// endpoint's port ({id} is left as written, for a key template).
 	Command []string `json:"command"`
 	// Env is added to benchrig's environment for the command; values may
 	// use {port}.

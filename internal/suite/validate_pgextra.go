@@ -45,7 +45,8 @@ func (s *Suite) checkPGExtras(tf string, t *Target) {
 		if len(sc.Command) == 0 || strings.TrimSpace(sc.Command[0]) == "" {
 			l.errf(sf+".command", "required: [program, args…] of the sidecar")
 		}
-		allowed := map[string]bool{PortPlaceholder: true}
+		// {id} stays as written: a key template the sidecar reads.
+		allowed := map[string]bool{PortPlaceholder: true, IDPlaceholder: true}
 		for name := range t.Params {
 			allowed[name] = true
 		}
