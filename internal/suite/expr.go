@@ -85,7 +85,11 @@ func lexExpr(src string) ([]exprToken, error) {
 				j++
 			}
 			if j < len(src) && (src[j] == '.' || isNameByte(src[j])) {
-				return nil, &ExprError{i, fmt.Sprintf("%q is not an integer; accepted: decimal integers such as 100", src[i:min(j+1, len(src))])}
+				k := j
+				for k < len(src) && (src[k] == '.' || isNameByte(src[k]) || src[k] >= '0' && src[k] <= '9') {
+					k++
+				}
+				return nil, &ExprError{i, fmt.Sprintf("%q is not an integer; accepted: decimal integers such as 100", src[i:k])}
 			}
 			out = append(out, exprToken{'n', src[i:j], i})
 			i = j
@@ -130,9 +134,6 @@ func exprOperator(s string) (string, int) {
 		if strings.HasPrefix(s, o.text) {
 			return o.op, len(o.text)
 		}
-	}
-	if strings.HasPrefix(s, "=") {
-		return "", 0
 	}
 	return "", 0
 }
