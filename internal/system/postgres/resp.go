@@ -171,7 +171,7 @@ func (p *System) respSpec(c suite.Cell, base system.Spec) (system.Spec, error) {
 	}
 	info := p.srv.Info()
 	info.Settings["resp"] = p.resp.Addr()
-	base.Driver, base.Attach, base.AttachInfo = ps.Driver, p.srv, info
+	base.Driver, base.Attach, base.AttachInfo = ps.Driver, p.sampled(), info
 	base.Stats = system.RESPStats(ps.Driver.(*respdrv.Driver),
 		system.MergeStats(p.userStats(), p.resp.FieldStats(p.env.Target.Postgres.RESP.Info)))
 	base.Judge = system.JudgeRESP
@@ -204,4 +204,28 @@ func (p *System) sidecarInfo(prov *result.Provenance) {
 	}
 	prov.Settings["sidecar"] = strings.Join(p.sidecar.Spec().Argv, " ")
 	prov.Settings["sidecar_pid"] = strconv.Itoa(p.sidecar.PID())
+}
+
+// withSidecar is the target a sample measures when a sidecar runs: the
+// PostgreSQL server (the postmaster's whole tree) and the sidecar's tree,
+// sampled as one; it is alive while both are.
+type withSidecar struct {
+	*PGServer
+	sidecar *target.Process
+}
+
+var _ system.Companioned = withSidecar{}
+
+// AlsoPIDs returns the sidecar's PID.
+func (w withSidecar) AlsoPIDs() []int { return []int{w.sidecar.PID()} }
+
+// Alive reports whether the server and the sidecar both still run.
+func (w withSidecar) Alive() bool { return w.PGServer.Alive() && w.sidecar.Alive() }
+
+// sampled is the target of a sample: the server, with its sidecar.
+func (p *System) sampled() system.Target {
+	if p.sidecar == nil || p.srv.PID() == 0 {
+		return p.srv
+	}
+	return withSidecar{p.srv, p.sidecar}
 }

@@ -174,7 +174,7 @@ func (p *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 	if err != nil {
 		return base, err
 	}
-	base.Driver, base.Attach, base.AttachInfo = ps.Driver, ps.Attach, ps.AttachInfo
+	base.Driver, base.Attach, base.AttachInfo = ps.Driver, p.sampled(), ps.AttachInfo
 	base.Stats = system.MergeStats(ps.Stats, p.userStats())
 	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig
 	return base, nil
