@@ -32,9 +32,9 @@ type Sampler struct {
 	reader    *reader
 	rootStart uint64
 	// also maps the further roots (Config.Also) to their start times.
-	also map[int]uint64
-	begin     time.Time // monotonic origin of Sample.Offset
-	lastPSS   time.Time // when PSS was last read
+	also    map[int]uint64
+	begin   time.Time // monotonic origin of Sample.Offset
+	lastPSS time.Time // when PSS was last read
 	// lastPSSSum, lastPSSRSS and lastPSSUnavailable are that reading's
 	// tree PSS, its tree RSS and whether some process's PSS could not be
 	// read.
