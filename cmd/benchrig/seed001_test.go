@@ -191,3 +191,33 @@ func TestSeedRefusedWithPosition(t *testing.T) {
 		t.Errorf("run: exit %d, stderr %q\nwant %q", code, stderr, want)
 	}
 }
+
+// TestRedisFillFalse: a redis target with fill: false is measured as it
+// is: benchrig writes nothing (every GET of the empty server is a nil),
+// and the run is verified.
+func TestRedisFillFalse(t *testing.T) {
+	port := startRedis(t)
+	dir := t.TempDir()
+	src := fmt.Sprintf(`name: fill-false
+repeats: 1
+phases: {load: 300ms}
+targets:
+  cache: {redis: {addr: "127.0.0.1:%d", fill: false}}
+paths:
+  get: {resp: {command: GET, key: "k:{id}"}}
+matrix: {targets: [cache], paths: [get], connections: [2]}
+`, port)
+	file := filepath.Join(dir, "s.yaml")
+	os.WriteFile(file, []byte(src), 0o644)
+	res := filepath.Join(dir, "r.json")
+	if out, stderr, code := cli(t, "run", file, "-o", res); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	s := readResults(t, res).Sample
+	if s.Load == nil || s.Load.Requests == 0 || s.Stats["client_nils"] != float64(s.Load.Requests) || s.Stats["client_hits"] != 0 {
+		t.Fatalf("load %+v, stats %v: want every GET a nil (nothing filled)", s.Load, s.Stats)
+	}
+	if out, _, code := cli(t, "verify", res); code != 0 {
+		t.Errorf("verify: %s", out)
+	}
+}
