@@ -179,11 +179,29 @@ func (s *Suite) checkParams(f string, t *Target) {
 	if t.Redis != nil {
 		check(f+".redis.bin", t.Redis.Bin)
 	}
-	for _, name := range sortedKeys(t.Params) {
-		if !used[name] {
-			l.errf(child(f+".params", name), "param %q is not used: no {%s} placeholder in command, env, dir, ready, checks, bin_dir or bin, so its variants would be identical", name, name)
+	if t.Postgres != nil && t.Postgres.Sidecar != nil {
+		// checked in checkPGExtras ({id} may stay there as written)
+		sc := t.Postgres.Sidecar
+		for _, v := range append(append([]string(nil), sc.Command...), mapValues(sc.Env)...) {
+			for _, n := range placeholders(v) {
+				used[n] = true
+			}
 		}
 	}
+	for _, name := range sortedKeys(t.Params) {
+		if !used[name] {
+			l.errf(child(f+".params", name), "param %q is not used: no {%s} placeholder in command, env, dir, ready, checks, bin_dir, bin or sidecar, so its variants would be identical", name, name)
+		}
+	}
+}
+
+// mapValues lists m's values in key order.
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
 }
 
 func (s *Suite) checkReady(f string, r *Ready) {
