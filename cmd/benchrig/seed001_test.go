@@ -145,7 +145,7 @@ func TestSeedAssertionFails(t *testing.T) {
 	if hits+misses != want || misses == 0 || hits != s.Stats["client_hits"] {
 		t.Fatalf("stats %v: want hits + misses = requests × keys = %v, some misses, hits = client_hits", s.Stats, want)
 	}
-	reason := fmt.Sprintf(`assertion "cache_hits == requests * keys" failed: cache_hits == requests * keys: cache_hits = %d, requests * keys = %d`, int64(hits), int64(want))
+	reason := fmt.Sprintf(`assertion "cache_hits == requests * keys" failed: cache_hits = %d, requests * keys = %d`, int64(hits), int64(want))
 	if len(s.Verdict.Reasons) != 1 || s.Verdict.Reasons[0] != reason {
 		t.Errorf("reasons %q\nwant [%q]", s.Verdict.Reasons, reason)
 	}

@@ -318,14 +318,29 @@ type Failure struct {
 	Err string
 }
 
-// String formats the failure for a verdict: `cache_hits == requests * keys:
-// 6336 vs 6400`.
-func (f Failure) String() string {
+// Values names the values of the comparison's sides that are not plain
+// numbers: "cache_hits = 6336, requests * keys = 6400".
+func (f Failure) Values() string {
 	c := f.Comparison
 	if f.Err != "" {
-		return fmt.Sprintf("%s: %s", c.Text, f.Err)
+		return f.Err
 	}
-	return fmt.Sprintf("%s: %s = %s, %s = %s", c.Text, c.Left.Text, FormatNumber(f.Left), c.Right.Text, FormatNumber(f.Right))
+	var parts []string
+	for _, side := range []struct {
+		a *Arith
+		v float64
+	}{{c.Left, f.Left}, {c.Right, f.Right}} {
+		if side.a.Op != 0 || side.a.Name != "" {
+			parts = append(parts, side.a.Text+" = "+FormatNumber(side.v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String formats the failure for a verdict: `cache_misses == 0:
+// cache_misses = 64`.
+func (f Failure) String() string {
+	return f.Comparison.Text + ": " + f.Values()
 }
 
 // Eval evaluates the assertion with the values of vars and returns the

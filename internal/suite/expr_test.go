@@ -15,15 +15,15 @@ func TestExprEval(t *testing.T) {
 		{"errors == 0", nil},
 		{"cache_hits + cache_misses == requests * keys", nil},
 		{"cache_hits == requests × keys", []string{"cache_hits == requests × keys: cache_hits = 6336, requests × keys = 6400"}},
-		{"cache_misses == 0 and errors == 0", []string{"cache_misses == 0: cache_misses = 64, 0 = 0"}},
+		{"cache_misses == 0 and errors == 0", []string{"cache_misses == 0: cache_misses = 64"}},
 		{"cache_hits * 100 / (requests * keys) >= 99", nil},
-		{"cache_hits * 100 ÷ (requests * keys) ≥ 100", []string{"cache_hits * 100 ÷ (requests * keys) ≥ 100: cache_hits * 100 ÷ (requests * keys) = 99, 100 = 100"}},
+		{"cache_hits * 100 ÷ (requests * keys) ≥ 100", []string{"cache_hits * 100 ÷ (requests * keys) ≥ 100: cache_hits * 100 ÷ (requests * keys) = 99"}},
 		{"7 / 2 > 3", nil},
 		{"-errors − 1 < 0", nil},
 		{"2 + 3 * 4 == 14 and (2 + 3) * 4 == 20", nil},
 		{"errors / errors == 1", []string{"errors / errors == 1: division by zero in errors / errors (errors = 0)"}},
 		{"missing == 0", []string{"missing == 0: missing has no value in this sample"}},
-		{"requests != 100 and keys <= 63", []string{"requests != 100: requests = 100, 100 = 100", "keys <= 63: keys = 64, 63 = 63"}},
+		{"requests != 100 and keys <= 63", []string{"requests != 100: requests = 100", "keys <= 63: keys = 64"}},
 	} {
 		e, err := ParseExpr(c.src)
 		if err != nil {

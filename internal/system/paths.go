@@ -226,7 +226,11 @@ func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
 		vars := AssertionVars(smp, c)
 		for _, a := range as {
 			for _, f := range a.Expr.Eval(vars) {
-				smp.Verdict.Add("assertion %q failed: %s", a.Expr.Source, f)
+				if len(a.Expr.Terms) == 1 {
+					smp.Verdict.Add("assertion %q failed: %s", a.Expr.Source, f.Values())
+				} else {
+					smp.Verdict.Add("assertion %q failed at %s", a.Expr.Source, f)
+				}
 			}
 		}
 	}
