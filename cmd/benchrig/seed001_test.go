@@ -61,6 +61,10 @@ func TestSeed001Smoke(t *testing.T) {
 			if s.Stats["cache_hits"] != want || s.Stats["cache_misses"] != 0 || s.Stats["client_hits"] != want || s.Stats["keyspace_hits"] != want {
 				t.Errorf("%s: stats %v, want cache_hits = client_hits = keyspace_hits = %v", s.Cell, s.Stats, want)
 			}
+			if len(s.Assertions) != 3 || !s.Assertions[1].Holds || s.Assertions[1].Expr != "cache_hits == requests * keys" ||
+				s.Assertions[1].Values != fmt.Sprintf("cache_hits = %d, requests * keys = %d", int64(want), int64(want)) {
+				t.Errorf("%s: assertions recorded %+v", s.Cell, s.Assertions)
+			}
 			if _, ok := s.Stats["xact_commit"]; ok {
 				t.Errorf("%s: a resp sample records pg_stat deltas of the sidecar's backends: %v", s.Cell, s.Stats)
 			}
@@ -148,6 +152,9 @@ func TestSeedAssertionFails(t *testing.T) {
 	reason := fmt.Sprintf(`assertion "cache_hits == requests * keys" failed: cache_hits = %d, requests * keys = %d`, int64(hits), int64(want))
 	if len(s.Verdict.Reasons) != 1 || s.Verdict.Reasons[0] != reason {
 		t.Errorf("reasons %q\nwant [%q]", s.Verdict.Reasons, reason)
+	}
+	if len(s.Assertions) != 2 || s.Assertions[0].Holds || !s.Assertions[1].Holds {
+		t.Errorf("assertions recorded %+v: want the hits one failed, errors == 0 held", s.Assertions)
 	}
 }
 

@@ -308,11 +308,13 @@ type NameUse struct {
 	Off  int
 }
 
-// Failure is a comparison of an assertion that did not hold, with both
-// sides' values.
+// Failure is a comparison of an assertion evaluated on a sample (one that
+// did not hold, unless Holds), with both sides' values.
 type Failure struct {
 	Comparison  Comparison
 	Left, Right float64
+	// Holds is true for a comparison that held (EvalAll).
+	Holds bool
 	// Err, when set, says why the comparison could not be evaluated (a
 	// missing value, a division by zero).
 	Err string
@@ -347,17 +349,26 @@ func (f Failure) String() string {
 // comparisons that did not hold (none: the assertion holds).
 func (e *Expr) Eval(vars map[string]float64) []Failure {
 	var out []Failure
+	for _, f := range e.EvalAll(vars) {
+		if !f.Holds {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// EvalAll evaluates every comparison of the assertion, those that hold
+// included (Holds).
+func (e *Expr) EvalAll(vars map[string]float64) []Failure {
+	out := make([]Failure, 0, len(e.Terms))
 	for _, c := range e.Terms {
 		l, lerr := c.Left.eval(vars)
 		r, rerr := c.Right.eval(vars)
 		if lerr != nil || rerr != nil {
-			msg := errors2(lerr, rerr)
-			out = append(out, Failure{Comparison: c, Err: msg})
+			out = append(out, Failure{Comparison: c, Err: errors2(lerr, rerr)})
 			continue
 		}
-		if !compare(c.Op, l, r) {
-			out = append(out, Failure{Comparison: c, Left: l, Right: r})
-		}
+		out = append(out, Failure{Comparison: c, Left: l, Right: r, Holds: compare(c.Op, l, r)})
 	}
 	return out
 }

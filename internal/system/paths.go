@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"strings"
 
 	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
@@ -225,13 +226,24 @@ func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
 	return func(smp *result.Sample) {
 		vars := AssertionVars(smp, c)
 		for _, a := range as {
-			for _, f := range a.Expr.Eval(vars) {
+			rec := result.Assertion{Expr: a.Expr.Source, Holds: true}
+			var values []string
+			for _, f := range a.Expr.EvalAll(vars) {
+				if v := f.Values(); v != "" {
+					values = append(values, v)
+				}
+				if f.Holds {
+					continue
+				}
+				rec.Holds = false
 				if len(a.Expr.Terms) == 1 {
 					smp.Verdict.Add("assertion %q failed: %s", a.Expr.Source, f.Values())
 				} else {
 					smp.Verdict.Add("assertion %q failed at %s", a.Expr.Source, f)
 				}
 			}
+			rec.Values = strings.Join(values, "; ")
+			smp.Assertions = append(smp.Assertions, rec)
 		}
 	}
 }
