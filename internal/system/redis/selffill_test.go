@@ -87,3 +87,19 @@ matrix: {targets: [cache], paths: [mget], workloads: [all], connections: [2], ba
 		t.Fatalf("prepare with a differing key: %v", err)
 	}
 }
+
+// TestCheckReserve: an endpoint that takes fewer connections than the
+// matrix opens is refused before the load, saying how many it took.
+func TestCheckReserve(t *testing.T) {
+	needRedisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv := startTestRedis(t, ctx, RedisOptions{MaxClients: 4})
+	if err := srv.CheckReserve(ctx, 4); err != nil {
+		t.Fatalf("4 of maxclients 4: %v", err)
+	}
+	err := srv.CheckReserve(ctx, 6)
+	if err == nil || !strings.Contains(err.Error(), "connection reserve: 6 benchmark connections needed, connection 5 failed") {
+		t.Fatalf("6 of maxclients 4: %v", err)
+	}
+}
