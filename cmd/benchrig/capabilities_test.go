@@ -47,6 +47,11 @@ var capabilityTargets = map[string]func(t *testing.T) (target, path string){
 		pgNeedBinaries(t)
 		return `{postgres: {ephemeral: true}}`, `{pg: {path: any}}`
 	},
+	"postgres/resp": func(t *testing.T) (string, string) {
+		seedServer(t)
+		return `{postgres: {ephemeral: true, sidecar: {command: [respcache, -listen, "127.0.0.1:{port}"]}, resp: {port: 0}}, serves: [resp]}`,
+			`{resp: {command: MGET, key: "item:{id}"}}`
+	},
 	"redis/resp": func(t *testing.T) (string, string) {
 		respNeedRedis(t)
 		return `{redis: {ephemeral: true}}`, `{resp: {command: MGET, key: "k:{id}"}}`
@@ -124,7 +129,8 @@ func TestCapabilityTable(t *testing.T) {
 func TestPlanRefusesWhatRunCannot(t *testing.T) {
 	for _, c := range []struct{ target, want string }{
 		{`{command: [./srv], serves: [pg]}`, "s.yaml:4:36: targets.sut.serves[0]: a command target cannot serve pg; accepted: http, resp"},
-		{`{postgres: {ephemeral: true}, serves: [pg, resp]}`, "s.yaml:4:51: targets.sut.serves[1]: a postgres target cannot serve resp; accepted: pg"},
+		{`{postgres: {ephemeral: true}, serves: [pg, http]}`, "s.yaml:4:51: targets.sut.serves[1]: a postgres target cannot serve http; accepted: pg, resp"},
+		{`{postgres: {ephemeral: true}, serves: [pg, resp]}`, "s.yaml:4:38: targets.sut.serves: a postgres target serves resp through its RESP endpoint: add postgres.resp"},
 		{`{redis: {ephemeral: true}, serves: [http]}`, "s.yaml:4:44: targets.sut.serves[0]: a redis target cannot serve http; accepted: resp"},
 	} {
 		dir := t.TempDir()

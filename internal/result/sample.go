@@ -40,10 +40,27 @@ type Sample struct {
 	// deltas, redis INFO deltas), by name.
 	Stats map[string]float64 `json:"stats,omitempty"`
 
+	// Assertions are the suite's assertions evaluated on this sample, in
+	// order (the target's, then the path's): a failed one is also a
+	// reason of the verdict.
+	Assertions []Assertion `json:"assertions,omitempty"`
+
 	Verdict Verdict `json:"verdict"`
 	// Error, when set, says why the sample failed before producing
 	// figures (a failed pre-check, a target that did not start).
 	Error string `json:"error,omitempty"`
+}
+
+// Assertion is one assertion evaluated on a sample.
+type Assertion struct {
+	// Expr is the expression as written in the suite.
+	Expr string `json:"expr"`
+	// Holds says whether every comparison of it held.
+	Holds bool `json:"holds"`
+	// Values are the values its comparisons' sides had
+	// ("cache_hits = 5134, requests * keys = 5134"), or why one could not
+	// be evaluated.
+	Values string `json:"values"`
 }
 
 // WarmupSummary is what is kept of a warm-up window.

@@ -90,7 +90,11 @@ func (m *measurement) run(ctx context.Context) {
 
 	// 3. the sampler runs from the baseline to the end of the recovery.
 	if m.tgt != nil && m.tgt.PID() > 0 {
-		smp, err := sample.Start(ctx, sample.Config{Interval: spec.SamplerInterval, NoPSS: spec.SamplerNoPSS, PID: m.tgt.PID()})
+		cfg := sample.Config{Interval: spec.SamplerInterval, NoPSS: spec.SamplerNoPSS, PID: m.tgt.PID()}
+		if c, ok := m.tgt.(system.Companioned); ok {
+			cfg.Also = c.AlsoPIDs() // a sidecar is part of the system under test
+		}
+		smp, err := sample.Start(ctx, cfg)
 		if err != nil {
 			m.fail("sample target: %v", err)
 			return

@@ -243,6 +243,11 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 	if err != nil {
 		return spec, err
 	}
+	// The suite's assertions hold for every kind of target: judged here,
+	// after the system's own judge.
+	if aj := system.JudgeAssertions(r.s, c); aj != nil {
+		spec.Judge = system.Judges(spec.Judge, aj)
+	}
 	spec.Config = &result.Config{Cell: CellConfig(c), Engine: spec.Engine.Record(), Phases: spec.Phases.Record(),
 		Protocol: spec.Protocol, Driver: spec.DriverConfig, System: spec.SystemConfig}
 	return spec, nil

@@ -141,7 +141,7 @@ func TestIncrementalScan(t *testing.T) {
 	t0 := time.Now()
 	step := func(at time.Duration, wantProcs int, wantUser float64) {
 		t.Helper()
-		tr, err := r.read(10, start, false, t0.Add(at))
+		tr, err := r.read(10, start, nil, false, t0.Add(at))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,5 +270,29 @@ func TestNoPSS(t *testing.T) {
 	f := Derive(samples, Window{Phase: PhaseLoad}, 1, 1)
 	if f.PSSPeak != 0 || !slices.Contains(f.Missing, "pss_peak_bytes") || f.RSSPeak == 0 {
 		t.Errorf("figures %+v: want RSS only, PSS missing", f)
+	}
+}
+
+// TestAlsoRoots: a further root (Config.Also, a sidecar beside a server)
+// and its children are sampled with the root's tree; another process is
+// not, and the further root's exit only removes it.
+func TestAlsoRoots(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, utime: 100},
+		fakeProc{pid: 30, ppid: 1, utime: 50}, fakeProc{pid: 31, ppid: 30, utime: 20}, fakeProc{pid: 40, ppid: 1, utime: 900})
+	r, err := newReader(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := r.rootStart(10)
+	sidecar, _ := r.rootStart(30)
+	tr, err := r.read(10, start, map[int]uint64{30: sidecar}, false, time.Now())
+	if err != nil || tr.rootGone || tr.processes != 3 {
+		t.Fatalf("tree %+v, %v: want 10, 30 and 31", tr.procs, err)
+	}
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, utime: 100}, fakeProc{pid: 40, ppid: 1, utime: 900})
+	tr, err = r.read(10, start, map[int]uint64{30: sidecar}, false, time.Now().Add(fullScanEvery))
+	if err != nil || tr.rootGone || tr.processes != 1 {
+		t.Fatalf("after the sidecar's exit: tree %+v, %v", tr.procs, err)
 	}
 }

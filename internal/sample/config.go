@@ -47,6 +47,10 @@ type Config struct {
 	// PID is the root of the sampled tree: that process and all its
 	// descendants, rediscovered at every sample.
 	PID int `json:"pid"`
+	// Also are further roots sampled with PID's tree as one target (a
+	// sidecar that runs beside a server): each process and its
+	// descendants. One that exits leaves the tree; the tree ends with PID.
+	Also []int `json:"also,omitempty"`
 }
 
 // DefaultConfig returns a Config with the default root, interval and PSS

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -217,7 +218,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	want := DefaultConfig()
 	want.PID = 1
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("resolved %+v, want %+v", got, want)
 	}
 }

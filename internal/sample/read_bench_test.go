@@ -34,7 +34,7 @@ func BenchmarkRead(b *testing.B) {
 				if bc.full {
 					r.lastFull = time.Time{}
 				}
-				if _, err := r.read(os.Getpid(), start, bc.pss, now); err != nil {
+				if _, err := r.read(os.Getpid(), start, nil, bc.pss, now); err != nil {
 					b.Fatal(err)
 				}
 			}

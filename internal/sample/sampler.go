@@ -31,8 +31,10 @@ type Sampler struct {
 	cfg       Config
 	reader    *reader
 	rootStart uint64
-	begin     time.Time // monotonic origin of Sample.Offset
-	lastPSS   time.Time // when PSS was last read
+	// also maps the further roots (Config.Also) to their start times.
+	also    map[int]uint64
+	begin   time.Time // monotonic origin of Sample.Offset
+	lastPSS time.Time // when PSS was last read
 	// lastPSSSum, lastPSSRSS and lastPSSUnavailable are that reading's
 	// tree PSS, its tree RSS and whether some process's PSS could not be
 	// read.
@@ -73,10 +75,17 @@ func Start(ctx context.Context, cfg Config) (*Sampler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start sampler: %w", err)
 	}
+	also := make(map[int]uint64, len(cfg.Also))
+	for _, pid := range cfg.Also {
+		if also[pid], err = r.rootStart(pid); err != nil {
+			return nil, fmt.Errorf("start sampler: %w", err)
+		}
+	}
 	s := &Sampler{
 		cfg:       cfg,
 		reader:    r,
 		rootStart: rootStart,
+		also:      also,
 		begin:     time.Now(),
 		quit:      make(chan struct{}),
 		finished:  make(chan struct{}),
@@ -140,10 +149,10 @@ func (s *Sampler) takeLocked(mark bool) error {
 	t0 := time.Now()
 	reuse := mark && !s.cfg.NoPSS && !s.lastPSS.IsZero() && t0.Sub(s.lastPSS) < markPSSReuse
 	withPSS := !reuse && !s.cfg.NoPSS && (mark || t0.Sub(s.lastPSS) >= s.cfg.PSSInterval-s.cfg.Interval/2)
-	t, err := s.reader.read(s.cfg.PID, s.rootStart, withPSS, t0)
+	t, err := s.reader.read(s.cfg.PID, s.rootStart, s.also, withPSS, t0)
 	if err == nil && reuse && !t.rootGone && rssMoved(s.lastPSSRSS, t.rss) {
 		reuse, withPSS = false, true
-		t, err = s.reader.read(s.cfg.PID, s.rootStart, true, t0)
+		t, err = s.reader.read(s.cfg.PID, s.rootStart, s.also, true, t0)
 	}
 	t1 := time.Now()
 	if err != nil {

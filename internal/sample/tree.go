@@ -99,11 +99,12 @@ func (r *reader) rootStart(pid int) (uint64, error) {
 }
 
 // read reads the tree rooted at process root, which started at rootStart,
-// at time now; it reads PSS only when withPSS. Processes that vanish while it
+// with the trees of the further roots also (PID → start time) that still
+// run, at time now; it reads PSS only when withPSS. Processes that vanish while it
 // reads are skipped; an error is returned only when the process list cannot
 // be read or the root's stat is unreadable for another reason than its
 // exit.
-func (r *reader) read(root int, rootStart uint64, withPSS bool, now time.Time) (tree, error) {
+func (r *reader) read(root int, rootStart uint64, also map[int]uint64, withPSS bool, now time.Time) (tree, error) {
 	all, err := r.fs.PIDs()
 	if err != nil {
 		return tree{}, fmt.Errorf("list processes in %q: %w", r.root, err)
@@ -138,6 +139,11 @@ func (r *reader) read(root int, rootStart uint64, withPSS bool, now time.Time) (
 
 	t := tree{procs: make(map[int]procInfo), sched: make(map[int]uint64), pssRead: withPSS}
 	queue := []int{root}
+	for pid, start := range also {
+		if st, ok := stats[pid]; ok && st.StartTime == start && !st.Exited() {
+			queue = append(queue, pid)
+		}
+	}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]

@@ -11,7 +11,7 @@ var Capabilities = map[string][]Protocol{
 	KindCommand:  {HTTP, RESP},
 	KindAttach:   {HTTP, RESP},
 	KindAddress:  {HTTP, RESP},
-	KindPostgres: {PG},
+	KindPostgres: {PG, RESP},
 	KindRedis:    {RESP},
 }
 

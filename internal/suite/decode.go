@@ -256,6 +256,16 @@ func (d *decoder) record(field string, keyAt pos, value ast.Node) {
 		d.at[field] = keyAt
 	default:
 		d.at[field] = nodePos(value)
+		d.markQuoted(field, value)
+	}
+}
+
+// markQuoted notes a scalar written in quotes (see located.quoted).
+func (d *decoder) markQuoted(field string, n ast.Node) {
+	if sn, ok := n.(*ast.StringNode); ok && sn.Token != nil {
+		if t := sn.Token.Type; t == token.DoubleQuoteType || t == token.SingleQuoteType {
+			d.quoted[field] = true
+		}
 	}
 }
 
@@ -324,6 +334,7 @@ func (d *decoder) decodeSlice(field string, n ast.Node, v reflect.Value) {
 	for i, item := range seq.Values {
 		f := index(field, i)
 		d.at[f] = nodePos(item)
+		d.markQuoted(f, item)
 		d.decode(f, item, out.Index(i))
 	}
 	v.Set(out)

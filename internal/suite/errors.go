@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxErrors bounds how many problems one Parse or ApplyOverrides reports: past
@@ -89,11 +90,14 @@ type located struct {
 	at map[string]pos
 	// overridden maps a field path to the override that last set it.
 	overridden map[string]string
-	errs       Errors
+	// quoted marks the scalar fields written in quotes: their text starts
+	// one column after their position.
+	quoted map[string]bool
+	errs   Errors
 }
 
 func newLocated(file string) *located {
-	return &located{file: file, at: map[string]pos{}, overridden: map[string]string{}}
+	return &located{file: file, at: map[string]pos{}, overridden: map[string]string{}, quoted: map[string]bool{}}
 }
 
 // errf records a problem with the value at field path.
@@ -108,6 +112,44 @@ func (l *located) errf(field, format string, args ...any) {
 		e.Line, e.Column = p.line, p.col
 	}
 	l.errs = append(l.errs, e)
+}
+
+// errOff records a problem at byte offset off inside the single-line
+// string value of field (an assertion, a query): the column points at the
+// offending character. A value spread over lines is located at its start.
+func (l *located) errOff(field, text string, off int, format string, args ...any) {
+	if len(l.errs) >= maxErrors {
+		return
+	}
+	e := &Error{File: l.file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	if src := l.sourceOf(field); src != "" {
+		e.Source = src
+	} else if p, ok := l.find(field); ok {
+		e.Line, e.Column = p.line, p.col
+		if _, exact := l.at[field]; exact && !strings.ContainsAny(text, "\n\\") && off >= 0 && off <= len(text) {
+			e.Column += utf8.RuneCountInString(text[:off])
+			if l.quoted[field] {
+				e.Column++
+			}
+		}
+	}
+	l.errs = append(l.errs, e)
+}
+
+// Where formats the position of a suite field as "file:line:col" (or
+// names the override that set it), with the column moved to byte offset
+// off of its single-line text; for errors found after planning (a
+// statistics query the server refuses, a name it does not return).
+func (s *Suite) Where(field, text string, off int) string {
+	l := s.loc
+	if l == nil {
+		return s.Source.File
+	}
+	tmp := &located{file: l.file, at: l.at, overridden: l.overridden, quoted: l.quoted}
+	tmp.errOff(field, text, off, "x")
+	e := tmp.errs[0]
+	e.Msg, e.Field = "", ""
+	return strings.TrimSuffix(e.Error(), ": ")
 }
 
 // errAt records a problem at an explicit position (used while decoding, when

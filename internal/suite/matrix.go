@@ -41,6 +41,9 @@ type Case struct {
 	Target   string `json:"target"`
 	Path     string `json:"path"`
 	Workload string `json:"workload,omitempty"`
+	// Batches, if set, measures this case at these of the matrix's
+	// batches only (e.g. a prepared one-key statement at 1 key).
+	Batches []int `json:"batches,omitempty"`
 }
 
 // pair is one target–path–workload triple of the matrix, before the
@@ -48,6 +51,8 @@ type Case struct {
 type pair struct {
 	target, path, workload string
 	tf, pf, wf             string
+	// batches, if set, are the only batches of the pair (Case.Batches).
+	batches []int
 }
 
 // pairs lists the matrix's triples in YAML order: Targets × Paths ×
@@ -57,7 +62,7 @@ func (m *Matrix) pairs() []pair {
 	if len(m.Cases) > 0 {
 		for i, c := range m.Cases {
 			f := index("matrix.cases", i)
-			p := pair{target: c.Target, path: c.Path, workload: c.Workload, tf: f + ".target", pf: f + ".path"}
+			p := pair{target: c.Target, path: c.Path, workload: c.Workload, tf: f + ".target", pf: f + ".path", batches: c.Batches}
 			if c.Workload != "" {
 				p.wf = f + ".workload"
 			}
@@ -116,6 +121,7 @@ func (s *Suite) validateMatrix() {
 		s.checkPair(p, reported)
 	}
 	s.checkConnectionReserve(reported)
+	s.checkAssertions(reported)
 }
 
 // pgReserved is what an ephemeral PostgreSQL server needs beyond the
@@ -170,7 +176,8 @@ func checkRefs[V any](l *located, field string, names []string, defs map[string]
 
 func (s *Suite) checkCases() {
 	l := s.loc
-	seen := map[Case]int{}
+	type caseKey struct{ target, path, workload string }
+	seen := map[caseKey]int{}
 	for i, c := range s.Matrix.Cases {
 		f := index("matrix.cases", i)
 		if c.Target == "" {
@@ -188,11 +195,44 @@ func (s *Suite) checkCases() {
 				l.errf(f+".workload", "unknown workload %q; %s", c.Workload, defined(s.Workloads, "workloads"))
 			}
 		}
-		if j, dup := seen[c]; dup {
+		k := caseKey{c.Target, c.Path, c.Workload}
+		if j, dup := seen[k]; dup {
 			l.errf(f, "duplicate case (also at [%d])", j)
 		}
-		seen[c] = i
+		seen[k] = i
+		s.checkCaseBatches(f+".batches", c.Batches)
 	}
+}
+
+// checkCaseBatches checks a case's batches: each one of matrix.batches,
+// once.
+func (s *Suite) checkCaseBatches(field string, bs []int) {
+	l := s.loc
+	if bs == nil && !l.present(field) {
+		return
+	}
+	if len(bs) == 0 {
+		l.errf(field, "empty: the case would have no cells; list some of matrix.batches or remove it")
+	}
+	seen := map[int]int{}
+	for i, b := range bs {
+		if !containsInt(s.Matrix.Batches, b) {
+			l.errf(index(field, i), "batch %d is not one of matrix.batches %v; a case measures some of the matrix's batches", b, s.Matrix.Batches)
+		}
+		if j, dup := seen[b]; dup {
+			l.errf(index(field, i), "duplicate value %d (also at [%d])", b, j)
+		}
+		seen[b] = i
+	}
+}
+
+func containsInt(vs []int, v int) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 // checkInts checks a numeric axis: present, each ≥ min, no repeats.
@@ -257,6 +297,9 @@ func (s *Suite) checkPair(p pair, reported map[string]bool) {
 	}
 	for i, b := range s.Matrix.Batches {
 		bf := index("matrix.batches", i)
+		if p.batches != nil && !containsInt(p.batches, b) {
+			continue
+		}
 		switch {
 		case b <= 1:
 		case proto == HTTP:

@@ -13,6 +13,10 @@ type Path struct {
 	HTTP *HTTPPath `json:"http,omitempty"`
 	PG   *PGPath   `json:"pg,omitempty"`
 	RESP *RESPPath `json:"resp,omitempty"`
+	// Assert are assertions (see ParseExpr) every sample of the path must
+	// satisfy, e.g. cache_misses == 0; one that fails makes the sample
+	// UNHEALTHY with the expression and both sides' values.
+	Assert []string `json:"assert,omitempty"`
 }
 
 // Protocol returns the path's protocol, "" when it names none.

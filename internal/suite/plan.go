@@ -124,6 +124,8 @@ type Sample struct {
 // variant is one thing compared: a target with one combination of its
 // params, a path and a workload.
 type variant struct {
+	// batches, if set, are the only batches measured (Case.Batches).
+	batches  []int
 	target   string
 	params   map[string]string
 	path     string
@@ -168,25 +170,36 @@ func (s *Suite) Plan() (*Plan, error) {
 		Phases: s.Phases, Requests: s.Requests, Startup: DefaultStartup,
 	}
 	ids := map[string]bool{}
+	nv := len(variants)
+	// grid maps a level × variant position to its cell (-1: a case that
+	// skips the level's batch).
+	grid := map[int]int{}
 	for _, lv := range axes.walk(1) {
-		for _, v := range variants {
+		for vi, v := range variants {
+			if v.batches != nil && !containsInt(v.batches, lv.batch) {
+				grid[lv.index*nv+vi] = -1
+				continue
+			}
 			c := newCell(v, lv)
 			if ids[c.ID] {
 				return nil, fmt.Errorf("suite %q: two cells have the ID %q", s.Name, c.ID)
 			}
 			ids[c.ID] = true
+			grid[lv.index*nv+vi] = len(p.Cells)
 			p.Cells = append(p.Cells, c)
 		}
 	}
 	if len(p.Cells) == 0 {
 		return nil, fmt.Errorf("suite %q: the matrix has no cells", s.Name)
 	}
-	nv := len(variants)
 	for r := 1; r <= s.Repeats; r++ {
 		shift := (r - 1) % nv
 		for _, li := range axes.walk(r) {
 			for k := 0; k < nv; k++ {
-				ci := li.index*nv + (k+shift)%nv
+				ci := grid[li.index*nv+(k+shift)%nv]
+				if ci < 0 {
+					continue
+				}
 				p.Samples = append(p.Samples, p.sample(ci, r))
 			}
 		}
@@ -217,7 +230,7 @@ func (s *Suite) variants() []variant {
 	for _, p := range s.Matrix.pairs() {
 		for _, params := range paramCombos(s.Targets[p.target].Params) {
 			out = append(out, variant{target: p.target, params: params, path: p.path,
-				proto: s.Paths[p.path].Protocol(), workload: p.workload})
+				proto: s.Paths[p.path].Protocol(), workload: p.workload, batches: p.batches})
 		}
 	}
 	return out

@@ -55,6 +55,10 @@ type Target struct {
 	// Checks are HTTP requests whose responses must be right before and
 	// after the load (the pre-flight and post-load checks).
 	Checks []Check `json:"checks,omitempty"`
+	// Assert are assertions (see ParseExpr) every sample of the target
+	// must satisfy, over its counters and statistics deltas; one that
+	// fails makes the sample UNHEALTHY.
+	Assert []string `json:"assert,omitempty"`
 
 	// Postgres makes this a PostgreSQL target.
 	Postgres *Postgres `json:"postgres,omitempty"`
@@ -164,8 +168,27 @@ type Postgres struct {
 	MaxConnections int `json:"max_connections,omitempty"`
 	// Settings are further postgresql.conf settings of an ephemeral server.
 	Settings map[string]string `json:"settings,omitempty"`
-	// InitSQL statements run once after the server is ready.
+	// InitSQL statements run once, in order, after the dataset is
+	// created (before the pre-flight, the statistics query and the
+	// sidecar). They are not run again when the dataset is reset before
+	// each sample (the reset truncates and reloads the table only, so the
+	// functions and tables they created stay); put what must run before
+	// every sample in ResetSQL.
 	InitSQL []string `json:"init_sql,omitempty"`
+	// ResetSQL statements run, in order, before every sample, after the
+	// dataset's reset (e.g. zeroing a cache's counters).
+	ResetSQL []string `json:"reset_sql,omitempty"`
+	// Statistics is a query read before and after every sample's load
+	// window (e.g. SELECT * FROM local_cache.stats()); the numeric
+	// columns of its first row are recorded as deltas beside the
+	// pg_stat_database ones, under their column names.
+	Statistics string `json:"statistics,omitempty"`
+	// RESP is the server's RESP endpoint, when it serves one beside SQL
+	// (an extension's, or a sidecar's); the target then may serve resp.
+	RESP *PGRESP `json:"resp,omitempty"`
+	// Sidecar is a command started once the server is ready and stopped
+	// before it, e.g. a RESP server that reads the database.
+	Sidecar *Sidecar `json:"sidecar,omitempty"`
 	// Table is the benchmark table (default items), created on an
 	// ephemeral server and checked on a DSN server.
 	Table string `json:"table,omitempty"`
@@ -173,6 +196,54 @@ type Postgres struct {
 	// ephemeral server (default 64).
 	PayloadBytes int `json:"payload_bytes,omitempty"`
 }
+
+// PGRESP is the RESP endpoint of a PostgreSQL target. Exactly one of Addr
+// and Port; the AUTH token comes from TokenEnv or TokenFile and is never
+// recorded.
+type PGRESP struct {
+	// Addr is the endpoint's host:port.
+	Addr string `json:"addr,omitempty"`
+	// Port is the endpoint's port on 127.0.0.1 (an ephemeral server) or on
+	// the DSN's host. With a sidecar, 0 picks a free port, given to the
+	// sidecar's command and env as {port}.
+	Port int `json:"port,omitempty"`
+	// TokenEnv names the environment variable holding the AUTH token;
+	// TokenFile a file holding it (at most one).
+	TokenEnv  string `json:"token_env,omitempty"`
+	TokenFile string `json:"token_file,omitempty"`
+	// User is the ACL user of "AUTH user token".
+	User string `json:"user,omitempty"`
+	// TLS reaches the endpoint over TLS.
+	TLS *RedisTLS `json:"tls,omitempty"`
+	// VerifyAgainstPG compares, before the load, a probe batch read with
+	// MGET under every resp path's key template with the same rows read
+	// over SQL; a mismatch refuses the run and names the first key.
+	VerifyAgainstPG bool `json:"verify_against_pg,omitempty"`
+	// Info names INFO fields (integers) recorded as deltas of every resp
+	// sample, when the endpoint answers INFO.
+	Info []string `json:"info,omitempty"`
+}
+
+// Sidecar is a command that runs beside a PostgreSQL server: started once
+// the server is ready (dataset and init_sql done), stopped before the
+// server, and sampled as part of the target. It is given the server's DSN
+// in the environment variable DSNEnv, never on its command line.
+type Sidecar struct {
+	// Command is the program and its arguments; {port} is the RESP
+	// endpoint's port ({id} is left as written, for a key template).
+	Command []string `json:"command"`
+	// Env is added to benchrig's environment for the command; values may
+	// use {port}.
+	Env map[string]string `json:"env,omitempty"`
+	// DSNEnv names the variable the DSN is passed in (default BENCHRIG_DSN).
+	DSNEnv string `json:"dsn_env,omitempty"`
+	// Ready bounds the wait for the sidecar (default 30s): it is ready
+	// when the RESP endpoint answers PING, or, without one, once started.
+	Ready *Ready `json:"ready,omitempty"`
+}
+
+// DefaultSidecarDSNEnv is the variable a sidecar finds the DSN in.
+const DefaultSidecarDSNEnv = "BENCHRIG_DSN"
 
 // Redis is a RESP target: an ephemeral redis-server, or an existing server
 // at Addr. The AUTH token, if any, is read from the environment variable
@@ -202,8 +273,16 @@ type Redis struct {
 	// rows (cache-aside).
 	FillFromPG *FillFromPG `json:"fill_from_pg,omitempty"`
 	// VerifyAgainstPG compares a probe batch read over RESP with the same
-	// rows read over SQL before the load (needs fill_from_pg).
+	// rows read over SQL before the load: those of fill_from_pg, or of
+	// source_pg when the server fills itself (fill: false).
 	VerifyAgainstPG bool `json:"verify_against_pg,omitempty"`
+	// SourcePG is the PostgreSQL table the rows of a server that fills
+	// itself come from (fill: false), for verify_against_pg.
+	SourcePG *FillFromPG `json:"source_pg,omitempty"`
+	// Info names further INFO fields (integers) recorded as deltas of
+	// every sample, beside keyspace_hits, keyspace_misses,
+	// total_commands_processed and used_memory.
+	Info []string `json:"info,omitempty"`
 	// Bin is the redis-server program of an ephemeral server (default:
 	// found on PATH). Placeholders are substituted.
 	Bin string `json:"bin,omitempty"`

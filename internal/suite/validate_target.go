@@ -78,6 +78,7 @@ func (s *Suite) validateTarget(name string, t *Target) {
 	switch kind {
 	case KindPostgres:
 		s.checkPostgres(f+".postgres", t.Postgres)
+		s.checkPGExtras(f, t)
 	case KindRedis:
 		s.checkRedis(f+".redis", t.Redis)
 	case KindAttach:
@@ -178,11 +179,29 @@ func (s *Suite) checkParams(f string, t *Target) {
 	if t.Redis != nil {
 		check(f+".redis.bin", t.Redis.Bin)
 	}
-	for _, name := range sortedKeys(t.Params) {
-		if !used[name] {
-			l.errf(child(f+".params", name), "param %q is not used: no {%s} placeholder in command, env, dir, ready, checks, bin_dir or bin, so its variants would be identical", name, name)
+	if t.Postgres != nil && t.Postgres.Sidecar != nil {
+		// checked in checkPGExtras ({id} may stay there as written)
+		sc := t.Postgres.Sidecar
+		for _, v := range append(append([]string(nil), sc.Command...), mapValues(sc.Env)...) {
+			for _, n := range placeholders(v) {
+				used[n] = true
+			}
 		}
 	}
+	for _, name := range sortedKeys(t.Params) {
+		if !used[name] {
+			l.errf(child(f+".params", name), "param %q is not used: no {%s} placeholder in command, env, dir, ready, checks, bin_dir, bin or sidecar, so its variants would be identical", name, name)
+		}
+	}
+}
+
+// mapValues lists m's values in key order.
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
 }
 
 func (s *Suite) checkReady(f string, r *Ready) {
@@ -297,9 +316,25 @@ func (s *Suite) checkRedis(f string, r *Redis) {
 			l.errf(ff, "fill: false and fill_from_pg contradict each other")
 		}
 	}
-	if r.VerifyAgainstPG && r.FillFromPG == nil {
-		l.errf(f+".verify_against_pg", "needs fill_from_pg: the rows are compared with the PostgreSQL table they were filled from")
+	if sp := r.SourcePG; sp != nil {
+		sf := f + ".source_pg"
+		switch {
+		case r.FillFromPG != nil:
+			l.errf(sf, "source_pg names where the rows of a server that fills itself come from; with fill_from_pg they come from there")
+		case r.Fill == nil || *r.Fill:
+			l.errf(sf, "needs fill: false: benchrig fills the server otherwise, from the demo rows")
+		case sp.Ephemeral:
+			l.errf(sf+".ephemeral", "a server that fills itself reads an existing PostgreSQL: give dsn_env")
+		case sp.DSNEnv == "":
+			l.errf(sf, "needs dsn_env (the variable holding the DSN)")
+		default:
+			l.checkEnvName(sf+".dsn_env", sp.DSNEnv)
+		}
 	}
+	if r.VerifyAgainstPG && r.FillFromPG == nil && r.SourcePG == nil {
+		l.errf(f+".verify_against_pg", "needs fill_from_pg, or source_pg with fill: false: the rows are compared with the PostgreSQL table they come from")
+	}
+	l.checkInfoFields(f+".info", r.Info)
 	if !r.Ephemeral && (r.Bin != "" || r.Settings != nil || r.MaxClients != 0) {
 		field := f + ".bin"
 		switch {

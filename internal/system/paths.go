@@ -3,8 +3,10 @@ package system
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
+	"strings"
 
 	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
@@ -151,5 +153,110 @@ func (r respStats) Snapshot(ctx context.Context) (map[string]float64, error) {
 func JudgeRESP(s *result.Sample) {
 	if n := s.Stats["client_mismatches"]; n > 0 {
 		s.Verdict.Add("%.0f of %.0f sampled values differ from the rows filled", n, s.Stats["client_validated"])
+	}
+}
+
+// MergeStats combines statistics sources into one (nil ones are skipped;
+// nil when none is left). A name read by two sources is an error: the
+// deltas must not overwrite each other silently.
+func MergeStats(sources ...StatsSource) StatsSource {
+	var ss mergedStats
+	for _, s := range sources {
+		if s != nil {
+			ss = append(ss, s)
+		}
+	}
+	switch len(ss) {
+	case 0:
+		return nil
+	case 1:
+		return ss[0]
+	}
+	return ss
+}
+
+type mergedStats []StatsSource
+
+func (ms mergedStats) Snapshot(ctx context.Context) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, s := range ms {
+		m, err := s.Snapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			if _, dup := out[k]; dup {
+				return nil, fmt.Errorf("statistic %q is read twice (a statistics query column named like a built-in one? rename it with AS)", k)
+			}
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// Judges runs several judges in order (nil ones skipped).
+func Judges(js ...func(*result.Sample)) func(*result.Sample) {
+	return func(s *result.Sample) {
+		for _, j := range js {
+			if j != nil {
+				j(s)
+			}
+		}
+	}
+}
+
+// AssertionVars are the values an assertion of a finished sample reads:
+// the sample's counters (requests, sent, errors, timeouts, unexpected,
+// keys = the batch, connections, pipeline, and scheduled, late, dropped
+// at a rate, 0 in closed loop) and its statistics deltas.
+func AssertionVars(s *result.Sample, c suite.Cell) map[string]float64 {
+	v := make(map[string]float64, len(s.Stats)+len(suite.SampleCounters))
+	for k, x := range s.Stats {
+		v[k] = x
+	}
+	l := s.Load
+	v["keys"], v["connections"], v["pipeline"] = float64(c.Batch), float64(c.Connections), float64(max(c.Pipeline, 1))
+	if l != nil {
+		v["requests"], v["sent"], v["errors"] = float64(l.Requests), float64(l.Sent), float64(l.Errors)
+		v["timeouts"], v["unexpected"] = float64(l.Timeouts), float64(l.Unexpected)
+		v["scheduled"], v["late"], v["dropped"] = 0, 0, 0
+		if l.Rate != nil {
+			v["scheduled"], v["late"], v["dropped"] = float64(l.Rate.Scheduled), float64(l.Rate.Late), float64(l.Rate.Dropped)
+		}
+	}
+	return v
+}
+
+// JudgeAssertions returns the judge of cell c's assertions (its target's
+// and its path's): each comparison that does not hold makes the sample
+// UNHEALTHY with the expression and both sides' values. nil when the cell
+// has none.
+func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
+	as := s.Assertions(c)
+	if len(as) == 0 {
+		return nil
+	}
+	return func(smp *result.Sample) {
+		vars := AssertionVars(smp, c)
+		for _, a := range as {
+			rec := result.Assertion{Expr: a.Expr.Source, Holds: true}
+			var values []string
+			for _, f := range a.Expr.EvalAll(vars) {
+				if v := f.Values(); v != "" {
+					values = append(values, v)
+				}
+				if f.Holds {
+					continue
+				}
+				rec.Holds = false
+				if len(a.Expr.Terms) == 1 {
+					smp.Verdict.Add("assertion %q failed: %s", a.Expr.Source, f.Values())
+				} else {
+					smp.Verdict.Add("assertion %q failed at %s", a.Expr.Source, f)
+				}
+			}
+			rec.Values = strings.Join(values, "; ")
+			smp.Assertions = append(smp.Assertions, rec)
+		}
 	}
 }

@@ -20,6 +20,13 @@ type Target interface {
 	Stop(ctx context.Context) error
 }
 
+// Companioned is implemented by targets made of more than one process
+// tree (a server and a sidecar beside it): the roots AlsoPIDs returns are
+// sampled with PID's tree, as one target.
+type Companioned interface {
+	AlsoPIDs() []int
+}
+
 // Exiter is implemented by targets that can tell when and how they exited.
 type Exiter interface {
 	Exited() <-chan struct{}

@@ -41,6 +41,11 @@ type PGOptions struct {
 	// Dataset is the benchmark table: created and reset on an ephemeral
 	// server, checked on a DSN server.
 	Dataset postgres.Dataset `json:"dataset"`
+	// Settings are further server settings of an ephemeral server.
+	Settings map[string]string `json:"settings,omitempty"`
+	// InitSQL runs once in Prepare, after the dataset is created and
+	// before the pre-flight; not again after a Reset.
+	InitSQL []string `json:"init_sql,omitempty"`
 }
 
 // Redacted returns o with the DSN's password replaced by "xxxxx".
@@ -112,7 +117,7 @@ func StartPG(ctx context.Context, opts PGOptions) (*PGServer, error) {
 	s := &PGServer{opts: opts, dsn: opts.DSN}
 	if opts.Ephemeral {
 		eph, err := postgres.StartEphemeral(ctx, postgres.Options{
-			Bin: opts.Bin, MaxConnections: opts.MaxConnections, SharedBuffers: opts.SharedBuffers,
+			Bin: opts.Bin, MaxConnections: opts.MaxConnections, SharedBuffers: opts.SharedBuffers, Settings: opts.Settings,
 		})
 		if err != nil {
 			return nil, err
@@ -312,6 +317,11 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 	if s.eph != nil {
 		if err := postgres.CreateDataset(ctx, s.ctl, s.opts.Dataset); err != nil {
 			return err
+		}
+	}
+	for i, q := range s.opts.InitSQL {
+		if _, err := s.ctl.Exec(ctx, q); err != nil {
+			return fmt.Errorf("postgres.init_sql[%d]: %w", i, err)
 		}
 	}
 	if err := postgres.CheckReserve(ctx, s.ctl, maxConns); err != nil {

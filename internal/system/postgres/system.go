@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
+	redissys "github.com/benchrig/benchrig/internal/system/redis"
+	"github.com/benchrig/benchrig/internal/target"
 	pgtarget "github.com/benchrig/benchrig/internal/target/postgres"
 )
 
@@ -18,8 +21,10 @@ import (
 // pre-flight and the query plans are recorded. Each sample resets the
 // dataset first.
 type System struct {
-	env system.Env
-	srv *PGServer
+	env     system.Env
+	srv     *PGServer
+	sidecar *target.Process       // the sidecar, when one runs
+	resp    *redissys.RedisServer // the RESP endpoint, when the target serves resp
 }
 
 var _ system.System = (*System)(nil)
@@ -32,7 +37,7 @@ func Options(env system.Env) (PGOptions, error) {
 	pt := env.Target.Postgres
 	opts := PGOptions{Ephemeral: pt.Ephemeral, DSN: pt.DSN, Bin: suite.Expand(pt.BinDir, env.Params), MaxConnections: pt.MaxConnections,
 		SharedBuffers: pt.SharedBuffers, Dataset: pgtarget.Dataset{Table: pt.Table, Rows: system.DatasetRows(env.Suite, env.Cells, pgtarget.DefaultRows),
-			PayloadBytes: pt.PayloadBytes}}
+			PayloadBytes: pt.PayloadBytes}, Settings: pt.Settings, InitSQL: pt.InitSQL}
 	if pt.DSNEnv != "" {
 		opts.DSN = os.Getenv(pt.DSNEnv)
 		if opts.DSN == "" {
@@ -40,7 +45,11 @@ func Options(env system.Env) (PGOptions, error) {
 		}
 	}
 	if opts.Ephemeral && opts.MaxConnections == 0 {
-		opts.MaxConnections = pgtarget.MaxConnectionsFor(env.MaxConnections())
+		n := env.MaxConnections()
+		if pt.Sidecar != nil {
+			n *= 2 // a sidecar may hold a connection per client of its own
+		}
+		opts.MaxConnections = pgtarget.MaxConnectionsFor(n)
 	}
 	return opts, nil
 }
@@ -75,6 +84,9 @@ func (p *System) Prepare(ctx context.Context) (result.Provenance, error) {
 	var paths []pgdrv.Config
 	seen := map[string]bool{}
 	for _, c := range p.env.Cells {
+		if c.Protocol != suite.PG {
+			continue
+		}
 		pc := p.pathConfig(c, p.env.Suite.Seed)
 		if pc.Workload.Batch = maxBatch(p.env.Cells, c.Path); seen[pc.Label()] {
 			continue
@@ -82,11 +94,36 @@ func (p *System) Prepare(ctx context.Context) (result.Provenance, error) {
 		seen[pc.Label()] = true
 		paths = append(paths, pc)
 	}
-	if err := srv.Prepare(ctx, paths, p.env.MaxConnections()); err != nil {
+	if err := srv.Prepare(ctx, paths, p.maxConns(suite.PG)); err != nil {
 		return result.Provenance{}, err
 	}
-	return result.Provenance{Kind: suite.KindPostgres, Binary: info.Binary, SHA256: info.SHA256, Version: info.Version,
-		Settings: info.Settings, Plans: srv.Plans()}, nil
+	pt := p.env.Target.Postgres
+	var addr string
+	if pt.RESP != nil {
+		if addr, err = p.respAddr(); err != nil {
+			return result.Provenance{}, err
+		}
+	}
+	if pt.Sidecar != nil {
+		if err := p.startSidecar(ctx, addr); err != nil {
+			return result.Provenance{}, err
+		}
+	}
+	if pt.RESP != nil {
+		if err := p.prepareRESP(ctx, addr); err != nil {
+			return result.Provenance{}, err
+		}
+	}
+	if err := p.probeStatistics(ctx); err != nil {
+		return result.Provenance{}, err
+	}
+	prov := result.Provenance{Kind: suite.KindPostgres, Binary: info.Binary, SHA256: info.SHA256, Version: info.Version,
+		Settings: info.Settings, Plans: srv.Plans()}
+	if addr != "" {
+		prov.Settings["resp"] = addr
+	}
+	p.sidecarInfo(&prov)
+	return prov, nil
 }
 
 // ConnectTimeout bounds reaching a server by DSN.
@@ -107,29 +144,38 @@ func maxBatch(cells []suite.Cell, path string) int {
 // Server is the prepared server (nil before Prepare).
 func (p *System) Server() *PGServer { return p.srv }
 
-// Close stops an ephemeral server (a DSN server is only disconnected).
+// Close stops the sidecar, then an ephemeral server (a DSN server is only
+// disconnected).
 func (p *System) Close(ctx context.Context) error {
+	err := p.stopSidecar(ctx)
 	if p.srv == nil {
-		return nil
+		return err
 	}
-	return p.srv.Stop(ctx)
+	return errors.Join(err, p.srv.Stop(ctx))
 }
 
 // Spec resets the dataset and gives the sample its driver, the server to
 // sample and the statistics source.
 func (p *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (system.Spec, error) {
 	path := p.env.Suite.Paths[c.Path]
-	if path.PG == nil {
+	if path.PG == nil && (path.RESP == nil || p.resp == nil) {
 		return base, system.Unsupported(p.env, c)
 	}
 	if err := p.srv.Reset(ctx); err != nil {
 		return base, fmt.Errorf("reset the dataset: %w", err)
 	}
+	if err := p.srv.RunSQL(ctx, "postgres.reset_sql", p.env.Target.Postgres.ResetSQL); err != nil {
+		return base, err
+	}
+	if path.RESP != nil {
+		return p.respSpec(c, base)
+	}
 	ps, err := p.srv.Spec(p.pathConfig(c, base.Engine.Seed))
 	if err != nil {
 		return base, err
 	}
-	base.Driver, base.Attach, base.AttachInfo, base.Stats = ps.Driver, ps.Attach, ps.AttachInfo, ps.Stats
+	base.Driver, base.Attach, base.AttachInfo = ps.Driver, p.sampled(), ps.AttachInfo
+	base.Stats = system.MergeStats(ps.Stats, p.userStats())
 	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig
 	return base, nil
 }

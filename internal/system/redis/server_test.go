@@ -18,7 +18,6 @@ import (
 	"github.com/benchrig/benchrig/internal/resp/resptest"
 	"github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/system"
-	pgsys "github.com/benchrig/benchrig/internal/system/postgres"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
@@ -174,7 +173,7 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
 	defer cancel()
 	const rows = 300
-	pg, err := pgsys.StartPG(ctx, pgsys.PGOptions{Ephemeral: true, MaxConnections: 12, Dataset: postgres.Dataset{Rows: rows}})
+	pg, err := startFillSource(ctx, "items", "id", rows)
 	if err != nil {
 		if errors.Is(err, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
 			t.Skip(err)
@@ -182,9 +181,6 @@ func TestFillFromPGAndVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = pg.Stop(context.Background()) })
-	if err := pg.Prepare(ctx, nil, 1); err != nil {
-		t.Fatal(err)
-	}
 	s := startTestRedis(t, ctx, RedisOptions{})
 	const tmpl = `CRUD:{db}.public.items:{"id":{id}}`
 	n, err := s.FillFromPG(ctx, pg.DSN(), "items", "id", strings.ReplaceAll(tmpl, "{db}", "bench"))

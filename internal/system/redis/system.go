@@ -7,12 +7,10 @@ import (
 	"strings"
 	"time"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
-	pgsys "github.com/benchrig/benchrig/internal/system/postgres"
 	pgtarget "github.com/benchrig/benchrig/internal/target/postgres"
 )
 
@@ -59,6 +57,9 @@ func (r *System) Prepare(ctx context.Context) (result.Provenance, error) {
 		return result.Provenance{}, err
 	}
 	r.srv = srv
+	if err := srv.CheckInfo(ctx, r.env.Target.Redis.Info); err != nil {
+		return result.Provenance{}, fmt.Errorf("redis.info: %w", err)
+	}
 	if err := r.fill(ctx); err != nil {
 		return result.Provenance{}, err
 	}
@@ -74,10 +75,10 @@ func (r *System) note(format string, args ...any) { r.env.Note(format, args...) 
 // fill writes the rows under every key template of the plan's resp paths.
 func (r *System) fill(ctx context.Context) error {
 	rt := r.env.Target.Redis
-	if rt.Fill != nil && !*rt.Fill {
-		return nil
-	}
 	rows := system.DatasetRows(r.env.Suite, r.env.Cells, pgtarget.DefaultRows)
+	if rt.Fill != nil && !*rt.Fill {
+		return r.verifySelfFilled(ctx, rows)
+	}
 	var dsn, table, pk string
 	if fp := rt.FillFromPG; fp != nil {
 		table, pk = fp.Table, fp.PK
@@ -88,20 +89,16 @@ func (r *System) fill(ctx context.Context) error {
 			pk = "id"
 		}
 		if fp.Ephemeral {
-			pgs, err := pgsys.StartPG(ctx, pgsys.PGOptions{Ephemeral: true, MaxConnections: pgtarget.MaxConnectionsFor(1),
-				Dataset: pgtarget.Dataset{Table: table, Rows: rows}})
+			eph, err := startFillSource(ctx, table, pk, rows)
 			if err != nil {
-				return fmt.Errorf("start the ephemeral PostgreSQL to fill from: %w", err)
+				return err
 			}
 			defer func() {
 				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
-				_ = pgs.Stop(sctx)
+				_ = eph.Stop(sctx)
 			}()
-			if err := pgs.Prepare(ctx, []pgdrv.Config{{Path: pgdrv.Any, PK: pk, Table: table}}, 1); err != nil {
-				return fmt.Errorf("prepare the ephemeral PostgreSQL: %w", err)
-			}
-			dsn = pgs.DSN()
+			dsn = eph.DSN()
 		} else if dsn = os.Getenv(fp.DSNEnv); dsn == "" {
 			return fmt.Errorf("redis.fill_from_pg.dsn_env: $%s is empty", fp.DSNEnv)
 		}
@@ -156,6 +153,28 @@ func (r *System) fill(ctx context.Context) error {
 	return nil
 }
 
+// startFillSource starts a throwaway PostgreSQL with the demo table to
+// fill from (its key column is id).
+func startFillSource(ctx context.Context, table, pk string, rows int64) (*pgtarget.Server, error) {
+	if pk != "id" {
+		return nil, fmt.Errorf("redis.fill_from_pg: the ephemeral server's demo table %s has the key id, not %q", table, pk)
+	}
+	eph, err := pgtarget.StartEphemeral(ctx, pgtarget.Options{MaxConnections: pgtarget.MaxConnectionsFor(1)})
+	if err != nil {
+		return nil, fmt.Errorf("start the ephemeral PostgreSQL to fill from: %w", err)
+	}
+	conn, err := pgtarget.Connect(ctx, eph.DSN())
+	if err == nil {
+		err = pgtarget.CreateDataset(ctx, conn, pgtarget.Dataset{Table: table, Rows: rows})
+		conn.Close(context.Background())
+	}
+	if err != nil {
+		_ = eph.Stop(context.Background())
+		return nil, fmt.Errorf("prepare the ephemeral PostgreSQL: %w", err)
+	}
+	return eph, nil
+}
+
 // Close stops an ephemeral server (an address is only disconnected).
 func (r *System) Close(ctx context.Context) error {
 	if r.srv == nil {
@@ -184,7 +203,7 @@ func (r *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 		return base, fmt.Errorf("path %q: %w", c.Path, err)
 	}
 	base.Driver, base.Attach, base.AttachInfo = ps.Driver, ps.Attach, ps.AttachInfo
-	base.Stats = system.RESPStats(ps.Driver.(*respdrv.Driver), ps.Stats)
+	base.Stats = system.RESPStats(ps.Driver.(*respdrv.Driver), system.MergeStats(ps.Stats, r.srv.FieldStats(r.env.Target.Redis.Info)))
 	base.Judge = system.JudgeRESP
 	base.PreChecks, base.PostChecks = ps.PreChecks, ps.PostChecks
 	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig

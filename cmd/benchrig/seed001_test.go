@@ -1,0 +1,230 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// seedServer builds the in-repo RESP sidecar (examples/servers/respcache)
+// into a directory put first on PATH, as the example suite expects it.
+func seedServer(t *testing.T) string {
+	t.Helper()
+	pgNeedBinaries(t)
+	bin := buildExample(t, "respcache")
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return bin
+}
+
+// TestSeed001Smoke runs examples/seeds/001/suite.yaml in smoke mode: one
+// PostgreSQL target serving prepared SQL, ANY, a sql path calling the
+// function init_sql created, and RESP MGET through the sidecar; every
+// sample is healthy, the resp samples record the server's own counters
+// (cache_hits = requests × keys, which their assertion checks) beside the
+// INFO fields and the driver's, the pg samples the pg_stat deltas beside
+// the statistics query's columns, the token is nowhere in the file, and
+// verify --allow-smoke accepts it.
+func TestSeed001Smoke(t *testing.T) {
+	seedServer(t)
+	const token = "seed001-test-token-7f3a"
+	t.Setenv("RESPCACHE_TOKEN", token)
+	res := filepath.Join(t.TempDir(), "seed001.json")
+	out, stderr, code := cli(t, "run", "../../examples/seeds/001/suite.yaml", "-o", res, "--smoke")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr+out, "Pre-flight: MGET of 4098 keys returned exactly the rows PostgreSQL returns") {
+		t.Errorf("no verify_against_pg pre-flight note:\n%s%s", out, stderr)
+	}
+	doc := readResults(t, res)
+	if len(doc.Samples) != 7 {
+		t.Fatalf("%d samples, want 7 (prepared at 1 key; any, sql-mget and resp-mget at 1 and 64)", len(doc.Samples))
+	}
+	seen := map[string]bool{}
+	for _, s := range doc.Samples {
+		seen[s.Cell] = true
+		// Latency bounds depend on this shared machine's noise; the
+		// assertions and the counters do not.
+		if s.Error != "" || s.Load == nil || s.Load.Requests == 0 || s.Load.Errors != 0 || strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "assertion") {
+			t.Errorf("%s: error %q, verdict %+v", s.Cell, s.Error, s.Verdict)
+			continue
+		}
+		if s.Server == nil || s.Server.Figures.WindowSeconds == 0 {
+			t.Errorf("%s: the PostgreSQL server was not sampled: %+v", s.Cell, s.Server)
+		}
+		keys := float64(s.Config.Cell.Batch)
+		switch s.Protocol {
+		case "resp":
+			want := float64(s.Load.Requests) * keys
+			if s.Stats["cache_hits"] != want || s.Stats["cache_misses"] != 0 || s.Stats["client_hits"] != want || s.Stats["keyspace_hits"] != want {
+				t.Errorf("%s: stats %v, want cache_hits = client_hits = keyspace_hits = %v", s.Cell, s.Stats, want)
+			}
+			if len(s.Assertions) != 3 || !s.Assertions[1].Holds || s.Assertions[1].Expr != "cache_hits == requests * keys" ||
+				s.Assertions[1].Values != fmt.Sprintf("cache_hits = %d, requests * keys = %d", int64(want), int64(want)) {
+				t.Errorf("%s: assertions recorded %+v", s.Cell, s.Assertions)
+			}
+			if _, ok := s.Stats["xact_commit"]; ok {
+				t.Errorf("%s: a resp sample records pg_stat deltas of the sidecar's backends: %v", s.Cell, s.Stats)
+			}
+		case "pg":
+			if s.Stats["xact_commit"] <= 0 || s.Stats["cache_hits"] != 0 {
+				t.Errorf("%s: stats %v, want pg_stat deltas and the statistics query's columns (0 hits: SQL does not go through the sidecar)", s.Cell, s.Stats)
+			}
+		}
+	}
+	for _, cell := range []string{"pglc/prepared/hot/c=64/b=1", "pglc/sql-mget/hot/c=64/b=1", "pglc/sql-mget/hot/c=64/b=64", "pglc/resp-mget/hot/c=64/b=64"} {
+		if !seen[cell] {
+			t.Errorf("no sample of %s (the sql path calls items_mget, which init_sql created)", cell)
+		}
+	}
+	if seen["pglc/prepared/hot/c=64/b=64"] {
+		t.Errorf("prepared ran at 64 keys; its case says batches: [1]")
+	}
+	b, _ := os.ReadFile(res)
+	if strings.Contains(string(b), token) {
+		t.Errorf("the AUTH token is in the results file")
+	}
+	if out, _, code := cli(t, "verify", "--allow-smoke", res); code != 0 {
+		t.Errorf("verify --allow-smoke: exit %d: %s", code, out)
+	}
+}
+
+// seedSuite writes a one-target suite around the sidecar: the target's
+// extra postgres lines, one resp path with assertions, c=4, b=64.
+func seedSuite(t *testing.T, dir, extra, assert string) string {
+	t.Helper()
+	src := fmt.Sprintf(`name: seed-miss
+repeats: 1
+phases: {warmup: 300ms, load: 700ms}
+targets:
+  pglc:
+    serves: [resp]
+    postgres:
+      ephemeral: true
+%s
+paths:
+  mget:
+    resp: {command: MGET, key: "item:{id}"}
+    assert: [%s]
+workloads:
+  hot: {kind: hot, rows: 512, hot: 64}
+matrix:
+  cases: [{target: pglc, path: mget, workload: hot}]
+  connections: [4]
+  batches: [64]
+`, extra, assert)
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestSeedAssertionFails: the sidecar misses 1 key in 100; the 100 %-hits
+// assertion fails, the sample is UNHEALTHY and the verdict shows the
+// expression and both numbers. The AUTH token comes from a token file here.
+func TestSeedAssertionFails(t *testing.T) {
+	seedServer(t)
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "resp.token")
+	os.WriteFile(tokenFile, []byte("file-token-42\n"), 0o600)
+	extra := fmt.Sprintf(`      statistics: "SELECT coalesce(sum(hits), 0)::bigint AS cache_hits, coalesce(sum(misses), 0)::bigint AS cache_misses FROM respcache_counters"
+      sidecar:
+        command: [respcache, -listen, "127.0.0.1:{port}", -token-file, %q, -miss-every, "100"]
+      resp: {token_file: %q}`, tokenFile, tokenFile)
+	file := seedSuite(t, dir, extra, `"cache_hits == requests * keys", "errors == 0"`)
+	res := filepath.Join(dir, "r.json")
+	out, stderr, code := cli(t, "run", file, "-o", res)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	s := readResults(t, res).Sample
+	if s.Verdict.Healthy || s.Load == nil || s.Load.Errors != 0 {
+		t.Fatalf("verdict %+v, load %+v", s.Verdict, s.Load)
+	}
+	want := float64(s.Load.Requests) * 64
+	hits, misses := s.Stats["cache_hits"], s.Stats["cache_misses"]
+	if hits+misses != want || misses == 0 || hits != s.Stats["client_hits"] {
+		t.Fatalf("stats %v: want hits + misses = requests × keys = %v, some misses, hits = client_hits", s.Stats, want)
+	}
+	reason := fmt.Sprintf(`assertion "cache_hits == requests * keys" failed: cache_hits = %d, requests * keys = %d`, int64(hits), int64(want))
+	if len(s.Verdict.Reasons) != 1 || s.Verdict.Reasons[0] != reason {
+		t.Errorf("reasons %q\nwant [%q]", s.Verdict.Reasons, reason)
+	}
+	if len(s.Assertions) != 2 || s.Assertions[0].Holds || !s.Assertions[1].Holds {
+		t.Errorf("assertions recorded %+v: want the hits one failed, errors == 0 held", s.Assertions)
+	}
+}
+
+// TestSeedRefusedWithPosition: a statistics query that does not read, and
+// assertions that do not parse or name what no sample records, are
+// refused by plan with file:line:col; a statistics query the server
+// refuses, or an assertion name the query does not return, is refused
+// before any load with the same kind of position.
+func TestSeedRefusedWithPosition(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ extra, assert, want string }{
+		{`      statistics: "DELETE FROM respcache_counters"`, `"errors == 0"`,
+			`s.yaml:9:20: targets.pglc.postgres.statistics: a statistics query reads: it starts with SELECT, WITH, TABLE or VALUES, got "DELETE"`},
+		{`      resp: {port: 6390}`, `"cache_hits = requests"`,
+			`s.yaml:13:26: paths.mget.assert[0]: assertion "cache_hits = requests": unexpected "="`},
+		{`      resp: {port: 6390}`, `"errors == 0 and cache_hit >= 1"`,
+			`s.yaml:13:31: paths.mget.assert[0]: assertion "errors == 0 and cache_hit >= 1": unknown name "cache_hit" for resp samples of target "pglc"`},
+	} {
+		file := seedSuite(t, dir, c.extra, c.assert)
+		_, stderr, code := cli(t, "plan", file)
+		if code != 2 || !strings.Contains(stderr, filepath.Join(dir, c.want)) {
+			t.Errorf("plan: exit %d, stderr %q\nwant %q", code, stderr, c.want)
+		}
+	}
+
+	seedServer(t)
+	extra := `      statistics: "SELECT hits AS cache_hits FROM no_such_table"
+      sidecar: {command: [respcache, -listen, "127.0.0.1:{port}"]}
+      resp: {port: 0}`
+	file := seedSuite(t, dir, extra, `"errors == 0"`)
+	_, stderr, code := cli(t, "run", file, "-o", filepath.Join(dir, "a.json"))
+	if want := filepath.Join(dir, `s.yaml:9:20: targets.pglc.postgres.statistics: `) + `ERROR: relation "no_such_table" does not exist`; code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("run: exit %d, stderr %q\nwant %q", code, stderr, want)
+	}
+	extra = `      statistics: "SELECT coalesce(sum(hits), 0)::bigint AS cache_hits FROM respcache_counters"
+      sidecar: {command: [respcache, -listen, "127.0.0.1:{port}"]}
+      resp: {port: 0}`
+	file = seedSuite(t, dir, extra, `"cache_misses == 0"`)
+	_, stderr, code = cli(t, "run", file, "-o", filepath.Join(dir, "b.json"))
+	if want := filepath.Join(dir, `s.yaml:15:15: paths.mget.assert[0]: assertion "cache_misses == 0": unknown name "cache_misses": the statistics query returns cache_hits`); code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("run: exit %d, stderr %q\nwant %q", code, stderr, want)
+	}
+}
+
+// TestRedisFillFalse: a redis target with fill: false is measured as it
+// is: benchrig writes nothing (every GET of the empty server is a nil),
+// and the run is verified.
+func TestRedisFillFalse(t *testing.T) {
+	port := startRedis(t)
+	dir := t.TempDir()
+	src := fmt.Sprintf(`name: fill-false
+repeats: 1
+phases: {load: 300ms}
+targets:
+  cache: {redis: {addr: "127.0.0.1:%d", fill: false}}
+paths:
+  get: {resp: {command: GET, key: "k:{id}"}}
+matrix: {targets: [cache], paths: [get], connections: [2]}
+`, port)
+	file := filepath.Join(dir, "s.yaml")
+	os.WriteFile(file, []byte(src), 0o644)
+	res := filepath.Join(dir, "r.json")
+	if out, stderr, code := cli(t, "run", file, "-o", res); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	s := readResults(t, res).Sample
+	if s.Load == nil || s.Load.Requests == 0 || s.Stats["client_nils"] != float64(s.Load.Requests) || s.Stats["client_hits"] != 0 {
+		t.Fatalf("load %+v, stats %v: want every GET a nil (nothing filled)", s.Load, s.Stats)
+	}
+	if out, _, code := cli(t, "verify", res); code != 0 {
+		t.Errorf("verify: %s", out)
+	}
+}
