@@ -10,6 +10,7 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/benchrig ./cmd/benchrig
 	$(GO) build -o bin/hello ./examples/servers/hello
 	$(GO) build -o bin/stall ./examples/servers/stall
+	$(GO) build -o bin/respcache ./examples/servers/respcache
 
 # The README's test command. Tests that need PostgreSQL or redis-server start
 # their own; with CI=true a missing server is a failure, not a skip.

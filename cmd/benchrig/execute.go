@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/result"
@@ -20,6 +21,8 @@ type output struct {
 	// only for --json).
 	path          string
 	force, resume bool
+	// resumeChanged resumes although the targets' provenance changed.
+	resumeChanged bool
 	// json prints the results file on stdout when the run ends.
 	json bool
 }
@@ -61,8 +64,8 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		w   *result.Writer
 		err error
 	)
+	var hdr *result.Header
 	if x.out.resume {
-		var hdr *result.Header
 		if w, hdr, err = result.Resume(path); err != nil {
 			return nil, err
 		}
@@ -74,7 +77,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		fmt.Fprintf(stderr, "Resuming %s: %d of %d samples already recorded\n", path, countDone(w, p), len(p.Samples))
 	} else if path != "" && !x.out.force {
 		if _, err := os.Stat(path); err == nil {
-			return nil, fmt.Errorf("%s already exists: refusing to overwrite results (use --resume to continue a partial file, --force to replace it, or another -o)", path)
+			return nil, fmt.Errorf("%s: %w (use --resume to continue a partial file, --force to replace it, or another -o)", path, result.ErrExists)
 		}
 	}
 	if path == "" && x.out.json {
@@ -82,7 +85,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
+		defer tmpdir.Remove(dir)
 		path = dir + "/results.json"
 	}
 	st := newStatus(stderr, "")
@@ -119,6 +122,15 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			w.Abandon()
 		}
 		return nil, err
+	}
+	if hdr != nil {
+		if ch := result.ProvenanceChanges(*hdr, result.Header{Suite: hdr.Suite, Targets: prov}); len(ch) > 0 {
+			if !x.out.resumeChanged {
+				w.Abandon()
+				return nil, fmt.Errorf("%s was measured against other targets than these (%s): refusing to resume; --resume-changed resumes anyway, or start a new file", path, strings.Join(ch, "; "))
+			}
+			fmt.Fprintf(stderr, "benchrig: resuming against changed targets (--resume-changed): %s\n", strings.Join(ch, "; "))
+		}
 	}
 	if x.onPrepared != nil {
 		x.onPrepared(prov)

@@ -56,3 +56,45 @@ func targetNames(targets string) []string {
 	}
 	return out
 }
+
+// TestResumeChecksProvenance: a partial results file is resumed only
+// against the targets it was measured with; a replaced target binary is
+// refused (naming the change) unless --resume-changed.
+func TestResumeChecksProvenance(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "server")
+	copyFile(t, buildExample(t, "hello"), bin)
+	suiteFile := filepath.Join(dir, "s.yaml")
+	os.WriteFile(suiteFile, []byte(fmt.Sprintf("name: resume\nrepeats: 2\nphases: {load: 300ms}\ntargets:\n  web: {command: [%q, -addr, \"127.0.0.1:{port}\"]}\npaths:\n  p: {http: {url: \"http://127.0.0.1:{port}/\"}}\nmatrix: {targets: [web], paths: [p], connections: [2]}\n", bin)), 0o644)
+	out := filepath.Join(dir, "r.json")
+	if _, stderr, code := cli(t, "run", suiteFile, "-o", out); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	// Keep the header and the first sample: an interrupted file.
+	b, _ := os.ReadFile(out)
+	lines := strings.SplitAfter(string(b), "\n")
+	os.WriteFile(out, []byte(lines[0]+lines[1]), 0o644)
+	copyFile(t, buildExample(t, "stall"), bin)
+	_, stderr, code := cli(t, "run", suiteFile, "-o", out, "--resume")
+	if code != 1 || !strings.Contains(stderr, "refusing to resume") || !strings.Contains(stderr, `target "web": binary sha256`) {
+		t.Fatalf("resume against a replaced binary: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := cli(t, "run", suiteFile, "-o", out, "--resume-changed"); code != 0 || !strings.Contains(stderr, "resuming against changed targets") {
+		t.Fatalf("--resume-changed: exit %d, %s", code, stderr)
+	}
+	if doc := readResults(t, out); len(doc.Samples) != 2 || doc.Footer == nil {
+		t.Errorf("after --resume-changed: %d samples, footer %+v", len(doc.Samples), doc.Footer)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(to)
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -34,6 +34,7 @@ type quickFlags struct {
 	quick.Common
 	out           string
 	force, resume bool
+	resumeChanged bool
 	json          bool
 	failUnhealthy bool
 }
@@ -50,6 +51,7 @@ func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 	f.StringVarP(&q.out, "out", "o", "", "write the results file (JSON Lines: header, one line per sample, footer with a SHA-256)")
 	f.BoolVar(&q.force, "force", false, "replace an existing -o file")
 	f.BoolVar(&q.resume, "resume", false, "continue the partial -o file of an interrupted run (its recorded settings, not these flags)")
+	f.BoolVar(&q.resumeChanged, "resume-changed", false, "with --resume: resume although a target's binary, version or settings changed")
 	f.BoolVar(&q.json, "json", false, "print the results file (JSON Lines) on stdout instead of tables")
 	f.Float64VarP(&q.Rate, "rate", "R", 0, "constant arrival rate in requests per second across all connections (open loop)")
 	f.StringVar(&q.Arrival, "arrival", "constant", "arrivals in rate mode: constant or poisson")
@@ -115,7 +117,7 @@ func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr i
 		}
 		defer os.Unsetenv(k)
 	}
-	x := execution{file: job.name, args: job.args, out: output{path: q.out, force: q.force, resume: q.resume, json: q.json},
+	x := execution{file: job.name, args: job.args, out: output{path: q.out, force: q.force, resume: q.resume || q.resumeChanged, resumeChanged: q.resumeChanged, json: q.json},
 		progress: !q.json && len(p.Samples) > 1, onPrepared: job.onPrepared}
 	if !q.json {
 		x.notes = func(format string, args ...any) { fmt.Fprintf(stderr, format, args...) }

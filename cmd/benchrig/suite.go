@@ -84,6 +84,7 @@ func runCmd(a *app) *cobra.Command {
 		sets                                []string
 		out                                 string
 		smoke, resume, force, failUnhealthy bool
+		resumeChanged                       bool
 	)
 	c := &cobra.Command{
 		Use:   "run SUITE.yaml -o RESULTS.json",
@@ -99,7 +100,7 @@ func runCmd(a *app) *cobra.Command {
 			if resume && force {
 				return usagef("give --resume or --force, not both")
 			}
-			return runSuite(a, args[0], output{path: out, force: force, resume: resume}, sets, smoke, failUnhealthy)
+			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy)
 		},
 	}
 	f := c.Flags()
@@ -108,6 +109,7 @@ func runCmd(a *app) *cobra.Command {
 	f.BoolVar(&smoke, "smoke", false, "prove the suite works: every cell once, short phases; results marked as smoke")
 	f.BoolVar(&resume, "resume", false, "continue a partial results file, skipping the samples it holds")
 	f.BoolVar(&force, "force", false, "replace an existing results file")
+	f.BoolVar(&resumeChanged, "resume-changed", false, "resume although a target's binary, version or settings changed since the file began")
 	f.BoolVar(&failUnhealthy, "fail-unhealthy", false, "exit with code 3 when some sample is UNHEALTHY or failed (after the whole plan ran)")
 	return c
 }

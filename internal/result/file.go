@@ -96,6 +96,10 @@ type Writer struct {
 	fail int
 }
 
+// ErrExists is returned when Create would replace a results file without
+// force.
+var ErrExists = errors.New("already exists: refusing to overwrite results")
+
 // ErrComplete is returned when a results file is already complete.
 var ErrComplete = errors.New("results file is complete")
 
@@ -111,7 +115,7 @@ func Create(path string, h Header, force bool) (*Writer, error) {
 	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("%s already exists: refusing to overwrite results (use --resume to continue a partial file, --force to replace it, or another -o)", path)
+			return nil, fmt.Errorf("%s: %w", path, ErrExists)
 		}
 		return nil, err
 	}
@@ -199,7 +203,7 @@ func Resume(path string) (w *Writer, hdr *Header, err error) {
 			var ft Footer
 			_ = json.Unmarshal(line, &ft)
 			if !ft.Interrupted {
-				return nil, nil, fmt.Errorf("%s: %w (use --force to replace it)", path, ErrComplete)
+				return nil, nil, fmt.Errorf("%s: %w", path, ErrComplete)
 			}
 			// an interrupted run's footer: drop it and go on.
 			keep = keep[:len(keep)-len(bytes.Join(lines[i:], nil))]

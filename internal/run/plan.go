@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -150,7 +149,7 @@ func (r *Runner) Close() {
 	}
 	r.order = nil
 	if r.logDir != "" {
-		_ = os.RemoveAll(r.logDir)
+		_ = tmpdir.Remove(r.logDir)
 		r.logDir = ""
 	}
 }
