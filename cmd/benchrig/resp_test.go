@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -248,5 +250,41 @@ func TestRESPRedactArgs(t *testing.T) {
 	got := respRedactArgs([]string{"resp", "--fill-from-pg-dsn", "postgres://u:pw1@h/db", "--fill-from-pg-dsn=host=h password=pw2", "-c", "4"})
 	if s := strings.Join(got, " "); strings.Contains(s, "pw1") || strings.Contains(s, "pw2") || !strings.Contains(s, "-c 4") {
 		t.Errorf("redacted args %q", got)
+	}
+}
+
+// TestRESPVerifyWithoutFill: a RESP server that fills itself (here: filled
+// by an earlier run, as a cache-aside application would) is checked against
+// PostgreSQL without benchrig writing a key (--fill=false
+// --verify-against-pg); a changed row refuses the run and names its key.
+func TestRESPVerifyWithoutFill(t *testing.T) {
+	pgNeedBinaries(t)
+	respNeedRedis(t)
+	pg := startPGTestServer(t)
+	dsn := pg.dsn("bench", pgTestPassword, "bench")
+	port := startRedis(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	base := []string{"resp", "--addr", addr, "--keyspace", "64", "--batch", "16", "-c", "2", "-n", "50", "--fill-from-pg-dsn", dsn, "--verify-against-pg"}
+	if _, stderr, code := cli(t, append(base, "--fill-from-pg")...); code != 0 {
+		t.Fatalf("filling run: exit %d: %s", code, stderr)
+	}
+	_, stderr, code := cli(t, append(base, "--fill=false")...)
+	if code != 0 || !strings.Contains(stderr, "Pre-flight") || strings.Contains(stderr, "Filled") {
+		t.Fatalf("--fill=false --verify-against-pg: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, pgTestPassword) {
+		t.Fatal("the DSN's password was printed")
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "SET item:7 wrong\r\n")
+	buf := make([]byte, 16)
+	c.Read(buf)
+	c.Close()
+	_, stderr, code = cli(t, append(base, "--fill=false")...)
+	if code != 1 || !strings.Contains(stderr, "item:7") {
+		t.Errorf("a changed row: exit %d, stderr %q; want exit 1 naming item:7", code, stderr)
 	}
 }

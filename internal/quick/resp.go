@@ -85,7 +85,13 @@ func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 	if !r.Fills() {
 		rt["fill"] = false
 	}
-	if r.UsePG() {
+	if r.Changed("fill") && !r.Fill && r.UsePG() {
+		// the server fills itself: verify a probe batch against the table
+		// it serves, write nothing.
+		env = map[string]string{FillDSNEnv: r.PGDSN}
+		rt["source_pg"] = Doc{"table": r.PGTable, "pk": r.PGPK, "dsn_env": FillDSNEnv}
+		rt["verify_against_pg"] = true
+	} else if r.UsePG() {
 		fp := Doc{"table": r.PGTable, "pk": r.PGPK}
 		if r.EphemeralPG {
 			fp["ephemeral"] = true
@@ -172,8 +178,8 @@ func (r *RESP) check() error {
 		return fmt.Errorf("--rows must be 1–%d, got %d", int64(1)<<31, r.Rows)
 	case r.EphemeralPG && r.PGPK != "id":
 		return fmt.Errorf("--pg-pk: the --ephemeral-pg demo table's key is id, not %q", r.PGPK)
-	case r.Changed("fill") && !r.Fill && r.UsePG():
-		return fmt.Errorf("--fill=false contradicts a PostgreSQL fill")
+	case r.Changed("fill") && !r.Fill && r.UsePG() && !(r.VerifyPG && r.PGDSN != "" && !r.FillFromPG):
+		return fmt.Errorf("--fill=false contradicts a PostgreSQL fill; a server that fills itself is checked with --fill=false --verify-against-pg --fill-from-pg-dsn DSN")
 	case r.Ephemeral && (r.TLS || r.TLSCA != "" || r.TLSName != ""):
 		return fmt.Errorf("--tls is for --addr: the --ephemeral server speaks plain TCP on loopback")
 	case !r.Ephemeral && (r.TargetCPUs != "" || r.MaxClients != 0):
@@ -209,6 +215,9 @@ func (r *RESP) UsePG() bool { return r.EphemeralPG || r.PGDSN != "" }
 
 // Fills reports whether benchrig fills the keyspace before the load.
 func (r *RESP) Fills() bool {
+	if r.Changed("fill") && !r.Fill {
+		return false
+	}
 	if r.UsePG() {
 		return true
 	}
