@@ -446,25 +446,18 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 		for m, n := range r.messages {
 			res.Messages[m] += n
 		}
+		res.Errors += r.failed[failError]
+		res.Timeouts += r.failed[failTimeout]
+		res.Unexpected += r.failed[failUnexpected]
 		for i := range r.ops {
 			ops[i].hist.Merge(r.ops[i].hist)
 			ops[i].requests += r.ops[i].requests
-			ops[i].errors += r.ops[i].errors
-			ops[i].timeouts += r.ops[i].timeouts
-			ops[i].unexpected += r.ops[i].unexpected
+			for c := range ops[i].failed {
+				ops[i].failed[c] += r.ops[i].failed[c]
+			}
 		}
 	}
 	res.Requests = lat.TotalCount()
-	for m, n := range res.Messages {
-		switch {
-		case hasPrefix(m, "timeout: "):
-			res.Timeouts += n
-		case hasPrefix(m, "unexpected: "):
-			res.Unexpected += n
-		default:
-			res.Errors += n
-		}
-	}
 	if len(res.Messages) == 0 {
 		res.Messages = nil
 	}
@@ -491,7 +484,7 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 				return nil, err
 			}
 			res.Ops = append(res.Ops, result.OpStats{Name: name, Requests: ops[i].requests,
-				Errors: ops[i].errors, Timeouts: ops[i].timeouts, Unexpected: ops[i].unexpected, Latency: l})
+				Errors: ops[i].failed[failError], Timeouts: ops[i].failed[failTimeout], Unexpected: ops[i].failed[failUnexpected], Latency: l})
 		}
 	}
 	res.Timeline = tl.seconds(last)
@@ -502,7 +495,6 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 	return res, nil
 }
 
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
 // backoff is a worker's driver.Backoff, slept through.
 type backoff struct{ driver.Backoff }

@@ -23,6 +23,8 @@ type recorder struct {
 	sent, bytes, reconnects int64
 	resent                  int64
 	messages                map[string]int64
+	// failed counts the failures by class: errors, timeouts, unexpected.
+	failed [3]int64
 	causes                  map[string]int64 // reconnects by cause
 
 	// the per-second timeline: the current second's figures, handed to
@@ -34,8 +36,9 @@ type recorder struct {
 }
 
 type opRecorder struct {
-	hist                                   *hdr.Histogram
-	requests, errors, timeouts, unexpected int64
+	hist     *hdr.Histogram
+	requests int64
+	failed   [3]int64 // by failure class (failError, failTimeout, failUnexpected)
 }
 
 func newRecorder(start int64, nops int, rate bool, tl *timeline) *recorder {
@@ -92,15 +95,9 @@ func (r *recorder) record(o *driver.Outcome, from, sent int64) {
 	if o.Class != driver.OK {
 		r.secCount.Errors++
 		r.messages[o.Class.String()+": "+o.Msg]++
+		r.failed[failureClass(o.Class)]++
 		if op != nil {
-			switch o.Class {
-			case driver.Timeout:
-				op.timeouts++
-			case driver.Unexpected:
-				op.unexpected++
-			default:
-				op.errors++
-			}
+			op.failed[failureClass(o.Class)]++
 		}
 		return
 	}
@@ -192,4 +189,23 @@ func (t *timeline) seconds(last int) []result.Second {
 		out = append(out, row)
 	}
 	return out
+}
+
+// Failure classes, indexing recorder.failed: the class is kept as a field,
+// never parsed back from a message.
+const (
+	failError = iota
+	failTimeout
+	failUnexpected
+)
+
+// failureClass maps a non-OK outcome class onto recorder.failed.
+func failureClass(c driver.Class) int {
+	switch c {
+	case driver.Timeout:
+		return failTimeout
+	case driver.Unexpected:
+		return failUnexpected
+	}
+	return failError
 }

@@ -1,6 +1,8 @@
 package report
 
-import "io"
+import (
+	"io"
+)
 
 // Console writes what a terminal shows of a results file: the comparison
 // tables (Matrix), the warnings a reader must see (failed, unhealthy and
@@ -24,7 +26,11 @@ func Console(w io.Writer, src *Source) error {
 		}
 	}
 	if sec := errorsSection(g, src.Rows); len(sec.Tables) > 1 {
-		p.docTable(sec.Tables[1])
+		for _, t := range sec.Tables[1:] {
+			if len(t.Rows) > 0 && t.Caption != bySampleCaption {
+				p.docTable(t)
+			}
+		}
 	}
 	return p.err
 }

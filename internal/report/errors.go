@@ -75,6 +75,10 @@ func failureCounts(ss []*result.Sample) (errs, timeouts, unexpected, reconnects 
 	return
 }
 
+// bySampleCaption names the per-sample table of errorsSection, which the
+// terminal report leaves out (it shows the cases').
+var bySampleCaption = fmt.Sprintf("Top %d messages per sample", topMessagesSample)
+
 // errorsSection is every non-OK outcome by message: per case and variant
 // the totals and the top messages, then per sample its top messages.
 func errorsSection(g *grid, rows []Row) Section {
@@ -108,8 +112,9 @@ func errorsSection(g *grid, rows []Row) Section {
 		return sec
 	}
 	sec.Text = []string{"Every non-OK outcome is counted by its class and message (\"error: connection reset by peer\", \"unexpected: status 500\"); " +
-		"a sample that failed before its load window counts once under its error. Reconnects are connections reopened after a failure."}
-	bySample := Table{Caption: fmt.Sprintf("Top %d messages per sample", topMessagesSample),
+		"a sample that failed before its load window counts once under its error. Reconnects are connections reopened, counted by cause: " +
+		"a server that closed an idle keep-alive connection is not an error (the request is sent again once), a connection that broke after an error is."}
+	bySample := Table{Caption: bySampleCaption,
 		Header: []string{"#", "Case", "Variant", "Repeat", "Message", "Count", "Reconnects"}, Labels: 5}
 	for i, r := range rows {
 		msgs := sampleMessages(r.Sample)
@@ -132,6 +137,27 @@ func errorsSection(g *grid, rows []Row) Section {
 			bySample.Rows = append(bySample.Rows, []string{fmt.Sprint(i + 1), r.Case, r.Variant, fmt.Sprint(r.Sample.Repeat), "(no failed requests)", "0", count(rec)})
 		}
 	}
-	sec.Tables = []Table{totals, byCase, bySample}
+	causes := Table{Caption: "Reconnects by cause, summed over the repeats", Header: []string{"Case", "Variant", "Cause", "Count"}, Labels: 3}
+	for _, c := range g.cases {
+		for _, v := range g.variants {
+			m := map[string]int64{}
+			for _, s := range g.at(c, v) {
+				if s.Load != nil {
+					for k, n := range s.Load.ReconnectCauses {
+						m[k] += n
+					}
+				}
+			}
+			for _, mc := range sortedMessages(m) {
+				causes.Rows = append(causes.Rows, []string{c, v, mc.Message, count(mc.Count)})
+			}
+		}
+	}
+	sec.Tables = []Table{totals, byCase}
+	for _, t := range []Table{bySample, causes} {
+		if len(t.Rows) > 0 {
+			sec.Tables = append(sec.Tables, t)
+		}
+	}
 	return sec
 }
