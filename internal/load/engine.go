@@ -495,7 +495,6 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 	return res, nil
 }
 
-
 // backoff is a worker's driver.Backoff, slept through.
 type backoff struct{ driver.Backoff }
 

@@ -25,7 +25,7 @@ type recorder struct {
 	messages                map[string]int64
 	// failed counts the failures by class: errors, timeouts, unexpected.
 	failed [3]int64
-	causes                  map[string]int64 // reconnects by cause
+	causes map[string]int64 // reconnects by cause
 
 	// the per-second timeline: the current second's figures, handed to
 	// the shared timeline when the second changes.
