@@ -143,3 +143,37 @@ func TestPlanRefusesWhatRunCannot(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachTreeCountsEveryWorker: a RESP server answering from two worker
+// processes on one port (SO_REUSEPORT, forked by one parent) is sampled
+// whole with attach.tree — the parent and both workers, and the PIDs
+// named — where attaching by port alone samples one worker.
+func TestAttachTreeCountsEveryWorker(t *testing.T) {
+	bin := buildExample(t, "reuseport")
+	port := freePort(t)
+	startListening(t, exec.Command(bin, "-addr", fmt.Sprintf("127.0.0.1:%d", port), "-workers", "2"))
+	procs := map[bool]int{}
+	for _, tree := range []bool{false, true} {
+		dir := t.TempDir()
+		src := fmt.Sprintf("name: tree\nrepeats: 1\nphases: {load: 600ms}\nsampler: {interval: 100ms}\ntargets:\n  w: {attach: {port: %d, tree: %v}, serves: [resp]}\npaths:\n  p: {resp: {command: GET, key: \"k:{id}\"}}\nmatrix: {targets: [w], paths: [p], connections: [4]}\n", port, tree)
+		file := filepath.Join(dir, "s.yaml")
+		os.WriteFile(file, []byte(src), 0o644)
+		res := filepath.Join(dir, "r.json")
+		if _, stderr, code := cli(t, "run", file, "-o", res); code != 0 {
+			t.Fatalf("tree=%v: exit %d: %s", tree, code, stderr)
+		}
+		s := readResults(t, res).Sample
+		if s.Server == nil || len(s.Server.Samples) == 0 {
+			t.Fatalf("tree=%v: no server samples", tree)
+		}
+		for _, r := range s.Server.Samples {
+			procs[tree] = max(procs[tree], r.Processes)
+		}
+		if tree && (s.Target == nil || strings.Count(s.Target.Settings["listeners"], ",") != 1) {
+			t.Errorf("tree: the target names listeners %q, want both workers", s.Target.Settings["listeners"])
+		}
+	}
+	if procs[false] != 1 || procs[true] != 3 {
+		t.Errorf("processes sampled: by port %d, with tree %d; want 1 (one worker) and 3 (parent and both workers)", procs[false], procs[true])
+	}
+}

@@ -52,6 +52,7 @@ func httpCmd(a *app) *cobra.Command {
 	durationVarP(f, &hf.h.StartTimeout, "start-timeout", "", 10*time.Second, "how long --target may take to accept connections")
 	f.IntVar(&hf.h.AttachPID, "attach-pid", 0, "sample this running server (and its children) without starting or stopping it")
 	f.IntVar(&hf.h.AttachPort, "attach-port", 0, "sample the running server listening on this TCP port")
+	f.BoolVar(&hf.h.AttachTree, "attach-tree", false, "with --attach-port: sample every process listening on the port (workers of one server) through their common ancestor")
 	return c
 }
 

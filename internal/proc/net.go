@@ -228,6 +228,88 @@ func (fs FS) ListenerPID(port int) (int, error) {
 	return fs.eldest(holders), nil
 }
 
+// ListenerTree returns every process holding a socket that listens on TCP
+// port — several when workers share one socket (forked after listen) or
+// each hold their own (SO_REUSEPORT) — and their nearest common ancestor,
+// whose tree holds them all: the root to sample a multi-process server by.
+func (fs FS) ListenerTree(port int) (root int, holders []int, err error) {
+	if port < 1 || port > 65535 {
+		return 0, nil, fmt.Errorf("port %d: want a TCP port 1-65535", port)
+	}
+	all, err := fs.TCPListeners()
+	if err != nil {
+		return 0, nil, fmt.Errorf("port %d: %w", port, err)
+	}
+	inodes := make(map[uint64]bool)
+	for _, l := range all {
+		if l.Port() == port {
+			inodes[l.Inode] = true
+		}
+	}
+	if len(inodes) == 0 {
+		return 0, nil, fmt.Errorf("port %d: nothing listens on it (no listening socket in %s/net/tcp or tcp6)", port, fs.Root())
+	}
+	pids, err := fs.PIDs()
+	if err != nil {
+		return 0, nil, fmt.Errorf("port %d: list processes: %w", port, err)
+	}
+	for _, pid := range pids {
+		inos, err := fs.SocketInodes(pid)
+		if err != nil {
+			continue
+		}
+		for ino := range inos {
+			if inodes[ino] {
+				holders = append(holders, pid)
+				break
+			}
+		}
+	}
+	if len(holders) == 0 {
+		return 0, nil, fmt.Errorf("port %d: a socket listens on it but no visible process holds it; run benchrig as the server's user or root, or give the PID", port)
+	}
+	sort.Ints(holders)
+	return fs.commonAncestor(holders), holders, nil
+}
+
+// commonAncestor is the nearest process whose tree holds every pid (one of
+// them when it is the others' ancestor); 1 when only init joins them.
+func (fs FS) commonAncestor(pids []int) int {
+	buf := make([]byte, 4096)
+	chain := func(pid int) []int {
+		var c []int
+		for i := 0; pid > 0 && i < 4096; i++ {
+			c = append(c, pid)
+			st, err := fs.ReadStat(pid, buf)
+			if err != nil {
+				break
+			}
+			pid = st.PPID
+		}
+		return c
+	}
+	common := chain(pids[0])
+	for _, pid := range pids[1:] {
+		in := map[int]bool{}
+		for _, p := range chain(pid) {
+			in[p] = true
+		}
+		for i, p := range common {
+			if in[p] {
+				common = common[i:]
+				break
+			}
+			if i == len(common)-1 {
+				return 1
+			}
+		}
+	}
+	if len(common) == 0 {
+		return 1
+	}
+	return common[0]
+}
+
 // eldest picks, among processes sharing a socket, the one whose parent is
 // not among them (the master), preferring the lowest PID.
 func (fs FS) eldest(holders []int) int {

@@ -36,6 +36,9 @@ type HTTP struct {
 	StartTimeout time.Duration
 	AttachPID    int
 	AttachPort   int
+	// AttachTree samples every process listening on AttachPort through
+	// their common ancestor (a multi-process server).
+	AttachTree bool
 }
 
 // ServerSide reports whether a server is started or sampled.
@@ -110,7 +113,7 @@ func (h *HTTP) Build(rawURL string) (Doc, string, error) {
 	case h.AttachPID != 0:
 		name, t = "attached", Doc{"attach": Doc{"pid": h.AttachPID}, "port": port}
 	case h.AttachPort != 0:
-		name, t = "attached", Doc{"attach": Doc{"port": h.AttachPort}, "port": port}
+		name, t = "attached", Doc{"attach": Doc{"port": h.AttachPort, "tree": h.AttachTree}, "port": port}
 	}
 	name = SuiteName(name)
 	d["targets"] = Doc{name: t}
@@ -142,6 +145,8 @@ func (h *HTTP) check(rawURL string) (port int, err error) {
 		return 0, fmt.Errorf("--attach-pid must be a process ID > 0, got %d", h.AttachPID)
 	case h.AttachPort < 0 || h.AttachPort > 65535:
 		return 0, fmt.Errorf("--attach-port must be 1–65535, got %d", h.AttachPort)
+	case h.AttachTree && h.AttachPort == 0:
+		return 0, fmt.Errorf("--attach-tree needs --attach-port: it samples every process listening on that port")
 	case h.StartTimeout <= 0:
 		return 0, fmt.Errorf("--start-timeout must be > 0, got %s", h.StartTimeout)
 	case h.TargetCPUs != "" && h.Command == "":

@@ -317,4 +317,8 @@ type Attach struct {
 	PID int `json:"pid,omitempty"`
 	// Port finds the process listening on it.
 	Port int `json:"port,omitempty"`
+	// Tree samples every process listening on Port (workers of one server,
+	// SO_REUSEPORT or forked) through their nearest common ancestor's
+	// tree, not the eldest one alone.
+	Tree bool `json:"tree,omitempty"`
 }

@@ -357,6 +357,8 @@ func (s *Suite) checkAttach(f string, a *Attach) {
 		l.errf(f, "pid and port are exclusive: give one way to find the process")
 	case a.PID < 0:
 		l.errf(f+".pid", "must be ≥ 1, got %d", a.PID)
+	case a.Tree && a.Port == 0:
+		l.errf(f+".tree", "tree samples the processes listening on a port: give port, not pid")
 	case a.Port != 0:
 		l.checkPort(f+".port", a.Port, 1)
 	}

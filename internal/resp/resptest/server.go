@@ -69,6 +69,20 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resptest: listen on 127.0.0.1: %w", err)
 	}
+	return s.start(ln)
+}
+
+// StartOn serves on a listener the caller opened (a port of its choice,
+// SO_REUSEPORT), in the background, until Close. TLS is not offered here.
+func StartOn(ln net.Listener, opts Options) (*Server, error) {
+	opts.TLS = false
+	s := &Server{opts: opts, data: make(map[string][]byte), conns: make(map[net.Conn]struct{})}
+	return s.start(ln)
+}
+
+// start serves on ln.
+func (s *Server) start(ln net.Listener) (*Server, error) {
+	opts := s.opts
 	if opts.TLS {
 		cert, certPEM, err := selfSigned()
 		if err != nil {

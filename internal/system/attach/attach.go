@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 
 	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
@@ -57,14 +58,19 @@ func (a *System) Prepare(ctx context.Context) (result.Provenance, error) {
 		return result.Provenance{Kind: suite.KindAddress}, nil
 	}
 	pid := a.t.Attach.PID
-	if a.t.Attach.Port != 0 {
-		p, err := target.PIDListeningOn(a.t.Attach.Port)
+	var holders []int
+	if at := a.t.Attach; at.Port != 0 {
+		var err error
+		if at.Tree {
+			pid, holders, err = proc.Default().ListenerTree(at.Port)
+		} else {
+			pid, err = target.PIDListeningOn(at.Port)
+		}
 		if err != nil {
 			return result.Provenance{}, err
 		}
-		pid = p
 		if a.port == 0 {
-			a.port = a.t.Attach.Port
+			a.port = at.Port
 		}
 	}
 	at, err := target.Attach(pid)
@@ -73,6 +79,15 @@ func (a *System) Prepare(ctx context.Context) (result.Provenance, error) {
 	}
 	a.proc = at
 	a.info = &result.TargetInfo{Name: a.env.Name + " (" + at.Comm() + ")", Kind: suite.KindAttach, PID: pid}
+	if len(holders) > 0 {
+		// say which processes listen, sampled through pid's tree
+		ps := make([]string, len(holders))
+		for i, h := range holders {
+			ps[i] = strconv.Itoa(h)
+		}
+		a.info.Settings = map[string]string{"listeners": strings.Join(ps, ","), "sampled_root": strconv.Itoa(pid)}
+		a.env.Note("Sampling the tree of pid %d: it holds every process listening on port %d (%s)\n", pid, a.t.Attach.Port, strings.Join(ps, ", "))
+	}
 	pv := result.Provenance{Kind: suite.KindAttach}
 	if bin, err := proc.Default().Exe(pid); err == nil {
 		pv.Binary = bin
