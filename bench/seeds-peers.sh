@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# The seeds' question (000, 001) asked of benchrig and of the peer tools
+# side by side: how much faster is a batched SQL function or a RESP endpoint
+# than prepared SQL, at 1 and 64 keys? One PostgreSQL (4,096 rows of the
+# items table) and one redis-server filled from the same table
+# (cache-aside, by benchrig, keys CRUD:db.public.items:{"id":N}), both pinned
+# to SERVER_CPU, every client to CLIENT_CPU, CONNECTIONS connections, DURATION
+# seconds, RUNS runs of every case, the tools interleaved.
+#
+#   case     pgbench / redis-benchmark                      benchrig
+#   one      SELECT row_to_json(t) … WHERE t.id = :id        pg --path prepared-one --batch 1
+#   any-1    … WHERE t.id = ANY(ARRAY[:k1]::bigint[])        pg --path any[array] --batch 1
+#   any-64   … WHERE t.id = ANY(ARRAY[:k1,…,:k64]::bigint[]) pg --path any[array] --batch 64
+#   fn-1     SELECT array_to_json(items_mget(ARRAY[…]))      pg --path sql --sql 'SELECT array_to_json(items_mget($1::bigint[]))'
+#   fn-64    the same with 64 keys                           the same at --batch 64
+#   resp-1   MGET of 1 key                                   resp --command MGET --batch 1
+#   resp-64  MGET of 64 keys                                 resp --command MGET --batch 64
+#
+# pgbench binds each key as its own parameter (it has no array variables), so
+# the any and fn cases send ARRAY[$1,…,$k] from pgbench; benchrig's any[array]
+# form sends the same statement text, and its sql path binds one bigint[]
+# ($1) to the same function. items_mget(bigint[]) returns text[] (one JSON row
+# per key, NULL for a missing one), as a batched cache lookup does. benchrig
+# decodes every row (and puts it back in key order) inside the timed
+# section, as the seeds' clients do; pgbench and redis-benchmark decode
+# nothing: the decoder's own cost per row is `go test -bench Decode -run '^$'
+# ./internal/driver/pg/`.
+#
+# Per case: req/s, client µs/op (user+sys of the whole client process),
+# server µs/op (user+sys of the server's whole process tree over the run,
+# from /proc), then the seeds' ratios computed from each tool's req/s.
+#
+#   bench/seeds-peers.sh                 # 64 connections, 5 s, 3 runs
+#   RUNS=5 DURATION=10 bench/seeds-peers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONNECTIONS=${CONNECTIONS:-64}
+DURATION=${DURATION:-5}
+RUNS=${RUNS:-3}
+ROWS=${ROWS:-4096}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+
+pgbin=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
+[ -x "$pgbin/pgbench" ] && [ -x "$pgbin/initdb" ] || { echo "PostgreSQL server binaries and pgbench are needed (PGBIN=…/bin)" >&2; exit 1; }
+command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || { echo "redis-server and redis-benchmark are needed (redis-server, redis-tools)" >&2; exit 1; }
+command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
+
+work=$(mktemp -d -t benchrig-seeds-peers.XXXXXX)
+chmod 755 "$work"
+as=()
+if [ "$(id -u)" = 0 ]; then
+	id postgres >/dev/null 2>&1 || { echo "run as a user other than root, or create the postgres user" >&2; exit 1; }
+	as=(runuser -u postgres --)
+	chown postgres "$work"
+fi
+started= redis_pid=
+cleanup() {
+	[ -n "$started" ] && "${as[@]}" "$pgbin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
+	if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+go build -o "$work/benchrig" ./cmd/benchrig
+benchrig=$work/benchrig
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+pgport=$(freeport)
+"${as[@]}" "$pgbin/initdb" -D "$work/data" -U postgres -A trust --no-sync >"$work/initdb.log" 2>&1
+taskset -c "$SERVER_CPU" "${as[@]}" "$pgbin/pg_ctl" -D "$work/data" -l "$work/server.log" -w -o \
+	"-c port=$pgport -c listen_addresses=127.0.0.1 -c unix_socket_directories=$work -c max_connections=$((CONNECTIONS + 10)) \
+	 -c shared_buffers=128MB -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c jit=off -c autovacuum=off" \
+	start >/dev/null
+started=1
+postmaster=$(head -1 "$work/data/postmaster.pid")
+dsn="postgres://postgres@127.0.0.1:$pgport/postgres?sslmode=disable"
+"$pgbin/psql" -q -X -v ON_ERROR_STOP=1 "$dsn" <<SQL
+CREATE TABLE items (id bigint PRIMARY KEY, revision bigint NOT NULL DEFAULT 0, payload text NOT NULL);
+INSERT INTO items SELECT i, 0, rpad('item-' || i || '-', 128, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')
+	FROM generate_series(1, $ROWS) i;
+VACUUM (FREEZE, ANALYZE) items;
+CREATE FUNCTION items_mget(keys bigint[]) RETURNS text[] LANGUAGE sql STABLE AS
+\$\$ SELECT array_agg(row_to_json(t)::text ORDER BY k.n) FROM unnest(keys) WITH ORDINALITY k(id, n) LEFT JOIN items t ON t.id = k.id \$\$;
+SQL
+
+redisport=$(freeport)
+taskset -c "$SERVER_CPU" redis-server --port "$redisport" --bind 127.0.0.1 --save '' --appendonly no --maxclients 1000 >"$work/redis.log" 2>&1 &
+redis_pid=$!
+for _ in $(seq 100); do redis-cli -p "$redisport" ping >/dev/null 2>&1 && break; sleep 0.05; done
+key='CRUD:{db}.public.items:{"id":{id}}'
+"$benchrig" resp --addr "127.0.0.1:$redisport" --fill-from-pg --fill-from-pg-dsn "$dsn" --key "$key" --db db \
+	--keyspace "$ROWS" -c 1 -n 1 >/dev/null 2>"$work/fill.log" || { cat "$work/fill.log" >&2; exit 1; }
+
+# pgbench scripts: k keys drawn uniformly, bound as k parameters.
+keys() { for i in $(seq "$1"); do printf '\\set k%d random(1, %d)\n' "$i" "$ROWS"; done; }
+arr() { printf 'ARRAY['; for i in $(seq "$1"); do printf ':k%d' "$i"; [ "$i" -lt "$1" ] && printf ', '; done; printf ']::bigint[]'; }
+printf '\\set id random(1, %d)\nSELECT row_to_json(t) FROM items t WHERE t.id = :id;\n' "$ROWS" >"$work/one.sql"
+for k in 1 64; do
+	{ keys "$k"; printf 'SELECT t.id, row_to_json(t) FROM items t WHERE t.id = ANY(%s);\n' "$(arr "$k")"; } >"$work/any-$k.sql"
+	{ keys "$k"; printf 'SELECT array_to_json(items_mget(%s));\n' "$(arr "$k")"; } >"$work/fn-$k.sql"
+done
+mget() { printf 'MGET'; for i in $(seq "$1"); do printf ' CRUD:db.public.items:{"id":%d}' "$i"; done; }
+
+echo "servers: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') and redis-server $(redis-server --version | awk '{print $3}' | tr -d v=) on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
+
+# server_cpu PID: user+sys seconds of PID's tree, reaped children included.
+server_cpu() {
+	python3 - "$1" <<'PY'
+import os, sys
+root = int(sys.argv[1]); hz = os.sysconf("SC_CLK_TCK")
+ppid, cpu = {}, {}
+for p in os.listdir("/proc"):
+    if not p.isdigit():
+        continue
+    try:
+        f = open(f"/proc/{p}/stat").read()
+    except OSError:
+        continue
+    rest = f[f.rindex(")") + 2:].split()
+    ppid[int(p)] = int(rest[1])
+    cpu[int(p)] = sum(int(x) for x in rest[11:15])
+def under(p):
+    while p > 1:
+        if p == root:
+            return True
+        p = ppid.get(p, 0)
+    return False
+print(sum(c for p, c in cpu.items() if under(p)) / hz)
+PY
+}
+measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
+cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+
+# row CASE TOOL REQUESTS SECONDS CLIENT_CPU SERVER_CPU
+: >"$work/rows"
+pgbench_case() {
+	local name=$1 script=$2 s0 s1 cpu n tps
+	s0=$(server_cpu "$postmaster")
+	cpu=$(measure "$pgbin/pgbench" -n -M prepared -c "$CONNECTIONS" -j 1 -T "$DURATION" -f "$script" "$dsn" | cpu_of)
+	s1=$(server_cpu "$postmaster")
+	n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$work/out")
+	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$work/out")
+	echo "$name peer $n $(python3 -c "print($n / $tps)") $cpu $(python3 -c "print($s1 - $s0)")" >>"$work/rows"
+}
+rb_case() {
+	local name=$1 k=$2 s0 s1 cpu n rps
+	# about DURATION seconds of requests at this machine's rates
+	n=$((DURATION * 150000))
+	[ "$k" -gt 1 ] && n=$((DURATION * 30000))
+	s0=$(server_cpu "$redis_pid")
+	# shellcheck disable=SC2046
+	cpu=$(measure redis-benchmark -h 127.0.0.1 -p "$redisport" -c "$CONNECTIONS" -n "$n" --csv $(mget "$k") | cpu_of)
+	s1=$(server_cpu "$redis_pid")
+	rps=$(python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1]))); print(float(r[-1][1]))' "$work/out")
+	echo "$name peer $n $(python3 -c "print($n / $rps)") $cpu $(python3 -c "print($s1 - $s0)")" >>"$work/rows"
+}
+benchrig_case() {
+	local name=$1 root=$2 cpu s0 s1
+	shift 2
+	s0=$(server_cpu "$root")
+	cpu=$(GOMAXPROCS=1 measure "$benchrig" "$@" -c "$CONNECTIONS" --baseline 0 --warmup 0 --settle 0 --recovery 0 --no-pss --json | cpu_of)
+	s1=$(server_cpu "$root")
+	python3 - "$work/out" "$name" "$cpu" "$(python3 -c "print($s1 - $s0)")" >>"$work/rows" <<'PY'
+import json, sys
+lines = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
+s = [x for x in lines if x.get("type") == "sample"][0]
+l = s["load"]
+if s.get("error") or l["errors"] + l["timeouts"] + l["unexpected"]:
+    sys.exit("benchrig failed: %s %s" % (s.get("error"), l.get("messages")))
+print(sys.argv[2], "benchrig", l["requests"], l["seconds"], sys.argv[3], sys.argv[4])
+PY
+}
+pgflags=(pg --dsn "$dsn" -d "${DURATION}s" --rows "$ROWS" --workload uniform)
+# warm both servers (caches, backends' catalogs) before anything is measured
+"$pgbin/pgbench" -n -M prepared -c "$CONNECTIONS" -j 1 -T 2 -f "$work/any-64.sql" "$dsn" >/dev/null 2>&1
+redis-benchmark -h 127.0.0.1 -p "$redisport" -c "$CONNECTIONS" -n 20000 -q $(mget 64) >/dev/null 2>&1
+for run in $(seq "$RUNS"); do
+	pgbench_case one "$work/one.sql"
+	benchrig_case one "$postmaster" "${pgflags[@]}" --path prepared-one --batch 1
+	for k in 1 64; do
+		pgbench_case "any-$k" "$work/any-$k.sql"
+		benchrig_case "any-$k" "$postmaster" "${pgflags[@]}" --path 'any[array]' --batch "$k"
+		pgbench_case "fn-$k" "$work/fn-$k.sql"
+		benchrig_case "fn-$k" "$postmaster" "${pgflags[@]}" --path sql --sql 'SELECT array_to_json(items_mget($1::bigint[]))' --batch "$k"
+		rb_case "resp-$k" "$k"
+		benchrig_case "resp-$k" "$redis_pid" resp --addr "127.0.0.1:$redisport" --key "$key" --db db --keyspace "$ROWS" --batch "$k" -d "${DURATION}s"
+	done
+	echo "run $run done" >&2
+done
+
+python3 - "$work/rows" <<'PY'
+import statistics, sys
+from collections import defaultdict
+rows = defaultdict(list)
+for line in open(sys.argv[1]):
+    case, tool, n, secs, ccpu, scpu = line.split()
+    n, secs, ccpu, scpu = float(n), float(secs), float(ccpu), float(scpu)
+    rows[(case, tool)].append((n / secs, ccpu * 1e6 / n, scpu * 1e6 / n))
+def m(vals): return statistics.median(vals)
+def fmt(vals, spec): return f"{m(vals):{spec}} [{min(vals):{spec}}–{max(vals):{spec}}]"
+cases = ["one", "any-1", "any-64", "fn-1", "fn-64", "resp-1", "resp-64"]
+peer = {"one": "pgbench", "any-1": "pgbench", "any-64": "pgbench", "fn-1": "pgbench", "fn-64": "pgbench", "resp-1": "redis-benchmark", "resp-64": "redis-benchmark"}
+print("| case | tool | req/s | client µs/op | server µs/op |")
+print("|---|---|---|---|---|")
+for c in cases:
+    for tool in ("peer", "benchrig"):
+        v = rows.get((c, tool))
+        if not v:
+            continue
+        name = peer[c] if tool == "peer" else "benchrig"
+        print(f"| {c} | {name} | {fmt([x[0] for x in v], ',.0f')} | {fmt([x[1] for x in v], '.1f')} | {fmt([x[2] for x in v], '.1f')} |")
+print()
+print("The seeds' ratios of req/s (median), each tool against itself:")
+print()
+print("| ratio | peers | benchrig | benchrig ÷ peers |")
+print("|---|---|---|---|")
+for a, b in [("resp-1", "any-1"), ("fn-1", "any-1"), ("any-1", "one"), ("fn-64", "any-64"), ("resp-64", "any-64")]:
+    r = {}
+    for tool in ("peer", "benchrig"):
+        va, vb = rows.get((a, tool)), rows.get((b, tool))
+        if va and vb:
+            r[tool] = m([x[0] for x in va]) / m([x[0] for x in vb])
+    if len(r) == 2:
+        print(f"| {a} ÷ {b} | {r['peer']:.2f} | {r['benchrig']:.2f} | {r['benchrig'] / r['peer']:.2f} |")
+PY
