@@ -425,7 +425,9 @@ func (s *PGServer) Stats() system.StatsSource { return &pgStats{s: s} }
 // the server (sampled, never stopped), AttachInfo = Info(), Stats that make
 // the sample's backends publish their counters at the window's edges, and
 // DriverConfig = the path's resolved config as JSON (DSN redacted) and
-// SystemConfig = the server's options. The caller fills Engine, Phases,
+// SystemConfig = the server's options, and a Judge that records the
+// plan_cache_mode the sample's connections ran with (PlansModeSetting; the
+// plan counts are in Stats, see plans.go). The caller fills Engine, Phases,
 // Thresholds, Key and the rest. Call Spec once per sample: its Stats take
 // the before and after readings of one load window, and the after reading
 // closes the sample's connections (the load is over by then).
@@ -442,6 +444,6 @@ func (s *PGServer) Spec(path pgdrv.Config) (system.Spec, error) {
 	return system.Spec{
 		Protocol: "pg", DriverConfig: conf, SystemConfig: system.JSON(s.opts), Driver: sd,
 		Attach: s, AttachInfo: s.Info(),
-		Stats: &pgStats{s: s, d: sd},
+		Stats: &pgStats{s: s, d: sd}, Judge: sd.plans.judge,
 	}, nil
 }

@@ -177,6 +177,7 @@ func (p *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 	base.Driver, base.Attach, base.AttachInfo = ps.Driver, p.sampled(), ps.AttachInfo
 	base.Stats = system.MergeStats(ps.Stats, p.userStats())
 	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig
+	base.Judge = system.Judges(ps.Judge, base.Judge)
 	return base, nil
 }
 
