@@ -138,12 +138,12 @@ func (s *PGServer) connect(ctx context.Context) error {
 		return err
 	}
 	s.ctl = ctl
-	si, err := postgres.ServerInfo(ctx, ctl)
+	si, err := postgres.ServerInfo(ctx, ctl, s.changedSettings()...)
 	if err != nil {
 		return fmt.Errorf("%w (server %s)", err, postgres.Redact(s.dsn))
 	}
 	s.info = result.TargetInfo{
-		Name: postgres.Redact(s.dsn), Kind: "postgres", Version: si.Version, Settings: si.Settings,
+		Name: postgres.Redact(s.dsn), Kind: "postgres", Version: si.Version, Settings: infoSettings(si),
 	}
 	pid := 0
 	if s.eph != nil {
@@ -290,9 +290,15 @@ func (s *PGServer) Stop(ctx context.Context) error {
 }
 
 // Info describes the server for every sample: kind "postgres", the
-// redacted DSN as its name, version and settings (fsync, shared_buffers, …),
-// the postmaster's PID, and the binary with its SHA-256 when known.
+// redacted DSN as its name, version and settings as read back from the
+// server (postgres.InfoSettings such as fsync, shared_buffers,
+// plan_cache_mode and shared_preload_libraries, every setting of
+// PGOptions.Settings, and "extension.<name>": version of each installed
+// extension; read again after init_sql), the postmaster's PID, and the
+// binary with its SHA-256 when known.
 func (s *PGServer) Info() *result.TargetInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	info := s.info
 	info.Settings = make(map[string]string, len(s.info.Settings))
 	for k, v := range s.info.Settings {
@@ -323,6 +329,9 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 		if _, err := s.ctl.Exec(ctx, q); err != nil {
 			return fmt.Errorf("postgres.init_sql[%d]: %w", i, err)
 		}
+	}
+	if err := s.refreshInfo(ctx); err != nil {
+		return err
 	}
 	if err := postgres.CheckReserve(ctx, s.ctl, maxConns); err != nil {
 		return err

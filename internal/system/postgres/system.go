@@ -117,6 +117,7 @@ func (p *System) Prepare(ctx context.Context) (result.Provenance, error) {
 	if err := p.probeStatistics(ctx); err != nil {
 		return result.Provenance{}, err
 	}
+	info = srv.Info() // the settings and extensions as read back after init_sql
 	prov := result.Provenance{Kind: suite.KindPostgres, Binary: info.Binary, SHA256: info.SHA256, Version: info.Version,
 		Settings: info.Settings, Plans: srv.Plans()}
 	if addr != "" {
