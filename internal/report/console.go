@@ -6,7 +6,8 @@ import (
 
 // Console writes what a terminal shows of a results file: the comparison
 // tables (Matrix), the warnings a reader must see (failed, unhealthy and
-// noisy samples, A/A pairs that disagree, an incomplete file), and the
+// noisy samples, A/A pairs that disagree, pg statements custom-planned on
+// every call, an incomplete file), and the
 // errors by message when there were any.
 func Console(w io.Writer, src *Source) error {
 	if err := Matrix(w, src.Rows); err != nil {
@@ -19,6 +20,7 @@ func Console(w io.Writer, src *Source) error {
 	notes = append(notes, sampleNotes(src.Rows)...)
 	notes = append(notes, noiseNotes(g)...)
 	notes = append(notes, aaNotes(g)...)
+	notes = append(notes, planNotes(g)...)
 	if len(notes) > 0 {
 		p.f("\n")
 		for _, n := range notes {

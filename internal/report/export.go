@@ -135,6 +135,7 @@ func Summarise(src *Source) *Summary {
 	sum.Notes = append(sum.Notes, sampleNotes(src.Rows)...)
 	sum.Notes = append(sum.Notes, noiseNotes(g)...)
 	sum.Notes = append(sum.Notes, aaNotes(g)...)
+	sum.Notes = append(sum.Notes, planNotes(g)...)
 	for _, c := range g.cases {
 		for _, v := range g.variants {
 			ss := g.at(c, v)

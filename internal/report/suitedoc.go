@@ -25,6 +25,7 @@ func ReportDoc(src *Source) *Doc {
 	d.Notes = append(d.Notes, sampleNotes(src.Rows)...)
 	d.Notes = append(d.Notes, noiseNotes(g)...)
 	d.Notes = append(d.Notes, aaNotes(g)...)
+	d.Notes = append(d.Notes, planNotes(g)...)
 
 	thr := Section{
 		Title:  "Throughput",

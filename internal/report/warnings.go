@@ -3,8 +3,11 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/benchrig/benchrig/internal/result"
 )
@@ -112,6 +115,73 @@ func aaNotes(g *grid) []string {
 			}
 			notes = append(notes, fmt.Sprintf("A/A check failed: %s: %q and %q run the same command and workload, yet gave %s and %s req/s (%.0f %% apart, more than %.0f %%). %s",
 				c, first, v, figure(ma), figure(mb), (hi/lo-1)*100, AASpread*100, advice))
+		}
+	}
+	return notes
+}
+
+// planModeSetting is the target setting that holds the plan_cache_mode a
+// pg sample's connections ran with (system/postgres.PlansModeSetting).
+const planModeSetting = "plans.plan_cache_mode"
+
+// customOnly returns the statement roles of a pg sample's Stats
+// ("plans.<role>.generic", "plans.<role>.custom") that ran and got no
+// generic plan in the window, with their custom plan counts.
+func customOnly(s *result.Sample) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range s.Stats {
+		role, ok := strings.CutSuffix(k, ".custom")
+		if !ok || !strings.HasPrefix(role, "plans.") || v <= 0 {
+			continue
+		}
+		if g, ok := s.Stats[role+".generic"]; ok && g == 0 {
+			out[strings.TrimPrefix(role, "plans.")] = v
+		}
+	}
+	return out
+}
+
+// planNotes warns of the pg cells whose statement was custom-planned on
+// every call in every repeat (no generic plan in the load window): the
+// server ran its planner for each request, which the figures include.
+func planNotes(g *grid) []string {
+	var notes []string
+	for _, c := range g.cases {
+		for _, v := range g.variants {
+			ss := g.at(c, v)
+			if len(ss) == 0 {
+				continue
+			}
+			// The roles custom-only in every repeat, their counts summed.
+			counts := customOnly(ss[0])
+			modes := map[string]bool{}
+			for i, s := range ss {
+				if i > 0 {
+					co := customOnly(s)
+					for role := range counts {
+						if n, ok := co[role]; ok {
+							counts[role] += n
+						} else {
+							delete(counts, role)
+						}
+					}
+				}
+				if s.Target != nil && s.Target.Settings[planModeSetting] != "" {
+					modes[s.Target.Settings[planModeSetting]] = true
+				}
+			}
+			if len(counts) == 0 {
+				continue
+			}
+			mode := strings.Join(slices.Sorted(maps.Keys(modes)), ",")
+			if mode == "" {
+				mode = "unknown"
+			}
+			for _, role := range slices.Sorted(maps.Keys(counts)) {
+				notes = append(notes, fmt.Sprintf("Custom-planned on every call: %s · %s: statement %q got no generic plan in the load window (%s custom plans over %d sample(s), plan_cache_mode %s), so the server planned each request and the figures include the planner. "+
+					"If the benchmark means a cached plan, write the statement as pgbench does (form: array, \"= ANY(ARRAY[$1,…,$k])\", generic after 5 executions) or set the path's plan_cache_mode: force_generic_plan.",
+					c, v, role, figure(counts[role]), len(ss), mode))
+			}
 		}
 	}
 	return notes

@@ -138,12 +138,12 @@ func (s *PGServer) connect(ctx context.Context) error {
 		return err
 	}
 	s.ctl = ctl
-	si, err := postgres.ServerInfo(ctx, ctl)
+	si, err := postgres.ServerInfo(ctx, ctl, s.changedSettings()...)
 	if err != nil {
 		return fmt.Errorf("%w (server %s)", err, postgres.Redact(s.dsn))
 	}
 	s.info = result.TargetInfo{
-		Name: postgres.Redact(s.dsn), Kind: "postgres", Version: si.Version, Settings: si.Settings,
+		Name: postgres.Redact(s.dsn), Kind: "postgres", Version: si.Version, Settings: infoSettings(si),
 	}
 	pid := 0
 	if s.eph != nil {
@@ -290,9 +290,15 @@ func (s *PGServer) Stop(ctx context.Context) error {
 }
 
 // Info describes the server for every sample: kind "postgres", the
-// redacted DSN as its name, version and settings (fsync, shared_buffers, …),
-// the postmaster's PID, and the binary with its SHA-256 when known.
+// redacted DSN as its name, version and settings as read back from the
+// server (postgres.InfoSettings such as fsync, shared_buffers,
+// plan_cache_mode and shared_preload_libraries, every setting of
+// PGOptions.Settings, and "extension.<name>": version of each installed
+// extension; read again after init_sql), the postmaster's PID, and the
+// binary with its SHA-256 when known.
 func (s *PGServer) Info() *result.TargetInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	info := s.info
 	info.Settings = make(map[string]string, len(s.info.Settings))
 	for k, v := range s.info.Settings {
@@ -323,6 +329,9 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 		if _, err := s.ctl.Exec(ctx, q); err != nil {
 			return fmt.Errorf("postgres.init_sql[%d]: %w", i, err)
 		}
+	}
+	if err := s.refreshInfo(ctx); err != nil {
+		return err
 	}
 	if err := postgres.CheckReserve(ctx, s.ctl, maxConns); err != nil {
 		return err
@@ -425,7 +434,9 @@ func (s *PGServer) Stats() system.StatsSource { return &pgStats{s: s} }
 // the server (sampled, never stopped), AttachInfo = Info(), Stats that make
 // the sample's backends publish their counters at the window's edges, and
 // DriverConfig = the path's resolved config as JSON (DSN redacted) and
-// SystemConfig = the server's options. The caller fills Engine, Phases,
+// SystemConfig = the server's options, and a Judge that records the
+// plan_cache_mode the sample's connections ran with (PlansModeSetting; the
+// plan counts are in Stats, see plans.go). The caller fills Engine, Phases,
 // Thresholds, Key and the rest. Call Spec once per sample: its Stats take
 // the before and after readings of one load window, and the after reading
 // closes the sample's connections (the load is over by then).
@@ -442,6 +453,6 @@ func (s *PGServer) Spec(path pgdrv.Config) (system.Spec, error) {
 	return system.Spec{
 		Protocol: "pg", DriverConfig: conf, SystemConfig: system.JSON(s.opts), Driver: sd,
 		Attach: s, AttachInfo: s.Info(),
-		Stats: &pgStats{s: s, d: sd},
+		Stats: &pgStats{s: s, d: sd}, Judge: sd.plans.judge,
 	}, nil
 }

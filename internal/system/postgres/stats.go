@@ -21,7 +21,8 @@ type pgSampleDriver struct {
 	*pgdrv.Driver
 	mu    sync.Mutex
 	conns []*sampleConn
-	loops []sampleLoop
+	loops []*planLoop
+	plans samplePlans // read at the connections' close (plans.go)
 }
 
 // sampleLoop is an event loop of the sample's driver.
@@ -34,7 +35,10 @@ type sampleLoop interface {
 // ended.
 type sampleConn struct {
 	*pgdrv.Conn
-	last atomic.Int64 // driver.Now() of the last outcome
+	last      atomic.Int64 // driver.Now() of the last outcome
+	inDo      atomic.Int32 // Do calls in flight
+	plans     *samplePlans
+	closeOnce sync.Once
 }
 
 var (
@@ -49,7 +53,7 @@ func (d *pgSampleDriver) Open(ctx context.Context, worker int) (driver.Conn, err
 	if err != nil {
 		return nil, fmt.Errorf("pg: worker %d: %w", worker, err)
 	}
-	sc := &sampleConn{Conn: c}
+	sc := &sampleConn{Conn: c, plans: &d.plans}
 	d.mu.Lock()
 	d.conns = append(d.conns, sc)
 	d.mu.Unlock()
@@ -69,14 +73,17 @@ func (d *pgSampleDriver) OpenLoop(ctx context.Context, conns int) (driver.Loop, 
 		_ = l.Close()
 		return nil, fmt.Errorf("pg: %T does not report its backends: %w", l, driver.ErrNoLoop)
 	}
+	pl := &planLoop{sampleLoop: sl, plans: &d.plans}
 	d.mu.Lock()
-	d.loops = append(d.loops, sl)
+	d.loops = append(d.loops, pl)
 	d.mu.Unlock()
-	return sl, nil
+	return pl, nil
 }
 
 // Do performs the operations and notes when the last one ended.
 func (c *sampleConn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outcome) error {
+	c.inDo.Add(1)
+	defer c.inDo.Add(-1)
 	err := c.Conn.Do(ctx, reqs, out)
 	if n := len(out); n > 0 {
 		c.last.Store(out[n-1].Done)
@@ -85,10 +92,10 @@ func (c *sampleConn) Do(ctx context.Context, reqs []driver.Request, out []driver
 }
 
 // open returns the connections and loops opened so far.
-func (d *pgSampleDriver) open() ([]*sampleConn, []sampleLoop) {
+func (d *pgSampleDriver) open() ([]*sampleConn, []*planLoop) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]*sampleConn(nil), d.conns...), append([]sampleLoop(nil), d.loops...)
+	return append([]*sampleConn(nil), d.conns...), append([]*planLoop(nil), d.loops...)
 }
 
 // pgStats reads pg_stat_database and the table for Spec.Stats. Measure
@@ -104,7 +111,9 @@ func (d *pgSampleDriver) open() ([]*sampleConn, []sampleLoop) {
 // operation per connection the same way); after the window the
 // sample's connections are closed (the load is over) and the reading waits
 // until their backends have exited, which publishes the rest. The control
-// connection's own reading transactions add a few commits to the delta.
+// connection's own reading transactions, and the plan count readings on
+// the sample's connections right after the warm-up's publishing operation
+// (plans.go), add a few commits to the delta.
 type pgStats struct {
 	s *PGServer
 	d *pgSampleDriver // nil: plain readings
@@ -124,7 +133,11 @@ func (st *pgStats) Snapshot(ctx context.Context) (map[string]float64, error) {
 			return nil, err
 		}
 	}
-	return st.s.readStats(ctx, before)
+	out, err := st.s.readStats(ctx, before)
+	if err == nil && !before && st.d != nil {
+		st.d.plans.stats(out)
+	}
+	return out, err
 }
 
 // publishWarmup makes each connection's backend publish its pending
@@ -155,6 +168,14 @@ func (st *pgStats) publishWarmup(ctx context.Context) error {
 	for _, l := range loops {
 		_ = l.Touch(ctx)
 	}
+	// The plan counts' base: the window's counts start here, after the
+	// warm-up and the publishing operation.
+	for _, c := range conns {
+		_, _ = c.Conn.PlanStats(ctx)
+	}
+	for _, l := range loops {
+		_, _ = l.PlanStats(ctx)
+	}
 	return ctx.Err()
 }
 
@@ -172,7 +193,7 @@ func (st *pgStats) closeSample(ctx context.Context) error {
 	conns, loops := st.d.open()
 	for _, c := range conns {
 		pids = append(pids, int(c.PID()))
-		_ = c.Conn.Close()
+		_ = c.Close() // reads the plan counts if the engine did not close it
 	}
 	for _, l := range loops {
 		for _, pid := range l.PIDs() {

@@ -117,6 +117,7 @@ func (p *System) Prepare(ctx context.Context) (result.Provenance, error) {
 	if err := p.probeStatistics(ctx); err != nil {
 		return result.Provenance{}, err
 	}
+	info = srv.Info() // the settings and extensions as read back after init_sql
 	prov := result.Provenance{Kind: suite.KindPostgres, Binary: info.Binary, SHA256: info.SHA256, Version: info.Version,
 		Settings: info.Settings, Plans: srv.Plans()}
 	if addr != "" {
@@ -177,6 +178,7 @@ func (p *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 	base.Driver, base.Attach, base.AttachInfo = ps.Driver, p.sampled(), ps.AttachInfo
 	base.Stats = system.MergeStats(ps.Stats, p.userStats())
 	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig
+	base.Judge = system.Judges(ps.Judge, base.Judge)
 	return base, nil
 }
 

@@ -12,9 +12,13 @@ import (
 // ones that bound connections or change what a request costs.
 var InfoSettings = []string{
 	"autovacuum", "fsync", "full_page_writes", "huge_pages", "jit", "max_connections",
-	"max_wal_size", "reserved_connections", "shared_buffers", "superuser_reserved_connections",
-	"synchronous_commit", "wal_level", "work_mem",
+	"max_wal_size", "plan_cache_mode", "reserved_connections", "shared_buffers", "shared_preload_libraries",
+	"superuser_reserved_connections", "synchronous_commit", "wal_level", "work_mem",
 }
+
+// NotSet is the value Info records for a setting asked for that the
+// server does not know (current_setting(name, true) is NULL).
+const NotSet = "(not set)"
 
 // Info is the provenance of a server: what it is and how it is set.
 type Info struct {
@@ -22,13 +26,20 @@ type Info struct {
 	Version string `json:"version"`
 	// VersionNum is server_version_num (150018).
 	VersionNum int `json:"version_num"`
-	// Settings holds current_setting(name) of each InfoSettings entry the
-	// server knows (reserved_connections exists from PostgreSQL 16).
+	// Settings holds current_setting(name) (what SHOW says) of each
+	// InfoSettings entry the server knows (reserved_connections exists
+	// from PostgreSQL 16), and of each extra name ServerInfo was given
+	// (NotSet when the server does not know it).
 	Settings map[string]string `json:"settings"`
+	// Extensions are the extensions installed in the connection's
+	// database (pg_extension): version by name.
+	Extensions map[string]string `json:"extensions"`
 }
 
-// ServerInfo reads the server's version and InfoSettings.
-func ServerInfo(ctx context.Context, conn *pgx.Conn) (Info, error) {
+// ServerInfo reads the server's version, InfoSettings and the extra
+// settings (those a suite or flag changed), as the connection's session
+// sees them, and the installed extensions.
+func ServerInfo(ctx context.Context, conn *pgx.Conn, extra ...string) (Info, error) {
 	var info Info
 	err := conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num')::int").
 		Scan(&info.Version, &info.VersionNum)
@@ -51,7 +62,41 @@ func ServerInfo(ctx context.Context, conn *pgx.Conn) (Info, error) {
 	if err := rows.Err(); err != nil {
 		return Info{}, fmt.Errorf("postgres: read server settings: %w", err)
 	}
+	for _, name := range extra {
+		var v *string
+		if err := conn.QueryRow(ctx, "SELECT current_setting($1, true)", name).Scan(&v); err != nil {
+			return Info{}, fmt.Errorf("postgres: read setting %q: %w", name, err)
+		}
+		info.Settings[name] = NotSet
+		if v != nil {
+			info.Settings[name] = *v
+		}
+	}
+	if info.Extensions, err = extensions(ctx, conn); err != nil {
+		return Info{}, err
+	}
 	return info, nil
+}
+
+// extensions reads pg_extension: version by name.
+func extensions(ctx context.Context, conn *pgx.Conn) (map[string]string, error) {
+	rows, err := conn.Query(ctx, "SELECT extname::text, extversion FROM pg_extension ORDER BY 1")
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read pg_extension: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+		var kv [2]string
+		err := r.Scan(&kv[0], &kv[1])
+		return kv, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read pg_extension: %w", err)
+	}
+	m := make(map[string]string, len(out))
+	for _, kv := range out {
+		m[kv[0]] = kv[1]
+	}
+	return m, nil
 }
 
 // Explain returns the plan of sql with args as EXPLAIN (FORMAT JSON) text,
