@@ -98,7 +98,7 @@ func TestTargetCrashMidLoad(t *testing.T) {
 	if s.Verdict.Healthy || s.Target == nil || s.Target.ExitStatus != "exit status 1" || s.Target.LogTail == "" {
 		t.Fatalf("verdict %+v target %+v", s.Verdict, s.Target)
 	}
-	if !strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "target exited during") {
+	if !strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "target exited during load") {
 		t.Errorf("reasons %v do not name the exit", s.Verdict.Reasons)
 	}
 	// the second run, against a target that does not crash, is healthy.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/load"
@@ -47,6 +48,13 @@ type measurement struct {
 	phaseAt time.Time
 	// exitStatus is set once the target was seen dead.
 	exitStatus string
+	// pmu guards phase against the exit watcher, which records in
+	// exitPhase the phase the target died in: the sample only notices the
+	// exit at the next phase edge (a target killed during the load was
+	// reported "during recovery").
+	pmu       sync.Mutex
+	exitPhase string
+	exited    <-chan struct{} // the target's, nil if it cannot exit on its own
 }
 
 func (m *measurement) fail(format string, args ...any) {
@@ -217,7 +225,16 @@ func (m *measurement) run(ctx context.Context) {
 
 // enter starts a phase: the sampler takes a sample exactly at its edge.
 func (m *measurement) enter(phase string, planned time.Duration) {
+	m.pmu.Lock()
+	select {
+	case <-m.exited: // died in the phase that ends here (the watcher may lag)
+		if m.exitPhase == "" {
+			m.exitPhase = m.phase
+		}
+	default:
+	}
 	m.phase = phase
+	m.pmu.Unlock()
 	m.phaseAt = time.Now().UTC()
 	m.s.Phases = append(m.s.Phases, result.Phase{Name: phase, Start: m.phaseAt})
 	if n := len(m.s.Phases); n > 1 {
@@ -254,9 +271,32 @@ func (m *measurement) sleep(ctx context.Context, d time.Duration, exited <-chan 
 
 func (m *measurement) exitedChan() <-chan struct{} {
 	if x, ok := m.tgt.(system.Exiter); ok && m.spec.Start != nil {
-		return x.Exited()
+		exited := x.Exited()
+		m.pmu.Lock()
+		m.exited = exited
+		m.pmu.Unlock()
+		go func() {
+			<-exited // the target is stopped at the latest when Measure returns
+			m.pmu.Lock()
+			if m.exitPhase == "" {
+				m.exitPhase = m.phase
+			}
+			m.pmu.Unlock()
+		}()
+		return exited
 	}
 	return nil
+}
+
+// diedIn is the phase the target was seen to die in: the watcher's, else
+// the current one.
+func (m *measurement) diedIn() string {
+	m.pmu.Lock()
+	defer m.pmu.Unlock()
+	if m.exitPhase != "" {
+		return m.exitPhase
+	}
+	return m.phase
 }
 
 // noteExit records a target that died during the sample: UNHEALTHY, with
@@ -280,7 +320,7 @@ func (m *measurement) noteExit() bool {
 			m.s.Target.LogPath, m.s.Target.LogTail = l.LogPath(), l.LogTail(20)
 		}
 	}
-	m.s.Verdict.Add("target exited during %s: %s", m.phase, status)
+	m.s.Verdict.Add("target exited during %s: %s", m.diedIn(), status)
 	return true
 }
 
