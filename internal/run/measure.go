@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +16,7 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/sample"
 	"github.com/benchrig/benchrig/internal/system"
+	"github.com/benchrig/benchrig/internal/target"
 )
 
 // stopTimeout bounds stopping a target once the sample is done (also after
@@ -74,7 +79,15 @@ func (m *measurement) run(ctx context.Context) {
 		t, info, err := spec.Start(ctx)
 		if err != nil {
 			m.s.Target = info
-			m.fail("start target: %v", err)
+			tail, logged := quoteStartLog(err)
+			if info != nil && info.LogTail == "" {
+				info.LogTail = tail
+			}
+			empty := ""
+			if logged && tail == "" {
+				empty = "; the target's log is empty"
+			}
+			m.fail("start target: %v%s", err, empty)
 			return
 		}
 		m.tgt, m.s.Target = t, info
@@ -324,12 +337,75 @@ func (m *measurement) noteExit() bool {
 	return true
 }
 
-// logHint names the target's log file for an error message.
+// logHint quotes the end of the target's log for an error message, and
+// keeps it in the sample: the log's path would point to nothing once the
+// run removes its temp dir.
 func (m *measurement) logHint() string {
-	if l, ok := m.tgt.(system.Logger); ok && l.LogPath() != "" {
-		return " (target log: " + l.LogPath() + ")"
+	l, ok := m.tgt.(system.Logger)
+	if !ok || l.LogPath() == "" {
+		return ""
 	}
-	return ""
+	tail := readLogTail(l.LogPath())
+	if m.s.Target != nil {
+		m.s.Target.LogPath, m.s.Target.LogTail = l.LogPath(), tail
+	}
+	if tail == "" {
+		return " (the target's log is empty)"
+	}
+	return "; the target's log ends: " + strconv.Quote(tail)
+}
+
+// quoteStartLog puts the end of the log of a target that did not start into
+// its error, in place of the log's path (the run removes the file), and
+// returns it; logged is false for an error that named no log.
+func quoteStartLog(err error) (tail string, logged bool) {
+	var se *target.StartError
+	if !errors.As(err, &se) || se.LogPath == "" {
+		return "", false
+	}
+	if se.Tail == "" {
+		se.Tail = readLogTail(se.LogPath)
+	}
+	se.LogPath = ""
+	return se.Tail, true
+}
+
+// Bounds of a log tail quoted in an error.
+const (
+	tailLines = 5
+	tailBytes = 600
+)
+
+// readLogTail is the last lines of a log, joined by " | ", at most
+// tailBytes (the end kept); "" if it cannot be read.
+func readLogTail(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const window = 8 << 10
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	off := max(st.Size()-window, 0)
+	b := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	lines = lines[max(len(lines)-tailLines, 0):]
+	out := strings.Join(lines, " | ")
+	if len(out) > tailBytes {
+		out = "…" + strings.ToValidUTF8(out[len(out)-tailBytes:], "")
+	}
+	return out
 }
 
 // interrupted records why a phase ended early: the target died, or ctx
