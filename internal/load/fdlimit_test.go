@@ -1,10 +1,13 @@
 package load
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/driver"
 )
 
 // TestFDLimitSaysHowToRaiseIt: more connections than the file-descriptor
@@ -29,5 +32,46 @@ func TestFDLimitSaysHowToRaiseIt(t *testing.T) {
 	}
 	if h := fdHint(syscall.ECONNREFUSED, 2000); h != "" {
 		t.Errorf("hint for another error: %q", h)
+	}
+}
+
+// loopFailDriver multiplexes; its last event loop fails as a driver does,
+// numbering the connection within the loop ("connection 14 of 1000").
+type loopFailDriver struct {
+	fakeDriver
+	loops, opened int
+}
+
+type idleLoop struct{}
+
+func (idleLoop) Run(ctx context.Context, pipeline int, deadline int64, w driver.LoopWork) error {
+	return nil
+}
+func (idleLoop) Close() error { return nil }
+
+func (d *loopFailDriver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
+	d.opened++
+	if d.opened == d.loops {
+		return nil, fmt.Errorf("connection 14 of %d: connect: %w", conns, syscall.EMFILE)
+	}
+	return idleLoop{}, nil
+}
+
+// TestLoopOpenErrorNamesTheConnections: with -c 2000 over two event loops,
+// a failure in the second used to read "connection 14 of 1000" (here 200
+// connections, within any file-descriptor limit); the
+// engine's error now says which of the 200 they are and how to get more
+// file descriptors.
+func TestLoopOpenErrorNamesTheConnections(t *testing.T) {
+	d := &loopFailDriver{loops: min(UsableCores(), 200)}
+	e, err := New(Config{Connections: 200, Pipeline: 1}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.Open(context.Background())
+	n := d.loops
+	want := fmt.Sprintf("open 200 connections (event loop %d of %d, connections %d–200): connection 14 of %d", n, n, 200-200/n+1, 200/n)
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "ulimit -n") {
+		t.Errorf("got %v, want %q and the ulimit advice", err, want)
 	}
 }
