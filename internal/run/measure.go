@@ -73,6 +73,14 @@ func (m *measurement) run(ctx context.Context) {
 		m.fail("%v", err)
 		return
 	}
+	// CPUs the client may not use fail the sample before a target starts
+	// (a kernel "invalid argument" from pinning a thread said nothing).
+	if spec.ClientCPUs != "" {
+		if err := checkClientCPUs(spec.ClientCPUs); err != nil {
+			m.fail("pin the client to CPUs %s: %v", spec.ClientCPUs, err)
+			return
+		}
+	}
 	// 1. the target: fresh, or attached, or none (an address).
 	switch {
 	case spec.Start != nil:
