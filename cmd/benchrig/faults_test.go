@@ -123,6 +123,7 @@ func TestFaultInjectionKill9(t *testing.T) {
 		cmd.Wait()
 		before, _ := os.ReadFile(out)
 		kept := completeLines(before)
+		t.Logf("kill %d at %v of %v: %d samples written", i, at.Round(time.Millisecond), span.Round(time.Millisecond), bytes.Count(kept, []byte(`{"type":"sample"`)))
 		resumeArgs := []string{"run", suite, "-o", out, "--resume"}
 		if len(kept) == 0 {
 			// killed before the header was written: nothing to resume, a
