@@ -11,8 +11,15 @@ import (
 )
 
 // checksum writes PATH.sha256 in sha256sum's format ("HEX  NAME"), as seed
-// 002 publishes its results, or checks PATH against it.
+// 002 publishes its results, or checks PATH against it. A file that does
+// not verify (tampered, partial, inconsistent) gets no checksum: publishing
+// one would vouch for it.
 func checksum(path string, check bool, stdout io.Writer) error {
+	if !check {
+		if v := verdict(path, false); v != "" {
+			return fmt.Errorf("%s does not verify, so it gets no checksum to publish:\n%s", path, strings.TrimRight(v, "\n"))
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -149,8 +149,7 @@ HTML page is self-contained (inline SVG charts, no external resources).`,
 			}
 			switch {
 			case format == "text" && rf.out == "":
-				fmt.Fprintf(stdout, "%s · %s · %d samples\n\n", src.Title, src.Path, len(src.Rows))
-				return report.Console(stdout, src)
+				return consoleReport(stdout, src)
 			case format == "csv":
 				return rf.write(func(w io.Writer) error { return report.CSV(w, src) }, stdout)
 			case format == "json":
@@ -170,8 +169,49 @@ func reportFile(path string, allowSmoke bool, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return consoleReport(stdout, src)
+}
+
+// consoleReport writes the terminal report of src, the verification
+// verdict first when the file does not verify: a reader who sees figures
+// must first see that they may not be what was measured.
+func consoleReport(stdout io.Writer, src *report.Source) error {
+	if v := verdict(src.Path, true); v != "" {
+		fmt.Fprint(stdout, v+"\n")
+	}
 	fmt.Fprintf(stdout, "%s · %s · %d samples\n\n", src.Title, src.Path, len(src.Rows))
 	return report.Console(stdout, src)
+}
+
+// verdict is what `benchrig verify` says of a file that does not verify,
+// in its words ("FAILED: …" or "INCOMPLETE (not corrupt): …" and the
+// problems), or "" for a file that verifies. With figures, the headline
+// says what that means for the figures that follow.
+func verdict(path string, figures bool) string {
+	rep, err := verifyResults(path)
+	if err != nil {
+		return fmt.Sprintf("FAILED verification: %s: %v\n", path, err)
+	}
+	if len(rep.Problems) == 0 && rep.Complete {
+		return ""
+	}
+	var b strings.Builder
+	if rep.Incomplete && onlyIncomplete(rep.Problems) {
+		b.WriteString("INCOMPLETE (not corrupt): " + path)
+		if figures {
+			b.WriteString(": the figures below are of the samples it holds")
+		}
+	} else {
+		b.WriteString("FAILED verification: " + path)
+		if figures {
+			b.WriteString(": the figures below may not be what was measured")
+		}
+	}
+	b.WriteString("\n")
+	for _, p := range rep.Problems {
+		fmt.Fprintf(&b, "  - %s\n", p)
+	}
+	return b.String()
 }
 
 func compareCmd(stdout io.Writer) *cobra.Command {

@@ -28,6 +28,12 @@ func loadPlan(path string, sets []string, smoke bool) (*suite.Suite, *suite.Plan
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
+	// plan refuses what run would: a program path that is not there.
+	if cwd, err := os.Getwd(); err == nil {
+		if err := s.CheckPrograms(cwd); err != nil {
+			return nil, nil, usageError{err}
+		}
+	}
 	if smoke {
 		p = p.Smoke()
 	}

@@ -225,11 +225,28 @@ func checkReports(t *testing.T, dir, results string) {
 
 // TestExampleSuitesPlan: every example suite parses and plans (they are
 // documentation that must not rot).
+//
+// The examples' ./bin/hello is relative to the directory benchrig runs in:
+// from here (no bin/hello) plan refuses it as run would; from a directory
+// that has it, plan accepts every example.
 func TestExampleSuitesPlan(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/suites/*.yaml")
 	if len(files) < 3 {
 		t.Fatalf("example suites: %v", files)
 	}
+	demo, _ := filepath.Abs("../../examples/suites/http-demo.yaml")
+	if _, stderr, code := cli(t, "plan", demo); code != 2 || !strings.Contains(stderr, "program ./bin/hello: not found at ") {
+		t.Errorf("plan with no ./bin/hello here: exit %d %s", code, stderr)
+	}
+	for i := range files {
+		files[i], _ = filepath.Abs(files[i])
+	}
+	work := t.TempDir()
+	os.Mkdir(filepath.Join(work, "bin"), 0o755)
+	if err := os.Rename(buildExample(t, "hello"), filepath.Join(work, "bin", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
 	for _, f := range files {
 		stdout, stderr, code := cli(t, "plan", f)
 		if code != 0 || !strings.HasPrefix(stdout, "plan ") {

@@ -98,7 +98,7 @@ func TestTargetCrashMidLoad(t *testing.T) {
 	if s.Verdict.Healthy || s.Target == nil || s.Target.ExitStatus != "exit status 1" || s.Target.LogTail == "" {
 		t.Fatalf("verdict %+v target %+v", s.Verdict, s.Target)
 	}
-	if !strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "target exited during") {
+	if !strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "target exited during load") {
 		t.Errorf("reasons %v do not name the exit", s.Verdict.Reasons)
 	}
 	// the second run, against a target that does not crash, is healthy.
@@ -112,7 +112,8 @@ func TestTargetCrashMidLoad(t *testing.T) {
 
 // TestTargetBadInput: a command that does not exist, a port never opened
 // within the start timeout, a failing response check: one-line errors
-// naming the target and the log file; nothing left running.
+// naming the target and quoting the end of its log (not its path: the run
+// removes the file); nothing left running.
 func TestTargetBadInput(t *testing.T) {
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
@@ -125,7 +126,7 @@ func TestTargetBadInput(t *testing.T) {
 		msg  []string
 	}{
 		{[]string{"http", url, "--target", "no-such-command-x", "-d", "1s"}, 1, []string{`target "no-such-command-x"`, "executable file not found"}},
-		{[]string{"http", url, "--target", "sleep 20", "--start-timeout", "1s", "-d", "1s"}, 1, []string{`target "sleep"`, "not ready after 1s", "log: "}},
+		{[]string{"http", url, "--target", "sleep 20", "--start-timeout", "1s", "-d", "1s"}, 1, []string{`target "sleep"`, "not ready after 1s", "the target's log is empty"}},
 		{[]string{"http", bad, "--target", fmt.Sprintf("%s -addr 127.0.0.1:%d", bin, port), "-d", "1s"}, 1, []string{"no-op"}},
 		{[]string{"http", url, "--target", "x", "--attach-pid", "1"}, 2, []string{"one of --target"}},
 		{[]string{"http", url, "--target", "'unterminated"}, 2, []string{"unterminated"}},
@@ -155,7 +156,7 @@ func TestTargetBadInput(t *testing.T) {
 	port2 := freePort(t)
 	url2 := fmt.Sprintf("http://127.0.0.1:%d/", port2)
 	_, stderr, code := cli(t, "http", url2, "--target", fmt.Sprintf("%s -addr 127.0.0.1:%d", bin, port2), "--expect-status", "201", "-d", "1s")
-	if code != 1 || !strings.Contains(stderr, "pre-check") || !strings.Contains(stderr, "status 200") || !strings.Contains(stderr, "target log:") {
+	if code != 1 || !strings.Contains(stderr, "pre-check") || !strings.Contains(stderr, "status 200") || !strings.Contains(stderr, "the target's log ends: \"listening on 127.0.0.1:") {
 		t.Errorf("failing pre-check: exit %d %q", code, stderr)
 	}
 }

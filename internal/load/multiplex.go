@@ -78,6 +78,7 @@ func (e *Engine) openLoops(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	n := min(UsableCores(), e.cfg.Connections)
+	opened := 0 // connections of the loops opened so far
 	for i := 0; i < n; i++ {
 		conns := e.cfg.Connections / n
 		if i < e.cfg.Connections%n {
@@ -92,8 +93,12 @@ func (e *Engine) openLoops(ctx context.Context) (bool, error) {
 			if errors.Is(err, driver.ErrNoLoop) {
 				return false, nil // the goroutine per connection drives it
 			}
-			return true, fmt.Errorf("open %d connections: %w", e.cfg.Connections, err)
+			// the driver numbers connections within the loop ("connection
+			// 14 of 1000"): say which of all they are.
+			return true, fmt.Errorf("open %d connections (event loop %d of %d, connections %d–%d): %w%s",
+				e.cfg.Connections, i+1, n, opened+1, opened+conns, err, fdHint(err, e.cfg.Connections))
 		}
+		opened += conns
 		e.loops = append(e.loops, l)
 	}
 	return true, nil

@@ -4,13 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/sample"
 	"github.com/benchrig/benchrig/internal/system"
+	"github.com/benchrig/benchrig/internal/target"
 )
 
 // stopTimeout bounds stopping a target once the sample is done (also after
@@ -47,6 +53,13 @@ type measurement struct {
 	phaseAt time.Time
 	// exitStatus is set once the target was seen dead.
 	exitStatus string
+	// pmu guards phase against the exit watcher, which records in
+	// exitPhase the phase the target died in: the sample only notices the
+	// exit at the next phase edge (a target killed during the load was
+	// reported "during recovery").
+	pmu       sync.Mutex
+	exitPhase string
+	exited    <-chan struct{} // the target's, nil if it cannot exit on its own
 }
 
 func (m *measurement) fail(format string, args ...any) {
@@ -60,13 +73,29 @@ func (m *measurement) run(ctx context.Context) {
 		m.fail("%v", err)
 		return
 	}
+	// CPUs the client may not use fail the sample before a target starts
+	// (a kernel "invalid argument" from pinning a thread said nothing).
+	if spec.ClientCPUs != "" {
+		if err := checkClientCPUs(spec.ClientCPUs); err != nil {
+			m.fail("pin the client to CPUs %s: %v", spec.ClientCPUs, err)
+			return
+		}
+	}
 	// 1. the target: fresh, or attached, or none (an address).
 	switch {
 	case spec.Start != nil:
 		t, info, err := spec.Start(ctx)
 		if err != nil {
 			m.s.Target = info
-			m.fail("start target: %v", err)
+			tail, logged := quoteStartLog(err)
+			if info != nil && info.LogTail == "" {
+				info.LogTail = tail
+			}
+			empty := ""
+			if logged && tail == "" {
+				empty = "; the target's log is empty"
+			}
+			m.fail("start target: %v%s", err, empty)
 			return
 		}
 		m.tgt, m.s.Target = t, info
@@ -217,7 +246,16 @@ func (m *measurement) run(ctx context.Context) {
 
 // enter starts a phase: the sampler takes a sample exactly at its edge.
 func (m *measurement) enter(phase string, planned time.Duration) {
+	m.pmu.Lock()
+	select {
+	case <-m.exited: // died in the phase that ends here (the watcher may lag)
+		if m.exitPhase == "" {
+			m.exitPhase = m.phase
+		}
+	default:
+	}
 	m.phase = phase
+	m.pmu.Unlock()
 	m.phaseAt = time.Now().UTC()
 	m.s.Phases = append(m.s.Phases, result.Phase{Name: phase, Start: m.phaseAt})
 	if n := len(m.s.Phases); n > 1 {
@@ -254,9 +292,32 @@ func (m *measurement) sleep(ctx context.Context, d time.Duration, exited <-chan 
 
 func (m *measurement) exitedChan() <-chan struct{} {
 	if x, ok := m.tgt.(system.Exiter); ok && m.spec.Start != nil {
-		return x.Exited()
+		exited := x.Exited()
+		m.pmu.Lock()
+		m.exited = exited
+		m.pmu.Unlock()
+		go func() {
+			<-exited // the target is stopped at the latest when Measure returns
+			m.pmu.Lock()
+			if m.exitPhase == "" {
+				m.exitPhase = m.phase
+			}
+			m.pmu.Unlock()
+		}()
+		return exited
 	}
 	return nil
+}
+
+// diedIn is the phase the target was seen to die in: the watcher's, else
+// the current one.
+func (m *measurement) diedIn() string {
+	m.pmu.Lock()
+	defer m.pmu.Unlock()
+	if m.exitPhase != "" {
+		return m.exitPhase
+	}
+	return m.phase
 }
 
 // noteExit records a target that died during the sample: UNHEALTHY, with
@@ -280,16 +341,79 @@ func (m *measurement) noteExit() bool {
 			m.s.Target.LogPath, m.s.Target.LogTail = l.LogPath(), l.LogTail(20)
 		}
 	}
-	m.s.Verdict.Add("target exited during %s: %s", m.phase, status)
+	m.s.Verdict.Add("target exited during %s: %s", m.diedIn(), status)
 	return true
 }
 
-// logHint names the target's log file for an error message.
+// logHint quotes the end of the target's log for an error message, and
+// keeps it in the sample: the log's path would point to nothing once the
+// run removes its temp dir.
 func (m *measurement) logHint() string {
-	if l, ok := m.tgt.(system.Logger); ok && l.LogPath() != "" {
-		return " (target log: " + l.LogPath() + ")"
+	l, ok := m.tgt.(system.Logger)
+	if !ok || l.LogPath() == "" {
+		return ""
 	}
-	return ""
+	tail := readLogTail(l.LogPath())
+	if m.s.Target != nil {
+		m.s.Target.LogPath, m.s.Target.LogTail = l.LogPath(), tail
+	}
+	if tail == "" {
+		return " (the target's log is empty)"
+	}
+	return "; the target's log ends: " + strconv.Quote(tail)
+}
+
+// quoteStartLog puts the end of the log of a target that did not start into
+// its error, in place of the log's path (the run removes the file), and
+// returns it; logged is false for an error that named no log.
+func quoteStartLog(err error) (tail string, logged bool) {
+	var se *target.StartError
+	if !errors.As(err, &se) || se.LogPath == "" {
+		return "", false
+	}
+	if se.Tail == "" {
+		se.Tail = readLogTail(se.LogPath)
+	}
+	se.LogPath = ""
+	return se.Tail, true
+}
+
+// Bounds of a log tail quoted in an error.
+const (
+	tailLines = 5
+	tailBytes = 600
+)
+
+// readLogTail is the last lines of a log, joined by " | ", at most
+// tailBytes (the end kept); "" if it cannot be read.
+func readLogTail(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const window = 8 << 10
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	off := max(st.Size()-window, 0)
+	b := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	lines = lines[max(len(lines)-tailLines, 0):]
+	out := strings.Join(lines, " | ")
+	if len(out) > tailBytes {
+		out = "…" + strings.ToValidUTF8(out[len(out)-tailBytes:], "")
+	}
+	return out
 }
 
 // interrupted records why a phase ended early: the target died, or ctx

@@ -163,6 +163,9 @@ func (s *Suite) Plan() (*Plan, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	if err := s.checkSize(); err != nil {
+		return nil, err
+	}
 	variants := s.variants()
 	axes := s.levelAxes()
 	p := &Plan{
@@ -205,6 +208,70 @@ func (s *Suite) Plan() (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// Bounds of a plan, the same for plan, run and verify (which re-expands
+// the recorded suite). A bound is checked on the counts, before the cells
+// and samples are allocated: `repeats: 1000000000` used to allocate the
+// samples one by one, gigabytes before the first one ran.
+const (
+	// MaxSamples bounds cells × repeats.
+	MaxSamples = 100_000
+	// MaxConnections bounds a connection count of the matrix.
+	MaxConnections = 100_000
+	// MaxPipeline is the deepest pipeline the drivers accept (http and
+	// resp: 1024; pg does not pipeline).
+	MaxPipeline = 1024
+)
+
+// checkSize checks the matrix's numbers against the bounds above and counts
+// the samples the plan would have, without expanding it.
+func (s *Suite) checkSize() error {
+	l := s.loc
+	for i, c := range s.Matrix.Connections {
+		if c > MaxConnections {
+			l.errf(index("matrix.connections", i), "must be ≤ %d, got %d (each connection is a socket: a file descriptor and a local port)", MaxConnections, c)
+		}
+	}
+	for i, p := range s.Matrix.Pipeline {
+		if p > MaxPipeline {
+			l.errf(index("matrix.pipeline", i), "must be ≤ %d (the drivers' deepest pipeline), got %d", MaxPipeline, p)
+		}
+	}
+	if err := l.result(); err != nil {
+		return err
+	}
+	// cells ≤ variants × levels; counted with saturation so a product of
+	// long lists cannot overflow.
+	mul := func(a, b int) int {
+		if a == 0 || b == 0 {
+			return 0
+		}
+		if a > (MaxSamples+1)/b+1 {
+			return MaxSamples + 1
+		}
+		return min(a*b, MaxSamples+1)
+	}
+	variants := 0
+	for _, p := range s.Matrix.pairs() {
+		n := 1
+		if t := s.Targets[p.target]; t != nil {
+			for _, vals := range t.Params {
+				n = mul(n, len(vals))
+			}
+		}
+		variants = min(variants+n, MaxSamples+1)
+	}
+	levels := mul(mul(len(s.Matrix.Batches), len(s.Matrix.Connections)), mul(max(len(s.Matrix.Rates), 1), len(s.Matrix.Pipeline)))
+	cells := mul(variants, levels)
+	if samples := mul(cells, max(s.Repeats, 1)); samples > MaxSamples {
+		what := fmt.Sprintf("%d cells × %d repeats", cells, s.Repeats)
+		if cells > MaxSamples {
+			what = fmt.Sprintf("over %d cells", MaxSamples)
+		}
+		l.errf("repeats", "the plan would have up to %s, over the bound of %d samples (cells × repeats); lower repeats or shorten the matrix's lists", what, MaxSamples)
+	}
+	return l.result()
 }
 
 // sample makes the next sample of cell ci in repeat r.

@@ -285,3 +285,35 @@ func TestPlanRevalidates(t *testing.T) {
 		t.Error("Plan of an empty suite succeeded")
 	}
 }
+
+// TestPlanBounds: counts over the bounds are refused before the plan is
+// expanded (a billion repeats used to allocate gigabytes), each with the
+// bound in the message; counts at the bounds are accepted.
+func TestPlanBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name, axes string
+		repeats    int
+		want       string // "" accepted
+	}{
+		{"billion repeats", "  connections: [1]\n", 1_000_000_000, "repeats: the plan would have up to 3 cells × 1000000000 repeats, over the bound of 100000 samples"},
+		{"at the sample bound", "  connections: [1, 2]\n", MaxSamples / 6, ""},
+		{"one over", "  connections: [1, 2]\n", MaxSamples/6 + 1, "over the bound of 100000 samples"},
+		{"huge product", "  connections: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  pipeline: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n", 1_000_000_000, "up to 300 cells × 1000000000 repeats"},
+		{"connections", "  connections: [1000000]\n", 1, "matrix.connections[0]: must be ≤ 100000, got 1000000"},
+		{"connections at the bound", "  connections: [100000]\n", 1, ""},
+		{"pipeline", "  connections: [1]\n  pipeline: [100000]\n", 1, "matrix.pipeline[0]: must be ≤ 1024 (the drivers' deepest pipeline), got 100000"},
+		{"pipeline at the bound", "  connections: [1]\n  pipeline: [1024]\n", 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := orderSuite(t, tc.axes, tc.repeats).Plan()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want == "" && len(p.Samples) > MaxSamples:
+				t.Errorf("%d samples over the bound", len(p.Samples))
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// faultSuite is a suite of 2 targets × 1 cell × 2 repeats whose targets are
+// `sh -c 'server & wait'` wrappers around the hello server: the server is a
+// grandchild of benchrig, which only the watchdog can reap on kill -9.
+func faultSuite(t *testing.T, dir, hello string) string {
+	t.Helper()
+	suite := fmt.Sprintf(`name: faults
+seed: 7
+repeats: 2
+sampler: {interval: 100ms}
+phases: {baseline: 100ms, warmup: 100ms, settle: 0s, load: 300ms, recovery: 100ms}
+targets:
+  wrap-a:
+    command: ["sh", "-c", "%[1]s -addr 127.0.0.1:{port} & wait"]
+    ready: {http: "http://127.0.0.1:{port}/"}
+  wrap-b:
+    command: ["sh", "-c", "%[1]s -addr 127.0.0.1:{port} & wait"]
+    ready: {http: "http://127.0.0.1:{port}/"}
+paths:
+  hello: {http: {url: "http://127.0.0.1:{port}/"}}
+matrix:
+  targets: [wrap-a, wrap-b]
+  paths: [hello]
+  connections: [2]
+`, hello)
+	p := filepath.Join(dir, "faults.yaml")
+	if err := os.WriteFile(p, []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// markedProcesses lists live processes whose command line contains marker
+// (the hello binary's path, unique to this test: it matches the sh wrapper
+// and the server it started alike).
+func markedProcesses(marker string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(marker)) && !pidGoneStr(e.Name()) {
+			out = append(out, e.Name()+":"+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// completeLines is the part of a results file up to its last newline: the
+// lines a kill cannot tear.
+func completeLines(b []byte) []byte {
+	return b[:bytes.LastIndexByte(b, '\n')+1]
+}
+
+// TestFaultInjectionKill9: a suite is killed with SIGKILL at 10 moments drawn
+// from a seeded PRNG over the run's duration (every moment is valid: before
+// the file exists, between samples, mid-sample). After each kill the file
+// verifies as INCOMPLETE or OK (never corrupt), --resume completes it keeping
+// every finished line byte for byte, and verify says OK. At the end no
+// process of the wrappers or their servers is left, and the test's own
+// TMPDIR holds no temp dir.
+func TestFaultInjectionKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault injection builds benchrig and runs 11 suites")
+	}
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	br := filepath.Join(dir, "benchrig")
+	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	hello := buildExample(t, "hello")
+	suite := faultSuite(t, dir, hello)
+	env := append(os.Environ(), "TMPDIR="+tmp)
+	// benchrig runs br and returns its stdout (stderr after it, for the
+	// failure messages: verdicts are matched at the start) and exit code.
+	benchrig := func(args ...string) (string, int) {
+		cmd := exec.Command(br, args...)
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, _ := cmd.Output()
+		return string(out) + stderr.String(), cmd.ProcessState.ExitCode()
+	}
+
+	// one uninterrupted run gives the span the kill moments are spread over.
+	start := time.Now()
+	if out, code := benchrig("run", suite, "-o", filepath.Join(dir, "whole.json")); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d\n%s", code, out)
+	}
+	span := time.Since(start)
+	if out, code := benchrig("verify", filepath.Join(dir, "whole.json")); code != 0 {
+		t.Fatalf("verify of the uninterrupted run: exit %d\n%s", code, out)
+	}
+
+	rng := rand.New(rand.NewPCG(16, 2026))
+	for i := range 10 {
+		at := time.Duration(rng.Int64N(int64(span)))
+		out := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		cmd := exec.Command(br, "run", suite, "-o", out)
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(at)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		before, _ := os.ReadFile(out)
+		kept := completeLines(before)
+		t.Logf("kill %d at %v of %v: %d samples written", i, at.Round(time.Millisecond), span.Round(time.Millisecond), bytes.Count(kept, []byte(`{"type":"sample"`)))
+		resumeArgs := []string{"run", suite, "-o", out, "--resume"}
+		if len(kept) == 0 {
+			// killed before the header was written: nothing to resume, a
+			// fresh run (which may not overwrite a file with content).
+			resumeArgs = []string{"run", suite, "-o", out, "--force"}
+		} else if text, code := benchrig("verify", out); !strings.HasPrefix(text, "INCOMPLETE (not corrupt)") && !(code == 0 && strings.HasPrefix(text, "OK")) {
+			t.Errorf("kill %d at %v: verify after the kill: exit %d\n%s", i, at, code, text)
+		}
+		if strings.Contains(string(before), `"type":"footer"`) {
+			continue // the run had finished: nothing to resume
+		}
+		if text, code := benchrig(resumeArgs...); code != 0 {
+			t.Errorf("kill %d at %v: %v: exit %d\n%s", i, at, resumeArgs[4:], code, text)
+			continue
+		}
+		after, _ := os.ReadFile(out)
+		if !bytes.HasPrefix(after, kept) {
+			t.Errorf("kill %d at %v: the resumed file does not keep the %d bytes of finished lines", i, at, len(kept))
+		}
+		if n := sampleLines(out); n != 4 {
+			t.Errorf("kill %d at %v: %d samples after resume, want 4", i, at, n)
+		}
+		if text, code := benchrig("verify", out); code != 0 || !strings.HasPrefix(text, "OK") {
+			t.Errorf("kill %d at %v: verify after resume: exit %d\n%s", i, at, code, text)
+		}
+	}
+
+	// the watchdog's kill is asynchronous to benchrig's death: wait for the
+	// count to settle (bounded), then count.
+	var left []string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if left = markedProcesses(hello); len(left) == 0 {
+			break
+		}
+	}
+	t.Logf("leftover processes: %d", len(left))
+	if len(left) > 0 {
+		t.Errorf("%d wrapper or server processes left after 10 kills: %v", len(left), left)
+	}
+	entries, _ := os.ReadDir(tmp)
+	t.Logf("leftover temp dirs: %d", len(entries))
+	for _, e := range entries {
+		t.Errorf("left in the test's TMPDIR: %s", e.Name())
+	}
+}
