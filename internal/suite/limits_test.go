@@ -47,7 +47,7 @@ func TestParserLimits(t *testing.T) {
 		{"nested {", []byte("name: t\nx: " + strings.Repeat("{a: ", 200)), "nesting deeper than 100 levels"},
 		{"nested dashes", []byte("x: \n  " + strings.Repeat("- ", 200) + "1\n"), "nesting deeper than 100 levels of block sequences on one line"},
 		{"deep indentation", []byte(nodash.String()), "line is indented by more than 400 columns"},
-		{"5 MiB", []byte(okHead + okMatrix + "# " + strings.Repeat("x", 5<<20) + "\n"), "file is 5243067 bytes, over the bound of a suite file (4194304 bytes, 4 MiB)"},
+		{"5 MiB", []byte(okHead + okMatrix + "# " + strings.Repeat("x", 5<<20) + "\n"), "file is larger than the bound of a suite file (4194304 bytes, 4 MiB): 5243067 bytes or more"},
 		{"UTF-16 LE with BOM", utf16le(okHead + okMatrix), "s.yaml:1:1: file is not UTF-8 text: it starts with a UTF-16 byte-order mark"},
 		{"UTF-16 without BOM", utf16le(okHead + okMatrix)[2:], "file is not UTF-8 text: it holds a NUL byte at offset 1"},
 		{"Latin-1", []byte("name: caf\xe9\n"), "s.yaml:1:10: file is not UTF-8 text: invalid byte 0xe9 at offset 9"},
@@ -65,6 +65,10 @@ func TestParserLimits(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+	// Load reads no more than one byte past the bound.
+	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: file is larger than the bound of a suite file (4194304 bytes, 4 MiB): 4194305 bytes or more") {
+		t.Fatalf("Load(/dev/zero): %v", err)
 	}
 	// 1e308 is a number: the message is the rate's bound, not its type.
 	if got := firstErr(t, []byte(okHead+okMatrix+"  rates: [1e308]\n")); strings.Contains(got, "must be a number") || strings.Contains(got, "string") {

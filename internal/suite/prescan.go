@@ -24,7 +24,7 @@ const (
 // parsed.
 func prescan(l *located, data []byte) bool {
 	if len(data) > MaxSuiteBytes {
-		l.errAt(pos{}, "", "file is %d bytes, over the bound of a suite file (%d bytes, 4 MiB)", len(data), MaxSuiteBytes)
+		l.errAt(pos{}, "", "file is larger than the bound of a suite file (%d bytes, 4 MiB): %d bytes or more", MaxSuiteBytes, len(data))
 		return false
 	}
 	switch {
