@@ -4,7 +4,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; })
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build test demo clean fuzz
+.PHONY: build test demo clean fuzz fuzz-short
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/benchrig ./cmd/benchrig
@@ -24,6 +24,43 @@ demo: build
 
 fuzz:
 	$(GO) test ./internal/resp -run '^$$' -fuzz FuzzReader -fuzztime 60s
+
+# Every fuzz target of the repo, as package:Target. A new Fuzz function is
+# added here; `make fuzz-short` fails on one it does not list.
+FUZZ_TARGETS := \
+	./internal/resp:FuzzReader \
+	./internal/resp:FuzzReadCommand \
+	./internal/resp:FuzzReadBuffered \
+	./internal/resp:FuzzReaderChunking \
+	./internal/target:FuzzParseCPUList \
+	./internal/target/postgres:FuzzRedact \
+	./internal/driver/pg:FuzzRowDecoder \
+	./internal/driver/pg:FuzzSQLValue \
+	./internal/driver/pg:FuzzSQLBinaryArray \
+	./internal/driver/pg:FuzzLoopFraming \
+	./internal/driver/http:FuzzParsers \
+	./internal/proc:FuzzParseStat \
+	./internal/proc:FuzzParseStatFields \
+	./internal/suite:FuzzParse \
+	./internal/suite:FuzzParseExpr \
+	./internal/result:FuzzReadFile \
+	./internal/quick:FuzzSplitCommand \
+	./internal/report:FuzzQuickDoc
+FUZZTIME ?= 10s
+
+# Each fuzz target for FUZZTIME (18 × 10 s ≈ 3 minutes), under a soft memory
+# limit; each target also bounds what one input may allocate (internal/fuzzcheck).
+fuzz-short:
+	@listed=$$(for t in $(FUZZ_TARGETS); do echo $${t#*:}; done | sort); \
+	found=$$(grep -rhoE '^func Fuzz[A-Za-z0-9_]+' --include='*_test.go' . | sed 's/^func //' | sort); \
+	if [ "$$listed" != "$$found" ]; then \
+		echo "fuzz-short: FUZZ_TARGETS differs from the Fuzz functions of the repo:"; \
+		echo "listed: $$listed"; echo "found:  $$found"; exit 1; fi
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		GOMEMLIMIT=512MiB $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 clean:
 	rm -rf bin

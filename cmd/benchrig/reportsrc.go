@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -20,20 +18,8 @@ func loadSource(path string, allowSmoke bool) (*report.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	var probe struct {
-		Schema string `json:"schema"`
-	}
-	if json.Unmarshal(b, &probe) == nil {
-		switch probe.Schema {
-		case result.QuickSchema:
-			return quickSource(path, b)
-		case result.QuickMatrixSchema:
-			return quickMatrixSource(path, b)
-		case "":
-		default:
-			return nil, fmt.Errorf("%s: schema %q: want a results file of benchrig run, or the -o document of benchrig http, pg or resp (%s, %s)",
-				path, probe.Schema, result.QuickSchema, result.QuickMatrixSchema)
-		}
+	if src, ok, err := report.QuickDoc(path, b); ok {
+		return src, err
 	}
 	return suiteSource(path, allowSmoke)
 }
@@ -112,69 +98,4 @@ func suiteSource(path string, allowSmoke bool) (*report.Source, error) {
 		src.Rows = append(src.Rows, report.Row{Case: c, Variant: v, Sample: s})
 	}
 	return src, nil
-}
-
-// quickSource reads the document of a one-sample quick run.
-func quickSource(path string, b []byte) (*report.Source, error) {
-	var q result.Quick
-	if err := json.Unmarshal(b, &q); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	s := &q.Sample
-	src := &report.Source{Path: path, Kind: "quick", Title: "benchrig " + strings.Join(q.Args, " "), Tool: q.Tool, Host: q.Host}
-	c, v := s.Case, s.Variant
-	if c == "" {
-		c = "run"
-		if s.Load != nil {
-			c = fmt.Sprintf("%d conns", s.Load.Connections)
-		}
-	}
-	if v == "" {
-		v = s.Protocol
-		if s.Target != nil && s.Target.Name != "" {
-			v = s.Target.Name
-		}
-	}
-	src.Rows = []report.Row{{Case: c, Variant: v, Sample: s}}
-	if s.Target != nil {
-		src.Targets = map[string]result.Provenance{v: provenanceOf(s.Target, nil)}
-	}
-	return src, nil
-}
-
-// quickMatrixSource reads the document of a quick run of several samples
-// (benchrig pg, benchrig resp).
-func quickMatrixSource(path string, b []byte) (*report.Source, error) {
-	var q result.QuickMatrix
-	if err := json.Unmarshal(b, &q); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(q.Samples) == 0 {
-		return nil, errors.New(path + ": no samples")
-	}
-	src := &report.Source{Path: path, Kind: "quick-matrix", Title: "benchrig " + strings.Join(q.Args, " "), Tool: q.Tool, Host: q.Host}
-	for i := range q.Samples {
-		s := &q.Samples[i]
-		c, v := s.Case, s.Variant
-		if c == "" {
-			c = s.Cell
-		}
-		if v == "" {
-			v = s.Protocol
-		}
-		src.Rows = append(src.Rows, report.Row{Case: c, Variant: v, Sample: s})
-	}
-	if q.Server != nil {
-		name := q.Server.Name
-		if name == "" {
-			name = q.Server.Kind
-		}
-		src.Targets = map[string]result.Provenance{name: provenanceOf(q.Server, q.Plans)}
-	}
-	return src, nil
-}
-
-// provenanceOf is a target's provenance as a quick run records it.
-func provenanceOf(t *result.TargetInfo, plans map[string]string) result.Provenance {
-	return result.Provenance{Kind: t.Kind, Binary: t.Binary, SHA256: t.SHA256, Version: t.Version, Settings: t.Settings, Plans: plans}
 }

@@ -167,6 +167,9 @@ func Resume(path string) (w *Writer, hdr *Header, err error) {
 	w = &Writer{h: sha256.New(), done: map[string]bool{}}
 	lines := bytes.SplitAfter(keep, []byte("\n"))
 	for i, line := range lines {
+		if len(line) > maxLine {
+			return nil, nil, lineTooLong(path, i+1)
+		}
 		if len(line) == 0 {
 			continue
 		}
@@ -272,6 +275,19 @@ func (w *Writer) writeLine(v any) error {
 	return nil
 }
 
+// MaxLine bounds one line of a results file, in bytes. A sample line is a
+// few KiB to a few hundred KiB (its timeline and histograms); a longer line
+// is refused with its number rather than read without end.
+const MaxLine = 64 << 20
+
+// maxLine is MaxLine; tests lower it.
+var maxLine = MaxLine
+
+// lineTooLong is the error for line n of path past maxLine.
+func lineTooLong(path string, n int) error {
+	return fmt.Errorf("%s:%d: line longer than %d bytes (%d MiB), the bound of a results line: not a benchrig results file, or a damaged one", path, n, maxLine, maxLine>>20)
+}
+
 // ReadFile reads a whole results file: header, samples, footer (nil when
 // the file is partial). Lines that do not parse are returned as errors with
 // their line numbers.
@@ -287,8 +303,9 @@ func ReadFile(path string) (*Header, []Sample, *Footer, error) {
 		ft      *Footer
 	)
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
+	n := 1
+	for ; sc.Scan(); n++ {
 		line := sc.Bytes()
 		var probe struct {
 			Type string `json:"type"`
@@ -318,6 +335,9 @@ func ReadFile(path string) (*Header, []Sample, *Footer, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return hdr, samples, ft, lineTooLong(path, n)
+		}
 		return hdr, samples, ft, fmt.Errorf("%s: %w", path, err)
 	}
 	return hdr, samples, ft, nil

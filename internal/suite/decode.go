@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -38,6 +39,9 @@ const maxAliases = 10000
 
 // decodeDocument parses data and decodes its single document into v.
 func decodeDocument(l *located, data []byte, v any) {
+	if !prescan(l, data) {
+		return
+	}
 	f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
 	if err != nil {
 		msg, p := err.Error(), pos{}
@@ -401,11 +405,53 @@ func (d *decoder) number(field string, n ast.Node, at pos) (float64, bool) {
 			return float64(i), true
 		}
 	case *ast.FloatNode:
+		if math.IsInf(x.Value, 0) {
+			d.errAt(at, field, "must be a finite number, got %s (out of range)", x.GetToken().Value)
+			return 0, false
+		}
 		return x.Value, true
+	case *ast.StringNode:
+		// goccy reads YAML 1.1's floats, which need a dot: 1e308 comes as a
+		// plain string although YAML 1.2 (and JSON) make it a number.
+		if tk := x.GetToken(); tk != nil && tk.Type == token.StringType && looksExponent(x.Value) {
+			f, err := strconv.ParseFloat(x.Value, 64)
+			if err != nil || math.IsInf(f, 0) {
+				d.errAt(at, field, "must be a finite number, got %s (out of range)", x.Value)
+				return 0, false
+			}
+			return f, true
+		}
 	case *ast.InfinityNode, *ast.NanNode:
 		d.errAt(at, field, "must be a finite number, got %s", x.GetToken().Value)
 		return 0, false
 	}
 	d.errAt(at, field, "must be a number, got %s", describe(n))
 	return 0, false
+}
+
+// looksExponent says whether s is a number in exponent form
+// ([-+]digits[.digits][eE][-+]digits): YAML 1.2 reads it as a float, goccy
+// leaves it a string when it has no dot or overflows.
+func looksExponent(s string) bool {
+	m, e, ok := strings.Cut(strings.ToLower(s), "e")
+	if !ok {
+		return false
+	}
+	m = strings.TrimLeft(m, "+-")
+	if a, b, ok := strings.Cut(m, "."); ok {
+		m = a + b
+	}
+	if len(e) > 0 && (e[0] == '+' || e[0] == '-') {
+		e = e[1:]
+	}
+	return allDigits(m) && allDigits(e)
+}
+
+func allDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -6,12 +6,18 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/fuzzcheck"
 )
 
 // FuzzParse feeds arbitrary bytes to Parse: it must never panic, every
 // problem must name the file and say something, and an accepted suite must
-// plan, format and record.
+// plan, format and record. Each input's allocation (parse, plan, resolve)
+// stays within the fuzzcheck bound: the pre-scan's nesting, indentation
+// and size bounds and the alias bound keep goccy's quadratic parser and
+// alias expansion linear in the input.
 func FuzzParse(f *testing.F) {
+	fuzzcheck.Limit()
 	for _, name := range []string{"testdata/http-frameworks.yaml", "testdata/pg-local-cache.yaml"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -23,7 +29,16 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(pgHead + "matrix: {targets: [db], paths: [one], workloads: [cold], connections: [4], rates: [100]}\n"))
 	f.Add([]byte("a: &x [*x]\n"))
 	f.Add([]byte("<<: {name: t}\n"))
+	f.Add([]byte("name: " + strings.Repeat("[", 5000)))
+	f.Add([]byte("rates: [1e308]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzcheck.Bound(t, len(data), func() { fuzzParse(t, data) })
+	})
+}
+
+// fuzzParse is one input of FuzzParse.
+func fuzzParse(t *testing.T, data []byte) {
+	{
 		s, err := Parse("f.yaml", data)
 		if err != nil {
 			var es Errors
@@ -47,7 +62,7 @@ func FuzzParse(f *testing.F) {
 		if _, err := s.Resolved(); err != nil {
 			t.Fatalf("Resolved: %v", err)
 		}
-	})
+	}
 }
 
 // TestAliasBomb checks that aliases cannot expand a small file into a huge

@@ -4,13 +4,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 )
 
 // Load reads and parses the suite file at path. Errors name the file and,
 // for problems in it, the line and column.
 func Load(path string) (*Suite, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read suite %q: %w", path, err)
+	}
+	defer f.Close()
+	// One byte past the bound is enough for Parse to refuse the size.
+	data, err := io.ReadAll(io.LimitReader(f, MaxSuiteBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read suite %q: %w", path, err)
 	}

@@ -135,7 +135,12 @@ func defined[V any](m map[string]V, what string) string {
 	return "defined: " + strings.Join(sortedKeys(m), ", ")
 }
 
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func fmtFloat(f float64) string {
+	if a := math.Abs(f); a >= 1e21 || a != 0 && a < 1e-6 {
+		return strconv.FormatFloat(f, 'g', -1, 64) // 1e+308, not 309 digits
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
 
 func quote(s string) string { return strconv.Quote(s) }
 

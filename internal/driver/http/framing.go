@@ -36,6 +36,10 @@ func failure(err error) (driver.Class, string) {
 		return driver.Error, "Content-Length with chunked Transfer-Encoding"
 	case errors.Is(err, errUnsolicited):
 		return driver.Error, errUnsolicited.Error()
+	case errors.Is(err, errTooManyHeaders):
+		return driver.Error, fmt.Sprintf("more than %d header lines", maxHeaderLines)
+	case errors.Is(err, errHeadersTooLarge):
+		return driver.Error, "header section longer than 1 MiB"
 	case errors.Is(err, errMalformed):
 		return driver.Error, "malformed response"
 	}

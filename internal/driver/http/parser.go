@@ -38,6 +38,7 @@ type parser struct {
 	left    int64
 	length  int64
 	chunked bool
+	hb      headerBounds // of the header or trailer section being read
 	r       response
 }
 
@@ -97,6 +98,14 @@ func (ps *parser) parse(p []byte) (n int, done bool, err error) {
 		line := bytes.TrimRight(raw, "\r\n")
 		switch ps.st {
 		case psStatus:
+			ps.hb = headerBounds{bytes: len(raw)}
+		case psHeaders, psTrailers:
+			if err := ps.hb.add(len(raw), len(line) > 0); err != nil {
+				return n, false, err
+			}
+		}
+		switch ps.st {
+		case psStatus:
 			if err := parseStatusLine(line, r); err != nil {
 				return n, false, err
 			}
@@ -122,7 +131,7 @@ func (ps *parser) parse(p []byte) (n int, done bool, err error) {
 				return n, false, err
 			}
 			if size == 0 {
-				ps.st = psTrailers
+				ps.st, ps.hb = psTrailers, headerBounds{}
 			} else {
 				ps.st, ps.left = psChunkData, size
 			}

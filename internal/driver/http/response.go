@@ -25,21 +25,63 @@ type response struct {
 // be trusted afterwards.
 var errMalformed = errors.New("malformed response")
 
+// Bounds of one response's header section (status line and header lines,
+// or the trailer lines of a chunked body), beside the bound of one line
+// (maxLine): a server that streams headers without end is refused.
+const (
+	// maxHeaderLines bounds the header (or trailer) lines of a response.
+	maxHeaderLines = 1024
+	// maxHeaderBytes bounds the bytes of a header section, as net/http's
+	// DefaultMaxHeaderBytes.
+	maxHeaderBytes = 1 << 20
+)
+
+var (
+	// errTooManyHeaders: more than maxHeaderLines header lines.
+	errTooManyHeaders = fmt.Errorf("%w: more than %d header lines", errMalformed, maxHeaderLines)
+	// errHeadersTooLarge: a header section past maxHeaderBytes.
+	errHeadersTooLarge = fmt.Errorf("%w: header section longer than %d bytes (1 MiB)", errMalformed, maxHeaderBytes)
+)
+
+// headerBounds counts the lines and bytes of one header section.
+type headerBounds struct {
+	lines int
+	bytes int
+}
+
+// add counts one line of k bytes (with its CRLF; a header line when header,
+// else the status line or the blank line) and says when a bound is broken.
+func (h *headerBounds) add(k int, header bool) error {
+	if header {
+		h.lines++
+	}
+	h.bytes += k
+	switch {
+	case h.lines > maxHeaderLines:
+		return errTooManyHeaders
+	case h.bytes > maxHeaderBytes:
+		return errHeadersTooLarge
+	}
+	return nil
+}
+
 // readResponse parses one response from br. keepBody asks for the body to be
 // kept in r.body (reusing its capacity); head says the request was HEAD.
 func readResponse(br *bufio.Reader, r *response, keepBody, head bool) error {
 	r.bytes, r.close, r.tooBig = 0, false, false
 	r.body = r.body[:0]
 	for {
+		before := r.bytes
 		line, err := readLine(br, r)
 		if err != nil {
 			return err
 		}
+		hb := headerBounds{bytes: int(r.bytes - before)}
 		if err := parseStatusLine(line, r); err != nil {
 			return err
 		}
 		st := r.status
-		length, chunked, err := readHeaders(br, r)
+		length, chunked, err := readHeaders(br, r, &hb)
 		if err != nil {
 			return err
 		}
@@ -79,11 +121,15 @@ func readLine(br *bufio.Reader, r *response) ([]byte, error) {
 
 // readHeaders reads header lines up to the blank line and returns the
 // Content-Length (-1 if none) and whether the body is chunked.
-func readHeaders(br *bufio.Reader, r *response) (length int64, chunked bool, err error) {
+func readHeaders(br *bufio.Reader, r *response, hb *headerBounds) (length int64, chunked bool, err error) {
 	length = -1
 	for {
+		before := r.bytes
 		line, err := readLine(br, r)
 		if err != nil {
+			return 0, false, err
+		}
+		if err := hb.add(int(r.bytes-before), len(line) > 0); err != nil {
 			return 0, false, err
 		}
 		if len(line) == 0 {
@@ -195,10 +241,15 @@ func readChunked(br *bufio.Reader, r *response, keep bool) error {
 			return err
 		}
 		if size == 0 {
+			var hb headerBounds
 			for { // trailers up to the blank line
+				before := r.bytes
 				t, err := readLine(br, r)
 				if err != nil {
 					return unexpectedEOF(err)
+				}
+				if err := hb.add(int(r.bytes-before), len(t) > 0); err != nil {
+					return err
 				}
 				if len(t) == 0 {
 					return nil
