@@ -190,9 +190,15 @@ func (w *watchdog) finalKill() int {
 	for {
 		left := w.signalTree(syscall.SIGKILL)
 		w.reap()
-		if len(left) == 0 {
+		// /proc no longer lists a process that is exiting before wait4 can
+		// reap it: wait until the target itself is reaped too, or its exit
+		// status would be lost (and it would be reaped by init).
+		if len(left) == 0 && w.targetDone {
 			w.say("done")
 			return 0
+		}
+		if len(left) == 0 {
+			left = []int{w.target}
 		}
 		if !time.Now().Before(deadline) {
 			w.say("survivors %v", left)
