@@ -98,6 +98,11 @@ func TestKill9ReapsTree(t *testing.T) {
 			if left := waitMarkers(marker, 0); len(left) != 0 {
 				t.Errorf("processes %v of the target survived kill -9 of the benchrig that started it", left)
 			}
+			// the watchdog kills and reaps it after the sleeps: give it the
+			// same bounded time
+			for deadline := time.Now().Add(wdKillTimeout + time.Second); proc.Default().Alive(pid) && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
 			if proc.Default().Alive(pid) {
 				t.Errorf("target %d survived", pid)
 			}
