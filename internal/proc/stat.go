@@ -130,8 +130,8 @@ func parseStat(data []byte, withComm bool) (Stat, error) {
 		var err error
 		switch k {
 		case 0:
-			if len(f) != 1 {
-				return Stat{}, fmt.Errorf("%w: stat: state %q", ErrFormat, f)
+			if len(f) != 1 || f[0] < 'A' || f[0] > 'z' || (f[0] > 'Z' && f[0] < 'a') {
+				return Stat{}, fmt.Errorf("%w: stat: state %q, want one letter", ErrFormat, f)
 			}
 			st.State = f[0]
 		case 1:
