@@ -54,13 +54,16 @@ func FuzzRedact(f *testing.F) {
 			"postgres://db/app?password=" + url.QueryEscape(pw),
 			"postgres://db/app?sslmode=disable&password=" + url.QueryEscape(pw) + "&user=u",
 		} {
-			out := Redact(dsn)
+			// The mask itself, or the mask beside its neighbours ("xxxxx "
+			// holds "xxx "), is no leak: look for the password with the mask
+			// cut out.
+			out := strings.ReplaceAll(Redact(dsn), Redacted, "\x00")
 			if strings.Contains(out, url.QueryEscape(pw)) && !strings.Contains(strings.Replace(dsn, url.QueryEscape(pw), "", 1), url.QueryEscape(pw)) && len(url.QueryEscape(pw)) > 5 {
 				t.Errorf("Redact(%q) = %q still holds the escaped password", dsn, out)
 			}
 			// A password that is also part of the fixed text proves nothing.
 			fixed := strings.Replace(dsn, pw, "", 1)
-			if strings.Contains(out, pw) && !strings.Contains(fixed, pw) && !strings.Contains(Redacted, pw) {
+			if strings.Contains(out, pw) && !strings.Contains(fixed, pw) {
 				t.Errorf("Redact(%q) = %q still holds the password", dsn, out)
 			}
 		}
