@@ -10,7 +10,7 @@ import (
 )
 
 // shellQuote quotes one word for SplitCommand (and sh): single quotes, a
-// single quote inside as '\''.
+// single quote inside as '\”.
 func shellQuote(w string) string {
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
