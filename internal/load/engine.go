@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
@@ -96,35 +94,6 @@ func (e *Engine) Open(ctx context.Context) error {
 // the ones open now are counted, this covers what the sampler, the target's
 // logs and the results file open later.
 const fdSpare = 64
-
-// checkFDs refuses a connection count the file-descriptor limit cannot take,
-// before any is opened, saying how to raise the limit. (Go raises the soft
-// limit to the hard one at start; a shell's `ulimit -n` raises the hard one
-// when run as a user that may.)
-func checkFDs(conns int) error {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return nil // no limit known: the opens say what fails
-	}
-	open := 0
-	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
-		open = len(fds)
-	}
-	need := uint64(conns + open + fdSpare)
-	if need <= lim.Cur {
-		return nil
-	}
-	return fmt.Errorf("%d connections need about %d file descriptors (%d open, %d spare), over the limit of %d (RLIMIT_NOFILE); raise it with `ulimit -n %d` in the shell that starts benchrig (hard limit %d), or use fewer connections",
-		conns, need, open, fdSpare, lim.Cur, need, lim.Max)
-}
-
-// fdHint explains a "too many open files" error of opening connections.
-func fdHint(err error, conns int) string {
-	if !errors.Is(err, syscall.EMFILE) && !errors.Is(err, syscall.ENFILE) {
-		return ""
-	}
-	return fmt.Sprintf(" (out of file descriptors: %d connections need at least %d; raise the limit with `ulimit -n`, or use fewer connections)", conns, conns+fdSpare)
-}
 
 // Close closes every connection. It is idempotent and may be called while a
 // window runs to abort it.
@@ -442,100 +411,6 @@ func shortErr(err error) string {
 	}
 	return s
 }
-
-// merge combines the workers' recorders into one result.
-func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*result.Load, error) {
-	res := &result.Load{
-		Mode:        "closed",
-		Connections: e.cfg.Connections,
-		Pipeline:    e.cfg.Pipeline,
-		Seconds:     float64(end-start) / 1e9,
-		Messages:    map[string]int64{},
-	}
-	if e.cfg.Rate > 0 {
-		res.Mode = "rate"
-	}
-	lat := result.NewHistogram()
-	var service, lag = result.NewHistogram(), result.NewHistogram()
-	ops := make([]opRecorder, len(e.ops))
-	for i := range ops {
-		ops[i].hist = result.NewHistogram()
-	}
-	last := 0
-	for _, r := range recs {
-		r.flushSecond()
-		if r.sec > last {
-			last = r.sec
-		}
-		lat.Merge(r.latency)
-		if r.rate {
-			service.Merge(r.service)
-			lag.Merge(r.lag)
-		}
-		res.Sent += r.sent
-		res.Bytes += r.bytes
-		res.Reconnects += r.reconnects
-		res.Resent += r.resent
-		for m, n := range r.causes {
-			if res.ReconnectCauses == nil {
-				res.ReconnectCauses = map[string]int64{}
-			}
-			res.ReconnectCauses[m] += n
-		}
-		for m, n := range r.messages {
-			res.Messages[m] += n
-		}
-		res.Errors += r.failed[failError]
-		res.Timeouts += r.failed[failTimeout]
-		res.Unexpected += r.failed[failUnexpected]
-		for i := range r.ops {
-			ops[i].hist.Merge(r.ops[i].hist)
-			ops[i].requests += r.ops[i].requests
-			for c := range ops[i].failed {
-				ops[i].failed[c] += r.ops[i].failed[c]
-			}
-		}
-	}
-	res.Requests = lat.TotalCount()
-	if len(res.Messages) == 0 {
-		res.Messages = nil
-	}
-	var err error
-	if res.Latency, err = result.Summarise(lat); err != nil {
-		return nil, err
-	}
-	if e.cfg.Rate > 0 {
-		s, err := result.Summarise(service)
-		if err != nil {
-			return nil, err
-		}
-		res.Service = &s
-		l, err := result.Summarise(lag)
-		if err != nil {
-			return nil, err
-		}
-		res.Rate = &result.RateStats{Lag: l}
-	}
-	if len(e.ops) > 1 {
-		for i, name := range e.ops {
-			l, err := result.Summarise(ops[i].hist)
-			if err != nil {
-				return nil, err
-			}
-			res.Ops = append(res.Ops, result.OpStats{Name: name, Requests: ops[i].requests,
-				Errors: ops[i].failed[failError], Timeouts: ops[i].failed[failTimeout], Unexpected: ops[i].failed[failUnexpected], Latency: l})
-		}
-	}
-	res.Timeline = tl.seconds(last)
-	if res.Seconds > 0 {
-		res.RequestsPerSec = float64(res.Requests) / res.Seconds
-		res.BytesPerSec = float64(res.Bytes) / res.Seconds
-	}
-	return res, nil
-}
-
-// backoff is a worker's driver.Backoff, slept through.
-type backoff struct{ driver.Backoff }
 
 func newBackoff() *backoff { return &backoff{} }
 func (b *backoff) reset()  { b.Reset() }
