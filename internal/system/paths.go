@@ -260,3 +260,44 @@ func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
 		}
 	}
 }
+
+// AddressDriver gives base the driver of cell c's http or resp path on a
+// server reached at an address (host:port for resp; http paths carry their
+// URL, placeholders from vars): the driver, its recorded configuration, the
+// RESP client statistics, and the checks — the target's own (list), or else
+// the path's request itself — before and after the load. Command, attach
+// and address targets share it.
+func AddressDriver(env Env, c suite.Cell, base Spec, vars map[string]string, respAddr string, list []Check) (Spec, error) {
+	p := env.Suite.Paths[c.Path]
+	var probe []Check // the path's own request, checked when the target lists no checks
+	switch {
+	case p.HTTP != nil:
+		dc, err := HTTPConfig(p.HTTP, vars, base.Engine.Seed)
+		if err != nil {
+			return base, fmt.Errorf("path %q: %w", c.Path, err)
+		}
+		d, err := httpdrv.New(dc)
+		if err != nil {
+			return base, fmt.Errorf("path %q: %w", c.Path, err)
+		}
+		base.Driver, base.DriverConfig = d, JSON(dc.Redacted())
+		probe = []Check{{Name: dc.Method + " " + dc.URL, Run: d.Probe}}
+	case p.RESP != nil:
+		rc := RESPConfig(env.Suite, p.RESP, c, base.Engine.Seed)
+		rc.Addr = respAddr
+		d, err := respdrv.New(rc)
+		if err != nil {
+			return base, fmt.Errorf("path %q: %w", c.Path, err)
+		}
+		base.Driver, base.DriverConfig = d, JSON(d.Config())
+		base.Stats, base.Judge = RESPStats(d, nil), JudgeRESP
+	default:
+		return base, Unsupported(env, c)
+	}
+	base.PreChecks = list
+	if len(list) == 0 {
+		base.PreChecks = probe
+	}
+	base.PostChecks = base.PreChecks
+	return base, nil
+}

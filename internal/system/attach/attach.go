@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
@@ -102,40 +100,13 @@ func (a *System) Close(ctx context.Context) error { return nil }
 
 // Spec gives a sample its driver and the attached process to sample.
 func (a *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (system.Spec, error) {
-	p := a.env.Suite.Paths[c.Path]
 	vars := a.env.Vars(map[string]string{"port": strconv.Itoa(a.port)})
-	var probe *system.Check // the path's own request, checked when the target lists no checks
-	switch {
-	case p.HTTP != nil:
-		dc, err := system.HTTPConfig(p.HTTP, vars, base.Engine.Seed)
-		if err != nil {
-			return base, fmt.Errorf("path %q: %w", c.Path, err)
-		}
-		d, err := httpdrv.New(dc)
-		if err != nil {
-			return base, fmt.Errorf("path %q: %w", c.Path, err)
-		}
-		base.Driver, base.DriverConfig = d, system.JSON(dc.Redacted())
-		probe = &system.Check{Name: dc.Method + " " + dc.URL, Run: d.Probe}
-	case p.RESP != nil:
-		rc := system.RESPConfig(a.env.Suite, p.RESP, c, base.Engine.Seed)
-		rc.Addr = net.JoinHostPort(a.host, strconv.Itoa(a.port))
-		d, err := respdrv.New(rc)
-		if err != nil {
-			return base, fmt.Errorf("path %q: %w", c.Path, err)
-		}
-		base.Driver, base.DriverConfig = d, system.JSON(d.Config())
-		base.Stats, base.Judge = system.RESPStats(d, nil), system.JudgeRESP
-	default:
-		return base, system.Unsupported(a.env, c)
+	base, err := system.AddressDriver(a.env, c, base, vars, net.JoinHostPort(a.host, strconv.Itoa(a.port)), command.Checks(a.t.Checks, vars))
+	if err != nil {
+		return base, err
 	}
 	if a.proc != nil {
 		base.Attach, base.AttachInfo = a.proc, a.info
 	}
-	base.PreChecks = command.Checks(a.t.Checks, vars)
-	if len(base.PreChecks) == 0 && probe != nil {
-		base.PreChecks = []system.Check{*probe}
-	}
-	base.PostChecks = base.PreChecks
 	return base, nil
 }

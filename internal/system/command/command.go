@@ -13,8 +13,6 @@ import (
 	"sort"
 	"strconv"
 
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
@@ -55,38 +53,11 @@ func (c *System) Close(ctx context.Context) error { return nil }
 // Spec gives a sample its driver, a starter of a fresh process and the
 // target's checks.
 func (c *System) Spec(ctx context.Context, cell suite.Cell, base system.Spec) (system.Spec, error) {
-	p := c.env.Suite.Paths[cell.Path]
-	var probe *system.Check // the path's own request, checked when the target lists no checks
-	switch {
-	case p.HTTP != nil:
-		dc, err := system.HTTPConfig(p.HTTP, c.vars(), base.Engine.Seed)
-		if err != nil {
-			return base, fmt.Errorf("path %q: %w", cell.Path, err)
-		}
-		d, err := httpdrv.New(dc)
-		if err != nil {
-			return base, fmt.Errorf("path %q: %w", cell.Path, err)
-		}
-		base.Driver, base.DriverConfig = d, system.JSON(dc.Redacted())
-		probe = &system.Check{Name: dc.Method + " " + dc.URL, Run: d.Probe}
-	case p.RESP != nil:
-		rc := system.RESPConfig(c.env.Suite, p.RESP, cell, base.Engine.Seed)
-		rc.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port))
-		d, err := respdrv.New(rc)
-		if err != nil {
-			return base, fmt.Errorf("path %q: %w", cell.Path, err)
-		}
-		base.Driver, base.DriverConfig = d, system.JSON(d.Config())
-		base.Stats, base.Judge = system.RESPStats(d, nil), system.JudgeRESP
-	default:
-		return base, system.Unsupported(c.env, cell)
+	base, err := system.AddressDriver(c.env, cell, base, c.vars(), net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port)), c.checks())
+	if err != nil {
+		return base, err
 	}
 	base.Start = c.starter()
-	base.PreChecks = c.checks()
-	if len(base.PreChecks) == 0 && probe != nil {
-		base.PreChecks = []system.Check{*probe}
-	}
-	base.PostChecks = base.PreChecks
 	return base, nil
 }
 
