@@ -123,6 +123,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		}
 		return nil, err
 	}
+	var changed []string // what a --resume-changed run resumes against
 	if hdr != nil {
 		if ch := result.ProvenanceChanges(*hdr, result.Header{Suite: hdr.Suite, Targets: prov}); len(ch) > 0 {
 			if !x.out.resumeChanged {
@@ -130,6 +131,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 				return nil, fmt.Errorf("%s was measured against other targets than these (%s): refusing to resume; --resume-changed resumes anyway, or start a new file", path, strings.Join(ch, "; "))
 			}
 			fmt.Fprintf(stderr, "benchrig: resuming against changed targets (--resume-changed): %s\n", strings.Join(ch, "; "))
+			changed = ch
 		}
 	}
 	if x.onPrepared != nil {
@@ -154,6 +156,9 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 	}
 	if w != nil {
 		sink = w
+		if len(changed) > 0 {
+			sink = changedSink{w, changed}
+		}
 	}
 	interrupted, err := r.Run(ctx, sink)
 	st.stop()
@@ -197,4 +202,18 @@ func repeatSuffix(r, n int) string {
 		return ""
 	}
 	return fmt.Sprintf(" · repeat %d/%d", r, n)
+}
+
+// changedSink records, in every sample it appends, what had changed in the
+// targets' provenance when a run resumed with --resume-changed: verify and
+// every report then say which samples were measured against what.
+type changedSink struct {
+	*result.Writer
+	changed []string
+}
+
+// Append records the changes in the sample, then appends it.
+func (c changedSink) Append(s *result.Sample) error {
+	s.ResumedChanged = c.changed
+	return c.Writer.Append(s)
 }

@@ -85,6 +85,17 @@ func TestResumeChecksProvenance(t *testing.T) {
 	if doc := readResults(t, out); len(doc.Samples) != 2 || doc.Footer == nil {
 		t.Errorf("after --resume-changed: %d samples, footer %+v", len(doc.Samples), doc.Footer)
 	}
+	// What was resumed against is in the file: verify and every report say so.
+	stdout, _, code := cli(t, "verify", out)
+	if code != 0 || !strings.Contains(stdout, "1 of 2 samples were measured after --resume-changed against changed targets") || !strings.Contains(stdout, `target "web": binary sha256`) {
+		t.Errorf("verify after --resume-changed: exit %d: %s", code, stdout)
+	}
+	for _, f := range []string{"text", "md", "html"} {
+		stdout, stderr, code := cli(t, "report", out, "-f", f)
+		if code != 0 || !strings.Contains(stdout, "measured after --resume-changed") {
+			t.Errorf("report -f %s: exit %d, %s; no --resume-changed note in:\n%.2000s", f, code, stderr, stdout)
+		}
+	}
 }
 
 func copyFile(t *testing.T, from, to string) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -27,7 +28,8 @@ func loadSource(path string, allowSmoke bool) (*report.Source, error) {
 // suiteSource reads a suite's results file.
 func suiteSource(path string, allowSmoke bool) (*report.Source, error) {
 	hdr, samples, footer, err := result.ReadFile(path)
-	if err != nil {
+	var torn *result.TornLineError
+	if err != nil && !errors.As(err, &torn) {
 		return nil, err
 	}
 	if hdr == nil {
@@ -60,6 +62,12 @@ func suiteSource(path string, allowSmoke bool) (*report.Source, error) {
 		for _, p := range problems {
 			src.Notes = append(src.Notes, "benchrig verify: "+p)
 		}
+	}
+	for _, w := range rep.Warnings {
+		src.Notes = append(src.Notes, "benchrig verify: "+w)
+	}
+	if torn != nil {
+		src.Notes = append(src.Notes, torn.Error()+".")
 	}
 	switch {
 	case footer == nil:

@@ -196,6 +196,9 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 			}
 			if len(rep.Problems) == 0 && rep.Complete {
 				fmt.Fprintf(stdout, "OK: %s: %d of %d planned samples, checksum and plan verified\n", args[0], rep.Samples, rep.Planned)
+				for _, w := range rep.Warnings {
+					fmt.Fprintf(stdout, "  ! %s\n", w)
+				}
 				return nil
 			}
 			kind := "FAILED"
@@ -205,6 +208,9 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 			fmt.Fprintf(stdout, "%s: %s\n", kind, args[0])
 			for _, p := range rep.Problems {
 				fmt.Fprintf(stdout, "  - %s\n", p)
+			}
+			for _, w := range rep.Warnings {
+				fmt.Fprintf(stdout, "  ! %s\n", w)
 			}
 			return errors.New("verification failed")
 		},

@@ -20,12 +20,15 @@ type verifyDoc struct {
 	Planned  int      `json:"planned"`
 	Complete bool     `json:"complete"`
 	Problems []string `json:"problems"`
+	// Warnings are caveats of a file that verifies (samples measured
+	// after --resume-changed).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // writeVerifyJSON writes a verification as JSON. verifyCmd calls it when
 // --json is given, in place of its lines, and returns the same error.
 func writeVerifyJSON(w io.Writer, path string, rep *result.Report) error {
-	d := verifyDoc{Schema: verifySchema, File: path, Samples: rep.Samples, Planned: rep.Planned, Complete: rep.Complete, Problems: append([]string{}, rep.Problems...)}
+	d := verifyDoc{Schema: verifySchema, File: path, Samples: rep.Samples, Planned: rep.Planned, Complete: rep.Complete, Problems: append([]string{}, rep.Problems...), Warnings: rep.Warnings}
 	switch {
 	case len(rep.Problems) == 0 && rep.Complete:
 		d.Verdict = "ok"

@@ -302,37 +302,26 @@ func ReadFile(path string) (*Header, []Sample, *Footer, error) {
 		samples []Sample
 		ft      *Footer
 	)
+	// A last line without its newline was being written when the run
+	// stopped (a crash, a full disk): it is torn, never a sample.
+	torn := false
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			torn = true
+		}
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
 	n := 1
+	var pending []byte
 	for ; sc.Scan(); n++ {
-		line := sc.Bytes()
-		var probe struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(line, &probe); err != nil {
-			return hdr, samples, ft, fmt.Errorf("%s:%d: not JSON: %v", path, n, err)
-		}
-		switch probe.Type {
-		case "header":
-			hdr = &Header{}
-			if err := json.Unmarshal(line, hdr); err != nil {
-				return hdr, samples, ft, fmt.Errorf("%s:%d: header: %v", path, n, err)
+		if pending != nil {
+			if err := readLine(path, n-1, pending, &hdr, &samples, &ft); err != nil {
+				return hdr, samples, ft, err
 			}
-		case "sample":
-			var s sampleLine
-			if err := json.Unmarshal(line, &s); err != nil {
-				return hdr, samples, ft, fmt.Errorf("%s:%d: sample: %v", path, n, err)
-			}
-			samples = append(samples, s.Sample)
-		case "footer":
-			ft = &Footer{}
-			if err := json.Unmarshal(line, ft); err != nil {
-				return hdr, samples, ft, fmt.Errorf("%s:%d: footer: %v", path, n, err)
-			}
-		default:
-			return hdr, samples, ft, fmt.Errorf("%s:%d: unknown line type %q", path, n, probe.Type)
 		}
+		pending = append(pending[:0], sc.Bytes()...)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -340,5 +329,57 @@ func ReadFile(path string) (*Header, []Sample, *Footer, error) {
 		}
 		return hdr, samples, ft, fmt.Errorf("%s: %w", path, err)
 	}
+	if pending != nil {
+		if torn {
+			return hdr, samples, ft, &TornLineError{Path: path, Line: n - 1}
+		}
+		if err := readLine(path, n-1, pending, &hdr, &samples, &ft); err != nil {
+			return hdr, samples, ft, err
+		}
+	}
 	return hdr, samples, ft, nil
+}
+
+// TornLineError is ReadFile's error for a last line without its newline:
+// the line being written when the run stopped (a crash, a full disk). What
+// comes before it is intact, and --resume drops the torn line.
+type TornLineError struct {
+	Path string
+	Line int
+}
+
+func (e *TornLineError) Error() string {
+	return fmt.Sprintf("%s:%d: torn last line (it was being written when the run stopped: a crash or a full disk); the lines before it are intact and --resume drops it", e.Path, e.Line)
+}
+
+// readLine decodes line n of a results file into the header, the samples
+// or the footer.
+func readLine(path string, n int, line []byte, hdr **Header, samples *[]Sample, ft **Footer) error {
+	var probe struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return fmt.Errorf("%s:%d: not JSON: %v", path, n, err)
+	}
+	switch probe.Type {
+	case "header":
+		*hdr = &Header{}
+		if err := json.Unmarshal(line, *hdr); err != nil {
+			return fmt.Errorf("%s:%d: header: %v", path, n, err)
+		}
+	case "sample":
+		var s sampleLine
+		if err := json.Unmarshal(line, &s); err != nil {
+			return fmt.Errorf("%s:%d: sample: %v", path, n, err)
+		}
+		*samples = append(*samples, s.Sample)
+	case "footer":
+		*ft = &Footer{}
+		if err := json.Unmarshal(line, *ft); err != nil {
+			return fmt.Errorf("%s:%d: footer: %v", path, n, err)
+		}
+	default:
+		return fmt.Errorf("%s:%d: unknown line type %q", path, n, probe.Type)
+	}
+	return nil
 }

@@ -45,6 +45,12 @@ type Sample struct {
 	// reason of the verdict.
 	Assertions []Assertion `json:"assertions,omitempty"`
 
+	// ResumedChanged lists what had changed in the targets' provenance
+	// when this sample was measured by a run resumed with --resume-changed
+	// (binary SHA-256, server version or settings): the file mixes samples
+	// of two builds.
+	ResumedChanged []string `json:"resumed_changed,omitempty"`
+
 	Verdict Verdict `json:"verdict"`
 	// Error, when set, says why the sample failed before producing
 	// figures (a failed pre-check, a target that did not start).

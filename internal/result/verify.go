@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"reflect"
+	"strings"
 )
 
 // Replanner re-expands the plan from a recorded, resolved suite, so Verify
@@ -26,6 +28,10 @@ type Report struct {
 	Incomplete bool
 	Samples    int
 	Planned    int
+	// Warnings are true of a file that verifies but whose figures need a
+	// caveat: samples measured after --resume-changed against changed
+	// targets.
+	Warnings []string
 }
 
 // OK reports whether the file verified.
@@ -47,7 +53,11 @@ func Verify(path string, replan Replanner) (*Report, error) {
 	}
 	r := &Report{}
 	hdr, samples, ft, rerr := ReadFile(path)
-	if rerr != nil {
+	var torn *TornLineError
+	switch {
+	case errors.As(rerr, &torn):
+		r.add("incomplete: %v", rerr)
+	case rerr != nil:
 		r.add("%v", rerr)
 	}
 	if hdr == nil {
@@ -101,6 +111,9 @@ func Verify(path string, replan Replanner) (*Report, error) {
 		for _, p := range checkSample(&s) {
 			r.add("%s: %s", where, p)
 		}
+	}
+	if w := resumedChangedWarning(samples); w != "" {
+		r.Warnings = append(r.Warnings, w)
 	}
 	missing := 0
 	for _, p := range hdr.Plan {
@@ -219,4 +232,32 @@ func checkLatency(name string, l *Latency) []string {
 		}
 	}
 	return p
+}
+
+// resumedChangedWarning says which samples were measured after a resume
+// against changed targets (--resume-changed), and what had changed.
+func resumedChangedWarning(samples []Sample) string {
+	var keys, changes []string
+	seen := map[string]bool{}
+	for _, s := range samples {
+		if len(s.ResumedChanged) == 0 {
+			continue
+		}
+		keys = append(keys, s.Key)
+		for _, c := range s.ResumedChanged {
+			if !seen[c] {
+				seen[c] = true
+				changes = append(changes, c)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	shown := keys
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("… %d more", len(keys)-5))
+	}
+	return fmt.Sprintf("%d of %d samples were measured after --resume-changed against changed targets (%s): %s; compare them with the earlier samples with care",
+		len(keys), len(samples), strings.Join(changes, "; "), strings.Join(shown, ", "))
 }
