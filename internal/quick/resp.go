@@ -7,6 +7,7 @@ import (
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/textclip"
 )
 
 // RESP are the options of benchrig resp.
@@ -189,7 +190,7 @@ func (r *RESP) check() error {
 	case r.TokenEnv != "" && r.TokenFile != "":
 		return fmt.Errorf("give --token-env or --token-file, not both")
 	case strings.Contains(r.Key, "{db}") && r.DB == "":
-		return fmt.Errorf("--key %q uses {db}: give --db", r.Key)
+		return fmt.Errorf("--key %q uses {db}: give --db", textclip.String(r.Key))
 	}
 	if r.Sampled > 0 && !r.Fills() {
 		return fmt.Errorf("--validate-sampled compares with the rows benchrig filled: give --fill or a PostgreSQL fill")

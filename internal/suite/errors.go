@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/benchrig/benchrig/internal/textclip"
 )
 
 // maxErrors bounds how many problems one Parse or ApplyOverrides reports: past
@@ -105,7 +107,7 @@ func (l *located) errf(field, format string, args ...any) {
 	if len(l.errs) >= maxErrors {
 		return
 	}
-	e := &Error{File: l.file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{File: l.file, Field: field, Msg: fmt.Sprintf(format, textclip.Args(args)...)}
 	if src := l.sourceOf(field); src != "" {
 		e.Source = src
 	} else if p, ok := l.find(field); ok {
@@ -121,7 +123,7 @@ func (l *located) errOff(field, text string, off int, format string, args ...any
 	if len(l.errs) >= maxErrors {
 		return
 	}
-	e := &Error{File: l.file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{File: l.file, Field: field, Msg: fmt.Sprintf(format, textclip.Args(args)...)}
 	if src := l.sourceOf(field); src != "" {
 		e.Source = src
 	} else if p, ok := l.find(field); ok {
@@ -158,7 +160,7 @@ func (l *located) errAt(p pos, field, format string, args ...any) {
 	if len(l.errs) >= maxErrors {
 		return
 	}
-	l.errs = append(l.errs, &Error{File: l.file, Line: p.line, Column: p.col, Field: field, Msg: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, &Error{File: l.file, Line: p.line, Column: p.col, Field: field, Msg: fmt.Sprintf(format, textclip.Args(args)...)})
 }
 
 // find returns the position of field, or of its nearest ancestor that has one.

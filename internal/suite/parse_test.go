@@ -372,3 +372,21 @@ func TestBareSecondsInSuite(t *testing.T) {
 		t.Errorf("phases %+v", s.Phases)
 	}
 }
+
+// TestHugeValueNotEchoed: a 1.5 MB key template and command (the suite bound is 4 MiB)
+// is refused with its length and bound, and the message quotes its head
+// only: a hostile or mistaken value never turns into megabytes of output.
+func TestHugeValueNotEchoed(t *testing.T) {
+	key := strings.Repeat("k", 1500<<10)
+	src := "name: big\nphases: {load: 1s}\ntargets:\n  c: {redis: {ephemeral: true}}\npaths:\n  p: {resp: {command: \"" + key + "!\", key: \"" + key + "\"}}\n" +
+		"workloads:\n  hot: {kind: hot, rows: 10, hot: 5}\nmatrix: {cases: [{target: c, path: p, workload: hot}], connections: [1]}\n"
+	_, err := Parse("big.yaml", []byte(src))
+	if err == nil {
+		t.Fatal("a 1.5 MB key template was accepted")
+	}
+	msg := err.Error()
+	if len(msg) > 4096 || !strings.Contains(msg, "paths.p.resp.key") || !strings.Contains(msg, "longer than the bound (4096 bytes") ||
+		!strings.Contains(msg, "bytes in all") {
+		t.Errorf("%d-byte message: %.600s", len(msg), msg)
+	}
+}

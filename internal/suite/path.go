@@ -126,6 +126,10 @@ type RESPPath struct {
 	Timeout *Duration `json:"timeout,omitempty"`
 }
 
+// MaxRESPKeyTemplate bounds a RESP path's key template, in bytes: a key
+// is a name, not a payload (redis-benchmark's keys are a few bytes).
+const MaxRESPKeyTemplate = 4 << 10
+
 // MaxRESPBatch is the largest batch (keys per request) of a RESP path.
 const MaxRESPBatch = 1024
 
@@ -269,6 +273,9 @@ func (s *Suite) validatePath(name string, p *Path) {
 		}
 		if len(r.Args) > 0 && r.Command != "CUSTOM" {
 			l.errf(rf+".args", "only with command custom (got command %s)", r.Command)
+		}
+		if len(r.Key) > MaxRESPKeyTemplate {
+			l.errf(rf+".key", "key template of %d bytes is longer than the bound (%d bytes, 4 KiB); accepted: a template such as item:{id}", len(r.Key), MaxRESPKeyTemplate)
 		}
 		if r.ValidateSampled < 0 || r.ValidateSampled > 1 {
 			l.errf(rf+".validate_sampled", "must be a fraction between 0 and 1, got %v", r.ValidateSampled)

@@ -12,6 +12,7 @@ import (
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	pgtarget "github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/textclip"
 )
 
 // System is a suite's redis target: an ephemeral redis-server or an
@@ -118,9 +119,9 @@ func (r *System) fill(ctx context.Context) error {
 		if dsn == "" {
 			n, err := r.srv.Fill(ctx, DemoRows(rows, pgtarget.DefaultPayloadBytes), tmpl)
 			if err != nil {
-				return fmt.Errorf("fill %q: %w", tmpl, err)
+				return fmt.Errorf("fill %q: %w", textclip.String(tmpl), err)
 			}
-			r.note("Filled %d keys (%s, generated demo rows) in %s\n", n, tmpl, time.Since(start).Round(time.Millisecond))
+			r.note("Filled %d keys (%s, generated demo rows) in %s\n", n, textclip.String(tmpl), time.Since(start).Round(time.Millisecond))
 			if p.RESP.ValidateSampled > 0 {
 				ref, err := Reference(DemoRows(rows, pgtarget.DefaultPayloadBytes), rows)
 				if err != nil {
@@ -132,9 +133,9 @@ func (r *System) fill(ctx context.Context) error {
 		}
 		n, err := r.srv.FillFromPG(ctx, dsn, table, pk, tmpl)
 		if err != nil {
-			return fmt.Errorf("fill %q from PostgreSQL: %w", tmpl, err)
+			return fmt.Errorf("fill %q from PostgreSQL: %w", textclip.String(tmpl), err)
 		}
-		r.note("Filled %d keys (%s) from table %s in %s\n", n, tmpl, table, time.Since(start).Round(time.Millisecond))
+		r.note("Filled %d keys (%s) from table %s in %s\n", n, textclip.String(tmpl), table, time.Since(start).Round(time.Millisecond))
 		if rt.VerifyAgainstPG {
 			ids := ProbeIDs(rows)
 			if err := r.srv.VerifyAgainstPG(ctx, dsn, table, pk, p.RESP.Key, p.RESP.DB, ids); err != nil {
