@@ -123,6 +123,10 @@ func StartPG(ctx context.Context, opts PGOptions) (*PGServer, error) {
 			return nil, err
 		}
 		s.eph, s.dsn = eph, eph.DSN()
+	} else if cfg, err := postgres.ParseDSN(s.dsn); err != nil {
+		return nil, err
+	} else if err := postgres.ProbeWire(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("%w (DSN %s)", err, postgres.Redact(s.dsn))
 	}
 	if err := s.connect(ctx); err != nil {
 		_ = s.Stop(context.Background())
