@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"strconv"
 	"sync"
@@ -327,20 +328,50 @@ func (c *conn) Close() error {
 // Probe performs one request on a fresh connection and returns a one-line
 // error describing why it failed, so a quick run can refuse to start against
 // a peer that is not the expected HTTP server.
+//
+// The probe is bounded by the request timeout, or by ProbeTimeout when
+// there is none (--timeout 0), and ends at once when ctx does (Ctrl-C).
 func (d *Driver) Probe(ctx context.Context) error {
+	to := d.cfg.Timeout
+	if to <= 0 {
+		to = ProbeTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, to)
+	defer cancel()
 	c, err := d.Open(ctx, -1)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	cc := c.(*conn)
+	cc.nc.SetDeadline(time.Now().Add(to))
+	stop := context.AfterFunc(ctx, func() { cc.nc.SetDeadline(time.Now()) })
+	defer stop()
 	out := make([]driver.Outcome, 1)
 	var rc *driver.Reconnect
 	if err := c.Do(ctx, make([]driver.Request, 1), out); err != nil && !(errors.As(err, &rc) && rc.Cause == driver.CauseClose) {
+		if ctx.Err() == context.Canceled {
+			return ctx.Err()
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("first request to %s: no response within %s (%s): %w", d.cfg.URL, to, probeBound(d.cfg.Timeout), err)
+		}
 		return fmt.Errorf("first request to %s failed: %w", d.cfg.URL, err)
 	}
 	if out[0].Class != driver.OK {
 		return fmt.Errorf("first request to %s: %s (body: %q)", d.cfg.URL, out[0].Msg, clip(cc.resp.body))
 	}
 	return nil
+}
+
+// ProbeTimeout bounds the pre-flight request when the run sets no request
+// timeout (--timeout 0 means none for the load, never an endless check).
+const ProbeTimeout = 10 * time.Second
+
+// probeBound says where the pre-flight's bound came from.
+func probeBound(timeout time.Duration) string {
+	if timeout > 0 {
+		return "the request timeout"
+	}
+	return "the pre-flight's bound; --timeout 0 sets none for the load only"
 }

@@ -114,7 +114,7 @@ func (p *System) startSidecar(ctx context.Context, addr string) error {
 // over SQL.
 func (p *System) prepareRESP(ctx context.Context, addr string) error {
 	r := p.env.Target.Postgres.RESP
-	o := redissys.RedisOptions{Addr: addr, User: r.User, TokenEnv: r.TokenEnv, TokenFile: r.TokenFile}
+	o := redissys.RedisOptions{Addr: addr, User: r.User, TokenEnv: r.TokenEnv, TokenFile: r.TokenFile, AdminTimeout: redissys.ShortestTimeout(p.env)}
 	if r.TLS != nil {
 		o.TLS = respdrv.TLSConfig{Enabled: true, CAFile: r.TLS.CA, ServerName: r.TLS.ServerName}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -23,6 +24,11 @@ func (s *RedisServer) wrap(what string, err error) error {
 		return fmt.Errorf("redis at %s: %s refused: %w (the server requires AUTH: give a token)", s.addr, what, err)
 	case errors.Is(err, wire.ErrProtocol) || errors.Is(err, wire.ErrLimit):
 		return fmt.Errorf("redis at %s: %s: the peer does not speak RESP: %w", s.addr, what, err)
+	case errors.Is(err, net.ErrClosed):
+		// only the close on Ctrl-C (dial's AfterFunc) closes it mid-exchange
+		return fmt.Errorf("redis at %s: %s: %w", s.addr, what, context.Canceled)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("redis at %s: %s: no reply within %s (the shortest request timeout of the run's paths, at most %s): a silent server, or not a RESP server", s.addr, what, s.adminLimit(), redisAdminTimeout)
 	case errors.Is(err, io.EOF) && s.tlsConf == nil:
 		return fmt.Errorf("redis at %s: %s: connection closed before a reply (a TLS-only port? then use TLS): %w", s.addr, what, err)
 	}
@@ -40,18 +46,33 @@ func (s *RedisServer) redactErr(err error) error {
 // redisAdmin is a short-lived connection for setup, INFO and checks; it is
 // on no hot path.
 type redisAdmin struct {
-	nc  net.Conn
-	rd  *wire.Reader
-	buf []byte
+	nc    net.Conn
+	rd    *wire.Reader
+	buf   []byte
+	limit time.Duration // one exchange's bound
+	stop  func() bool   // ends the close-on-cancel
 }
 
-// redisAdminTimeout bounds one administrative exchange without a deadline.
+// redisAdminTimeout bounds one administrative exchange when no path of
+// the run sets a shorter request timeout.
 const redisAdminTimeout = 10 * time.Second
 
-// dial connects, completes TLS and AUTH.
+// adminLimit is the bound of one administrative exchange: the shortest
+// request timeout of the run's paths (a server too slow for the load is too
+// slow for its checks), at most redisAdminTimeout.
+func (s *RedisServer) adminLimit() time.Duration {
+	if t := s.opts.AdminTimeout; t > 0 && t < redisAdminTimeout {
+		return t
+	}
+	return redisAdminTimeout
+}
+
+// dial connects, completes TLS and AUTH. The connection closes when ctx
+// ends (Ctrl-C), so no exchange outlives it.
 func (s *RedisServer) dial(ctx context.Context) (*redisAdmin, error) {
 	var d net.Dialer
-	dctx, cancel := context.WithTimeout(ctx, redisAdminTimeout)
+	limit := s.adminLimit()
+	dctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	nc, err := d.DialContext(dctx, "tcp", s.addr)
 	if err != nil {
@@ -65,7 +86,8 @@ func (s *RedisServer) dial(ctx context.Context) (*redisAdmin, error) {
 		}
 		nc = tc
 	}
-	c := &redisAdmin{nc: nc, rd: wire.NewReader(nc, wire.Limits{})}
+	c := &redisAdmin{nc: nc, rd: wire.NewReader(nc, wire.Limits{}), limit: limit}
+	c.stop = context.AfterFunc(ctx, func() { nc.Close() })
 	c.extend(ctx)
 	if s.token != "" {
 		args := []string{"AUTH", s.token}
@@ -82,16 +104,21 @@ func (s *RedisServer) dial(ctx context.Context) (*redisAdmin, error) {
 	return c, nil
 }
 
-// extend sets the connection's deadline: ctx's, or redisAdminTimeout.
+// extend sets the connection's deadline: ctx's, or the exchange's bound.
 func (c *redisAdmin) extend(ctx context.Context) {
 	dl, ok := ctx.Deadline()
-	if limit := time.Now().Add(redisAdminTimeout); !ok || dl.After(limit) {
+	if limit := time.Now().Add(c.limit); !ok || dl.After(limit) {
 		dl = limit
 	}
 	c.nc.SetDeadline(dl)
 }
 
-func (c *redisAdmin) close() { c.nc.Close() }
+func (c *redisAdmin) close() {
+	if c.stop != nil {
+		c.stop()
+	}
+	c.nc.Close()
+}
 
 // do sends one command and returns its reply as text (see
 // wire.Reader.ReadText); a server error is a *wire.Error.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/proc"
@@ -44,6 +45,10 @@ type RedisOptions struct {
 	Bin string `json:"bin,omitempty"`
 	// CPUs pins the ephemeral server's threads to this CPU list ("" none).
 	CPUs string `json:"cpus,omitempty"`
+	// AdminTimeout bounds each setup, INFO and check exchange (0, or more
+	// than 10 s: 10 s); the system sets it to its paths' shortest request
+	// timeout.
+	AdminTimeout time.Duration `json:"-"`
 }
 
 // RedisServer is a RESP system under test that lives across samples: an

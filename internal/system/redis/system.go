@@ -48,7 +48,26 @@ func Options(env system.Env) RedisOptions {
 	if t := rt.TLS; t != nil {
 		o.TLS = respdrv.TLSConfig{Enabled: true, CAFile: t.CA, ServerName: t.ServerName}
 	}
+	o.AdminTimeout = ShortestTimeout(env)
 	return o
+}
+
+// ShortestTimeout is the shortest request timeout set on the RESP paths of
+// env's cells (0 when none sets one): the bound of the server's PING, INFO
+// and fill exchanges, so that a silent server fails its checks as fast as
+// its requests would.
+func ShortestTimeout(env system.Env) time.Duration {
+	var min time.Duration
+	for _, c := range env.Cells {
+		p := env.Suite.Paths[c.Path]
+		if p == nil || p.RESP == nil || p.RESP.Timeout == nil || *p.RESP.Timeout <= 0 {
+			continue
+		}
+		if t := time.Duration(*p.RESP.Timeout); min == 0 || t < min {
+			min = t
+		}
+	}
+	return min
 }
 
 // Prepare starts or reaches the server and fills it.
