@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -9,13 +11,28 @@ import (
 
 // TestClientCPUsNotAllowed: --client-cpus naming a CPU benchrig may not run
 // on used to fail with the kernel's "pin thread N: invalid argument"; now
-// the sample fails before anything starts, naming the CPU and the CPUs
-// benchrig may use.
+// it is a usage error (exit 2) before anything starts, naming the flag, the
+// CPU and the CPUs benchrig may use; a suite's placement is refused by plan
+// the same way, with its position.
 func TestClientCPUsNotAllowed(t *testing.T) {
 	cpu := runtime.NumCPU() + 97
 	_, stderr, code := cli(t, "http", helloServer(t), "--client-cpus", fmt.Sprint(cpu), "-d", "1s")
-	want := fmt.Sprintf("pin the client to CPUs %d: CPU %d is not available: benchrig may run on CPUs ", cpu, cpu)
-	if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "invalid argument") {
-		t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+	want := fmt.Sprintf("--client-cpus: CPU %d is not available: benchrig may run on CPUs ", cpu)
+	if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "invalid argument") {
+		t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, want)
+	}
+	dir := t.TempDir()
+	sf := filepath.Join(dir, "s.yaml")
+	os.WriteFile(sf, []byte(fmt.Sprintf("name: pin\nplacement: {client_cpus: \"%d\"}\ntargets:\n  web: {address: {addr: \"127.0.0.1:1\"}}\npaths:\n  p: {http: {url: \"http://127.0.0.1:1/\"}}\nmatrix: {targets: [web], paths: [p], connections: [1]}\n", cpu)), 0o644)
+	for _, cmd := range []string{"plan", "run"} {
+		args := []string{cmd, sf}
+		if cmd == "run" {
+			args = append(args, "-o", filepath.Join(dir, "r.json"))
+		}
+		_, stderr, code := cli(t, args...)
+		want := fmt.Sprintf("s.yaml:2:26: placement.client_cpus: CPU %d is not available", cpu)
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and %q", cmd, code, stderr, want)
+		}
 	}
 }

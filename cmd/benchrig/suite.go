@@ -34,6 +34,9 @@ func loadPlan(path string, sets []string, smoke bool) (*suite.Suite, *suite.Plan
 			return nil, nil, usageError{err}
 		}
 	}
+	if err := s.CheckPlacement(); err != nil {
+		return nil, nil, usageError{err}
+	}
 	if smoke {
 		p = p.Smoke()
 	}

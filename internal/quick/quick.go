@@ -164,6 +164,9 @@ func Plan(name string, d Doc) (*suite.Suite, *suite.Plan, error) {
 	if err != nil {
 		return nil, nil, flagErrors(err)
 	}
+	if err := s.CheckPlacement(); err != nil {
+		return nil, nil, flagErrors(err)
+	}
 	return s, p, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 // CheckPrograms checks, on this machine, that the program of every command
@@ -49,6 +51,39 @@ func (s *Suite) CheckPrograms(cwd string) error {
 			s.loc.errf(field, "program %s: not found at %s: a relative program is resolved against %s, not the suite file's directory; run benchrig from the directory it is relative to, set dir, or give an absolute path", prog, path, from)
 		case st.IsDir() || st.Mode()&0o111 == 0:
 			s.loc.errf(field, "program %s (%s): not an executable file", prog, path)
+		}
+	}
+	return s.loc.result()
+}
+
+// CheckPlacement checks, on this machine, that every CPU list of the
+// suite (placement.client_cpus, placement.target_cpus, a target's cpus)
+// names CPUs benchrig may run on, so that plan and the quick modes refuse,
+// with the field and the CPUs there are, what would fail every sample. Like
+// CheckPrograms it is not part of Parse: verify re-expands a recorded suite
+// on any machine.
+func (s *Suite) CheckPlacement() error {
+	if s.loc == nil {
+		s.loc = newLocated(s.Source.File)
+	}
+	s.loc.errs = nil
+	check := func(field string, l CPUList) {
+		if l == "" || strings.Contains(string(l), "{") {
+			return
+		}
+		cpus, err := l.CPUs()
+		if err != nil {
+			return // Parse reported it
+		}
+		if err := proc.CheckAllowed(cpus); err != nil {
+			s.loc.errf(field, "%v", err)
+		}
+	}
+	check("placement.client_cpus", s.Placement.ClientCPUs)
+	check("placement.target_cpus", s.Placement.TargetCPUs)
+	for _, name := range sortedKeys(s.Targets) {
+		if t := s.Targets[name]; t != nil {
+			check(child("targets", name)+".cpus", t.CPUs)
 		}
 	}
 	return s.loc.result()
