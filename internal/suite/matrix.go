@@ -2,6 +2,7 @@ package suite
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/benchrig/benchrig/internal/load"
@@ -44,6 +45,11 @@ type Case struct {
 	// Batches, if set, measures this case at these of the matrix's
 	// batches only (e.g. a prepared one-key statement at 1 key).
 	Batches []int `json:"batches,omitempty"`
+	// Connections and Rates, if set, measure this case at these of the
+	// matrix's connection counts and rates only, so that a path runs only
+	// where its label means what it says.
+	Connections []int     `json:"connections,omitempty"`
+	Rates       []float64 `json:"rates,omitempty"`
 }
 
 // pair is one target–path–workload triple of the matrix, before the
@@ -51,8 +57,10 @@ type Case struct {
 type pair struct {
 	target, path, workload string
 	tf, pf, wf             string
-	// batches, if set, are the only batches of the pair (Case.Batches).
-	batches []int
+	// batches, connections and rates, if set, are the only levels of the
+	// pair on that axis (Case.Batches, Case.Connections, Case.Rates).
+	batches, connections []int
+	rates                []float64
 }
 
 // pairs lists the matrix's triples in YAML order: Targets × Paths ×
@@ -62,7 +70,8 @@ func (m *Matrix) pairs() []pair {
 	if len(m.Cases) > 0 {
 		for i, c := range m.Cases {
 			f := index("matrix.cases", i)
-			p := pair{target: c.Target, path: c.Path, workload: c.Workload, tf: f + ".target", pf: f + ".path", batches: c.Batches}
+			p := pair{target: c.Target, path: c.Path, workload: c.Workload, tf: f + ".target", pf: f + ".path",
+				batches: c.Batches, connections: c.Connections, rates: c.Rates}
 			if c.Workload != "" {
 				p.wf = f + ".workload"
 			}
@@ -201,6 +210,55 @@ func (s *Suite) checkCases() {
 		}
 		seen[k] = i
 		s.checkCaseBatches(f+".batches", c.Batches)
+		s.checkCaseInts(f+".connections", c.Connections, s.Matrix.Connections, "connection count", "matrix.connections")
+		s.checkCaseRates(f+".rates", c.Rates)
+	}
+}
+
+// checkCaseInts checks a case's list on an integer axis: each value one of
+// the matrix's (of, named by ofField), once.
+func (s *Suite) checkCaseInts(field string, vs, of []int, what, ofField string) {
+	l := s.loc
+	if vs == nil && !l.present(field) {
+		return
+	}
+	if len(vs) == 0 {
+		l.errf(field, "empty: the case would have no cells; list some of %s or remove it", ofField)
+	}
+	seen := map[int]int{}
+	for i, v := range vs {
+		if !containsInt(of, v) {
+			l.errf(index(field, i), "%s %d is not one of %s %v; a case measures some of the matrix's levels", what, v, ofField, of)
+		}
+		if j, dup := seen[v]; dup {
+			l.errf(index(field, i), "duplicate value %d (also at [%d])", v, j)
+		}
+		seen[v] = i
+	}
+}
+
+// checkCaseRates checks a case's rates: each one of matrix.rates, once.
+func (s *Suite) checkCaseRates(field string, rs []float64) {
+	l := s.loc
+	if rs == nil && !l.present(field) {
+		return
+	}
+	switch {
+	case len(s.Matrix.Rates) == 0:
+		l.errf(field, "matrix.rates is empty (the matrix runs closed loop): a case picks some of matrix.rates; add them there or remove this list")
+		return
+	case len(rs) == 0:
+		l.errf(field, "empty: the case would have no cells; list some of matrix.rates or remove it")
+	}
+	seen := map[float64]int{}
+	for i, r := range rs {
+		if !slices.Contains(s.Matrix.Rates, r) {
+			l.errf(index(field, i), "rate %s is not one of matrix.rates %v; a case measures some of the matrix's rates", fmtFloat(r), s.Matrix.Rates)
+		}
+		if j, dup := seen[r]; dup {
+			l.errf(index(field, i), "duplicate value %s (also at [%d])", fmtFloat(r), j)
+		}
+		seen[r] = i
 	}
 }
 

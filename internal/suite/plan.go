@@ -3,6 +3,7 @@ package suite
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,13 +125,15 @@ type Sample struct {
 // variant is one thing compared: a target with one combination of its
 // params, a path and a workload.
 type variant struct {
-	// batches, if set, are the only batches measured (Case.Batches).
-	batches  []int
-	target   string
-	params   map[string]string
-	path     string
-	proto    Protocol
-	workload string
+	// batches, connections and rates, if set, are the only levels
+	// measured on that axis (Case.Batches, Case.Connections, Case.Rates).
+	batches, connections []int
+	rates                []float64
+	target               string
+	params               map[string]string
+	path                 string
+	proto                Protocol
+	workload             string
 }
 
 // level is one combination of the numeric axes.
@@ -175,11 +178,11 @@ func (s *Suite) Plan() (*Plan, error) {
 	ids := map[string]bool{}
 	nv := len(variants)
 	// grid maps a level × variant position to its cell (-1: a case that
-	// skips the level's batch).
+	// skips the level).
 	grid := map[int]int{}
 	for _, lv := range axes.walk(1) {
 		for vi, v := range variants {
-			if v.batches != nil && !containsInt(v.batches, lv.batch) {
+			if !v.measures(lv.level) {
 				grid[lv.index*nv+vi] = -1
 				continue
 			}
@@ -291,13 +294,22 @@ func (s *Suite) check() error {
 	return s.loc.result()
 }
 
+// measures reports whether the variant is measured at level lv: a case
+// may pick some of the matrix's batches, connection counts and rates.
+func (v variant) measures(lv level) bool {
+	return (v.batches == nil || containsInt(v.batches, lv.batch)) &&
+		(v.connections == nil || containsInt(v.connections, lv.connections)) &&
+		(v.rates == nil || slices.Contains(v.rates, lv.rate))
+}
+
 // variants lists the matrix's variants in order (see Plan).
 func (s *Suite) variants() []variant {
 	var out []variant
 	for _, p := range s.Matrix.pairs() {
 		for _, params := range paramCombos(s.Targets[p.target].Params) {
 			out = append(out, variant{target: p.target, params: params, path: p.path,
-				proto: s.Paths[p.path].Protocol(), workload: p.workload, batches: p.batches})
+				proto: s.Paths[p.path].Protocol(), workload: p.workload,
+				batches: p.batches, connections: p.connections, rates: p.rates})
 		}
 	}
 	return out

@@ -129,3 +129,50 @@ func TestSeed001Plan(t *testing.T) {
 		t.Errorf("assertions of resp-mget: %+v", as)
 	}
 }
+
+// TestCaseLevels: a case may pick some of the matrix's batches,
+// connections and rates; its cells are only those, the other cases keep
+// every level, and a pick outside the matrix is refused with its position.
+func TestCaseLevels(t *testing.T) {
+	src := `name: t
+targets:
+  db: {postgres: {ephemeral: true}}
+paths:
+  one: {pg: {path: prepared-one}}
+  any: {pg: {path: any}}
+matrix:
+  cases: [{target: db, path: one, batches: [1], connections: [4], rates: [100]}, {target: db, path: any}]
+  connections: [4, 64]
+  batches: [1, 64]
+  rates: [100, 1000]
+`
+	s, err := Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]int{}
+	for _, c := range p.Cells {
+		cells[c.Path]++
+		if c.Path == "one" && (c.Batch != 1 || c.Connections != 4 || c.Rate != 100) {
+			t.Errorf("case one measured at %+v", c)
+		}
+	}
+	if cells["one"] != 1 || cells["any"] != 8 {
+		t.Errorf("cells per path %v, want one: 1, any: 2×2×2 = 8", cells)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"connections: [4]", "connections: [8]", "s.yaml:8:63: matrix.cases[0].connections[0]: connection count 8 is not one of matrix.connections [4 64]"},
+		{"rates: [100]}", "rates: [250]}", "matrix.cases[0].rates[0]: rate 250 is not one of matrix.rates [100 1000]"},
+		{"connections: [4]", "connections: []", "matrix.cases[0].connections: empty: the case would have no cells"},
+		{"  rates: [100, 1000]\n", "", "matrix.cases[0].rates: matrix.rates is empty (the matrix runs closed loop)"},
+	} {
+		_, err := Parse("s.yaml", []byte(strings.Replace(src, c.from, c.to, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s → %s: %v\nwant …%s…", c.from, c.to, err, c.want)
+		}
+	}
+}
