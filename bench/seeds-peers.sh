@@ -13,8 +13,8 @@
 #   any-64   … WHERE t.id = ANY(ARRAY[:k1,…,:k64]::bigint[]) pg --path any[array] --batch 64
 #   fn-1     SELECT array_to_json(items_mget(ARRAY[…]))      pg --path sql --sql 'SELECT array_to_json(items_mget($1::bigint[]))'
 #   fn-64    the same with 64 keys                           the same at --batch 64
-#   resp-1   MGET of 1 key                                   resp --command MGET --batch 1
-#   resp-64  MGET of 64 keys                                 resp --command MGET --batch 64
+#   resp-1   MGET of 1 key (-r ROWS: random rows)            resp --command MGET --batch 1
+#   resp-64  MGET of 64 keys (-r ROWS)                       resp --command MGET --batch 64
 #
 # pgbench binds each key as its own parameter (it has no array variables), so
 # the any and fn cases send ARRAY[$1,…,$k] from pgbench; benchrig's any[array]
@@ -100,7 +100,35 @@ for k in 1 64; do
 	{ keys "$k"; printf 'SELECT t.id, row_to_json(t) FROM items t WHERE t.id = ANY(%s);\n' "$(arr "$k")"; } >"$work/any-$k.sql"
 	{ keys "$k"; printf 'SELECT array_to_json(items_mget(%s));\n' "$(arr "$k")"; } >"$work/fn-$k.sql"
 done
-mget() { printf 'MGET'; for i in $(seq "$1"); do printf ' CRUD:db.public.items:{"id":%d}' "$i"; done; }
+# redis-benchmark draws keys the way benchrig does (uniform over the rows)
+# with -r ROWS: each __rand_int__ becomes a 12-digit zero-padded number in
+# [0, ROWS), so the rows are copied once more under those names.
+mget() { printf 'MGET'; for i in $(seq "$1"); do printf ' CRUD:db.public.items:{"id":__rand_int__}'; done; }
+python3 - "$redisport" "$ROWS" <<'PY'
+import socket, sys
+port, rows = int(sys.argv[1]), int(sys.argv[2])
+s = socket.create_connection(("127.0.0.1", port))
+f = s.makefile("rb")
+def cmd(*args):
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        a = a.encode()
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    return out
+def reply():
+    line = f.readline()
+    if line[:1] == b"$":
+        n = int(line[1:])
+        return None if n < 0 else f.read(n + 2)[:-2]
+    return line
+s.sendall(b"".join(cmd("GET", 'CRUD:db.public.items:{"id":%d}' % (i + 1)) for i in range(rows)))
+vals = [reply() for _ in range(rows)]
+if any(v is None for v in vals):
+    sys.exit("redis is missing rows: fill failed")
+s.sendall(b"".join(cmd("SET", 'CRUD:db.public.items:{"id":%012d}' % i, v.decode()) for i, v in enumerate(vals)))
+for _ in range(rows):
+    reply()
+PY
 
 echo "servers: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') and redis-server $(redis-server --version | awk '{print $3}' | tr -d v=) on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
 
@@ -150,7 +178,7 @@ rb_case() {
 	[ "$k" -gt 1 ] && n=$((DURATION * 30000))
 	s0=$(server_cpu "$redis_pid")
 	# shellcheck disable=SC2046
-	cpu=$(measure redis-benchmark -h 127.0.0.1 -p "$redisport" -c "$CONNECTIONS" -n "$n" --csv $(mget "$k") | cpu_of)
+	cpu=$(measure redis-benchmark -h 127.0.0.1 -p "$redisport" -c "$CONNECTIONS" -n "$n" -r "$ROWS" --csv $(mget "$k") | cpu_of)
 	s1=$(server_cpu "$redis_pid")
 	rps=$(python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1]))); print(float(r[-1][1]))' "$work/out")
 	echo "$name peer $n $(python3 -c "print($n / $rps)") $cpu $(python3 -c "print($s1 - $s0)")" >>"$work/rows"
@@ -174,7 +202,7 @@ PY
 pgflags=(pg --dsn "$dsn" -d "${DURATION}s" --rows "$ROWS" --workload uniform)
 # warm both servers (caches, backends' catalogs) before anything is measured
 "$pgbin/pgbench" -n -M prepared -c "$CONNECTIONS" -j 1 -T 2 -f "$work/any-64.sql" "$dsn" >/dev/null 2>&1
-redis-benchmark -h 127.0.0.1 -p "$redisport" -c "$CONNECTIONS" -n 20000 -q $(mget 64) >/dev/null 2>&1
+redis-benchmark -h 127.0.0.1 -p "$redisport" -c "$CONNECTIONS" -n 20000 -r "$ROWS" -q $(mget 64) >/dev/null 2>&1
 for run in $(seq "$RUNS"); do
 	pgbench_case one "$work/one.sql"
 	benchrig_case one "$postmaster" "${pgflags[@]}" --path prepared-one --batch 1
@@ -201,15 +229,22 @@ def m(vals): return statistics.median(vals)
 def fmt(vals, spec): return f"{m(vals):{spec}} [{min(vals):{spec}}–{max(vals):{spec}}]"
 cases = ["one", "any-1", "any-64", "fn-1", "fn-64", "resp-1", "resp-64"]
 peer = {"one": "pgbench", "any-1": "pgbench", "any-64": "pgbench", "fn-1": "pgbench", "fn-64": "pgbench", "resp-1": "redis-benchmark", "resp-64": "redis-benchmark"}
-print("| case | tool | req/s | client µs/op | server µs/op |")
-print("|---|---|---|---|---|")
+# A tool whose client used 90 % of its one core or more measured itself:
+# its req/s ratios say how fast the client is, not the server.
+def bound(c, tool):
+    v = rows.get((c, tool))
+    return bool(v) and m([x[0] * x[1] / 1e6 for x in v]) >= 0.9
+print("| case | tool | req/s | client µs/op | client cores | server µs/op |")
+print("|---|---|---|---|---|---|")
 for c in cases:
     for tool in ("peer", "benchrig"):
         v = rows.get((c, tool))
         if not v:
             continue
         name = peer[c] if tool == "peer" else "benchrig"
-        print(f"| {c} | {name} | {fmt([x[0] for x in v], ',.0f')} | {fmt([x[1] for x in v], '.1f')} | {fmt([x[2] for x in v], '.1f')} |")
+        cores = m([x[0] * x[1] / 1e6 for x in v])
+        flag = " (client-bound)" if bound(c, tool) else ""
+        print(f"| {c} | {name} | {fmt([x[0] for x in v], ',.0f')} | {fmt([x[1] for x in v], '.1f')} | {cores:.2f}{flag} | {fmt([x[2] for x in v], '.1f')} |")
 print()
 print("The seeds' ratios of req/s (median), each tool against itself:")
 print()
@@ -221,6 +256,23 @@ for a, b in [("resp-1", "any-1"), ("fn-1", "any-1"), ("any-1", "one"), ("fn-64",
         va, vb = rows.get((a, tool)), rows.get((b, tool))
         if va and vb:
             r[tool] = m([x[0] for x in va]) / m([x[0] for x in vb])
+    if len(r) == 2:
+        note = ""
+        if any(bound(x, t) for x in (a, b) for t in ("peer", "benchrig")):
+            note = " (a client-bound case: not comparable)"
+        print(f"| {a} ÷ {b} | {r['peer']:.2f} | {r['benchrig']:.2f} | {r['benchrig'] / r['peer']:.2f}{note} |")
+print()
+print("The same ratios from the server's own cost (server µs/op of b ÷ of a: how much")
+print("cheaper a is for the server), which a client-bound tool does not distort as much:")
+print()
+print("| ratio | peers | benchrig | benchrig ÷ peers |")
+print("|---|---|---|---|")
+for a, b in [("resp-1", "any-1"), ("fn-1", "any-1"), ("any-1", "one"), ("fn-64", "any-64"), ("resp-64", "any-64")]:
+    r = {}
+    for tool in ("peer", "benchrig"):
+        va, vb = rows.get((a, tool)), rows.get((b, tool))
+        if va and vb:
+            r[tool] = m([x[2] for x in vb]) / m([x[2] for x in va])
     if len(r) == 2:
         print(f"| {a} ÷ {b} | {r['peer']:.2f} | {r['benchrig']:.2f} | {r['benchrig'] / r['peer']:.2f} |")
 PY
