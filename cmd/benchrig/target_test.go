@@ -51,7 +51,10 @@ func TestTargetNodeMeasured(t *testing.T) {
 	}
 	port := freePort(t)
 	args := append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
-		"--target", node + " ../../examples/servers/node-http/server.js", "-R", "1000", "-d", "3s"}, shortPhases...)
+		"--target", node + " ../../examples/servers/node-http/server.js", "-R", "1000", "-d", "3s",
+		// this test is about the server's figures, not its latency: a
+		// shared machine under load must not fail it on p99
+		"--max-p99", "5s"}, shortPhases...)
 	doc, stderr, code := quickJSON(t, args...)
 	s := doc.Sample
 	if code != 0 || !s.Verdict.Healthy {
