@@ -102,9 +102,13 @@ func TestMetricsThroughEveryPhase(t *testing.T) {
 	if s.Load == nil || s.Load.Requests == 0 {
 		t.Fatalf("no load recorded")
 	}
-	txt, _, code := cli(t, "report", out)
-	if code != 0 || !strings.Contains(txt, "metrics") || !strings.Contains(txt, "scrapes") {
-		t.Errorf("text report does not state the scrapes:\n%s", txt)
+	txtFile := filepath.Join(t.TempDir(), "r.txt")
+	if _, e, code := cli(t, "report", out, "-o", txtFile); code != 0 {
+		t.Fatalf("text report: %s", e)
+	}
+	txt, _ := os.ReadFile(txtFile)
+	if !strings.Contains(string(txt), "Target metrics "+srv.URL+"/metrics: ") || !strings.Contains(string(txt), "during the load, 0 failed") {
+		t.Errorf("text report does not state the scrapes and their cost:\n%s", txt)
 	}
 	html := filepath.Join(t.TempDir(), "r.html")
 	if _, e, code := cli(t, "report", out, "-o", html); code != 0 {
