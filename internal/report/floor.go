@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/benchrig/benchrig/internal/result"
@@ -41,4 +42,21 @@ func floorKV(f *result.Floor) []KV {
 		return nil
 	}
 	return []KV{{"Floor", strings.TrimPrefix(line, "benchrig's own floor here: ")}}
+}
+
+// FloorTable writes the floor of each protocol as a box table: requests,
+// p50, p99 and client µs CPU per request, or why it was not measured.
+func FloorTable(w io.Writer, f *result.Floor) error {
+	p := &printer{w: w}
+	bt := &table{}
+	bt.add("Protocol", "Requests", "p50", "p99", "Mean round trip", "Client CPU µs/request")
+	for _, e := range f.Protocols {
+		if e.Error != "" && e.Requests == 0 {
+			bt.add(e.Protocol, "–", "–", "–", "–", "not measured: "+e.Error)
+			continue
+		}
+		bt.add(e.Protocol, count(e.Requests), result.FormatUS(e.P50US), result.FormatUS(e.P99US), figureTo(e.RoundTripUS, 1)+" µs", figureTo(e.ClientCPUUS, 1))
+	}
+	p.table(bt)
+	return p.err
 }

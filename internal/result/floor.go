@@ -24,6 +24,10 @@ type FloorEntry struct {
 	// P50US and P99US are the latency percentiles, in microseconds.
 	P50US int64 `json:"p50_us"`
 	P99US int64 `json:"p99_us"`
+	// RoundTripUS is the window's seconds × 10⁶ ÷ requests: the mean time
+	// from one request to the next on the connection, the engine's own
+	// work between them included.
+	RoundTripUS float64 `json:"round_trip_us"`
 	// ClientCPUUS is benchrig's own CPU per request, in microseconds (the
 	// process's CPU less the null peer's thread).
 	ClientCPUUS float64 `json:"client_cpu_us"`
