@@ -87,10 +87,10 @@ func planCmd(stdout io.Writer) *cobra.Command {
 
 func runCmd(a *app) *cobra.Command {
 	var (
-		sets                                []string
-		out                                 string
+		sets                                             []string
+		out                                              string
 		smoke, resume, force, failUnhealthy, noCalibrate bool
-		resumeChanged                       bool
+		resumeChanged                                    bool
 	)
 	c := &cobra.Command{
 		Use:   "run SUITE.yaml -o RESULTS.json",
