@@ -42,16 +42,45 @@ func metricSeries(s *result.Sample, ax timeAxis) (bytes, other []Series) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	var inBytes []string
 	for _, n := range names {
 		sr := *byName[n]
 		sr.Dashed = true // the target's own view, beside the sampler's solid lines
 		if isBytes(n) {
-			bytes = append(bytes, sr)
+			bytes, inBytes = append(bytes, sr), append(inBytes, n)
 		} else {
 			other = append(other, sr)
 		}
 	}
+	for i, l := range shortNames(inBytes) {
+		bytes[i].Name = l
+	}
 	return bytes[:min(len(bytes), maxMetricSeries)], other[:min(len(other), maxMetricSeries+2)]
+}
+
+// shortNames are the legend labels of metric series: without the unit
+// suffix (_bytes: the axis says MiB) and the namespace (nodejs_, process_)
+// when the rest still has two words, so six fit a small panel; the full
+// names when two would read the same. The sample's text names them in full.
+func shortNames(names []string) []string {
+	out := make([]string, len(names))
+	seen := map[string]bool{}
+	for i, n := range names {
+		base, labels, _ := strings.Cut(n, "{")
+		base = strings.TrimSuffix(base, "_bytes")
+		if ns, rest, ok := strings.Cut(base, "_"); ok && ns != "" && strings.Contains(rest, "_") {
+			base = rest
+		}
+		if labels != "" {
+			base += "{" + labels
+		}
+		if seen[base] {
+			return names
+		}
+		seen[base] = true
+		out[i] = base
+	}
+	return out
 }
 
 // isBytes says whether a series is in bytes, by the Prometheus naming
