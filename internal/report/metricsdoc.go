@@ -83,6 +83,34 @@ func shortNames(names []string) []string {
 	return out
 }
 
+// firstBytesSeries is the first series in bytes the sample's suite asked
+// for ("" when none): the one its repeats are overlaid by.
+func firstBytesSeries(s *result.Sample) string {
+	if s.Metrics == nil {
+		return ""
+	}
+	for _, n := range s.Metrics.Series {
+		if isBytes(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// metricNamed is one series of s's metrics in MiB on its time axis.
+func metricNamed(s *result.Sample, ax timeAxis, name string) Series {
+	sr := Series{Name: name}
+	if s.Metrics == nil {
+		return sr
+	}
+	for _, p := range s.Metrics.Points {
+		if v, ok := p.Values[name]; ok && p.Error == "" {
+			sr.Points = append(sr.Points, Point{X: ax.at(p.Time), Y: v / (1 << 20)})
+		}
+	}
+	return sr
+}
+
 // isBytes says whether a series is in bytes, by the Prometheus naming
 // convention (a _bytes suffix, before any labels).
 func isBytes(name string) bool {

@@ -107,3 +107,14 @@ func TestFloorLine(t *testing.T) {
 		t.Errorf("nil or skipped floor: %q", FloorLine(&result.Floor{Skipped: "--no-calibrate"}))
 	}
 }
+
+// TestMetricsOverlay: a case's repeats are overlaid by the first metric in
+// bytes the suite names, in MiB.
+func TestMetricsOverlay(t *testing.T) {
+	a, b := withMetrics(), withMetrics()
+	b.Repeat = 2
+	c := panelNamed(t, overlayPanels([]*result.Sample{a, b}), "Metric heap_size_used")
+	if c.Unit != "MiB" || len(c.Series) != 2 || c.Series[1].Name != "repeat 2" || len(c.Series[0].Points) != 10 || c.Series[0].Points[0].Y != 2 {
+		t.Errorf("overlay %+v", c)
+	}
+}

@@ -192,7 +192,7 @@ func samplePanels(s *result.Sample) []Chart {
 // overlayPanels are the charts of one case and variant with its repeats
 // overlaid, each repeat a line, on the axis of the longest, shaded with
 // the phases of the first: server memory, server CPU, requests and p99
-// per second.
+// per second, and the first target metric in bytes the suite names.
 func overlayPanels(ss []*result.Sample) []Chart {
 	if len(ss) == 0 {
 		return nil
@@ -208,6 +208,12 @@ func overlayPanels(ss []*result.Sample) []Chart {
 		{"Server CPU", "cores", func(s *result.Sample, _ timeAxis) Series { return serverCPUSeries(s) }},
 		{"Requests per second", "req/s", func(s *result.Sample, ax timeAxis) Series { return perSecond("", s, ax, secRequests) }},
 		{"p99 per second", "ms", func(s *result.Sample, ax timeAxis) Series { return perSecond("", s, ax, secP99) }},
+	}
+	if name := firstBytesSeries(ss[0]); name != "" {
+		// the target's own memory figure (a JS heap) across repeats
+		figs = append(figs, fig{"Metric " + shortNames([]string{name})[0], "MiB", func(s *result.Sample, ax timeAxis) Series {
+			return metricNamed(s, ax, name)
+		}})
 	}
 	var out []Chart
 	for _, f := range figs {
