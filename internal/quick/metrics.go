@@ -2,6 +2,7 @@ package quick
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -29,7 +30,11 @@ func (m Metrics) metricsDoc() (Doc, error) {
 		}
 		return nil, nil
 	}
-	if !strings.HasPrefix(m.MetricsURL, "http://") && !strings.HasPrefix(m.MetricsURL, "https://") {
+	u, err := url.Parse(m.MetricsURL)
+	switch {
+	case err == nil && u.User != nil:
+		return nil, fmt.Errorf("--metrics-url: credentials in the URL are not accepted (it is recorded with the results)")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return nil, fmt.Errorf("--metrics-url %q: accepted: http://host:port/path", m.MetricsURL)
 	}
 	every := m.MetricsEvery
