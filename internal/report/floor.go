@@ -41,7 +41,7 @@ func floorKV(f *result.Floor) []KV {
 	if line == "" {
 		return nil
 	}
-	return []KV{{"Floor", strings.TrimPrefix(line, "benchrig's own floor here: ")}}
+	return []KV{{"benchrig's floor", strings.TrimPrefix(line, "benchrig's own floor here: ")}}
 }
 
 // FloorTable writes the floor of each protocol as a box table: requests,
