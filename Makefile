@@ -42,6 +42,7 @@ FUZZ_TARGETS := \
 	./internal/proc:FuzzParseStat \
 	./internal/proc:FuzzParseStatFields \
 	./internal/suite:FuzzParse \
+	./internal/metrics:FuzzMetricsText \
 	./internal/suite:FuzzParseExpr \
 	./internal/result:FuzzReadFile \
 	./internal/quick:FuzzSplitCommand \

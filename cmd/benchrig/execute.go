@@ -41,6 +41,8 @@ type execution struct {
 	onPrepared func(prov map[string]result.Provenance)
 	// notes receive the systems' progress notes (fills, pre-flights).
 	notes func(format string, args ...any)
+	// noCalibrate skips measuring benchrig's own floor before the run.
+	noCalibrate bool
 }
 
 // executed is what a run produced.
@@ -53,6 +55,9 @@ type executed struct {
 	partial *result.Sample
 	// path is the results file written ("" when none was asked for).
 	path string
+	// floor is benchrig's own floor measured before the first sample
+	// (nil when resuming: the file's header holds the first run's).
+	floor *result.Floor
 }
 
 // execute runs the plan (or, with --resume, what the results file's
@@ -137,6 +142,14 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 	if x.onPrepared != nil {
 		x.onPrepared(prov)
 	}
+	var floor *result.Floor
+	if hdr == nil {
+		var notes io.Writer
+		if x.notes != nil {
+			notes = stderr
+		}
+		floor = runFloor(ctx, p, x.noCalibrate, notes)
+	}
 	var sink runner.Sink = &runner.Memory{}
 	if w == nil && path != "" {
 		resolved, err := s.Resolved()
@@ -149,7 +162,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		}
 		h := result.Header{Tool: toolInfo(), Host: result.ReadHost(), Started: time.Now().UTC(), Args: x.args, Smoke: p.IsSmoke,
 			Suite: result.SuiteInfo{Name: s.Name, File: x.file, SHA256: s.SHA256(), Resolved: resolved, Overrides: overrides},
-			Plan:  planEntries(p), Targets: prov}
+			Plan:  planEntries(p), Targets: prov, Floor: floor}
 		if w, err = result.Create(path, h, x.out.force || x.out.path == ""); err != nil {
 			return nil, err
 		}
@@ -173,7 +186,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			return nil, err
 		}
 	}
-	res := &executed{plan: p, samples: done.Samples, interrupted: interrupted, partial: partial}
+	res := &executed{plan: p, samples: done.Samples, interrupted: interrupted, partial: partial, floor: floor}
 	if x.out.path != "" {
 		res.path = x.out.path
 	}

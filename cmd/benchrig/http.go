@@ -53,6 +53,9 @@ func httpCmd(a *app) *cobra.Command {
 	f.IntVar(&hf.h.AttachPID, "attach-pid", 0, "sample this running server (and its children) without starting or stopping it")
 	f.IntVar(&hf.h.AttachPort, "attach-port", 0, "sample the running server listening on this TCP port")
 	f.BoolVar(&hf.h.AttachTree, "attach-tree", false, "with --attach-port: sample every process listening on the port (workers of one server) through their common ancestor")
+	f.StringVar(&hf.h.MetricsURL, "metrics-url", "", "scrape the target's own metrics (Prometheus text format) at this URL through every phase, on a connection of its own")
+	f.StringSliceVar(&hf.h.MetricsSeries, "metrics-series", nil, "with --metrics-url: the metric names to record beside RSS (comma-separated, at most 32)")
+	durationVarP(f, &hf.h.MetricsEvery, "metrics-every", "", 0, "with --metrics-url: the scrape period (default 1s, 100ms to 1m)")
 	return c
 }
 

@@ -37,6 +37,7 @@ type quickFlags struct {
 	resumeChanged bool
 	json          bool
 	failUnhealthy bool
+	noCalibrate   bool
 }
 
 func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
@@ -58,6 +59,7 @@ func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 	f.Uint64Var(&q.Seed, "seed", 1, "seed of the run's pseudo-random choices (poisson arrivals, key orders)")
 	f.IntVar(&q.MaxBacklog, "max-backlog", 0, "due requests that may wait for a free connection before sends are dropped (default rate × 1 s)")
 	f.BoolVar(&q.failUnhealthy, "fail-unhealthy", false, "exit with code 3 when a sample is UNHEALTHY")
+	f.BoolVar(&q.noCalibrate, "no-calibrate", false, "do not measure benchrig's own floor (latency and CPU per request against a null peer, ≤ 1 s) before the first sample")
 	durationVarP(f, &q.MaxP99, "max-p99", "", 250*time.Millisecond, "health threshold: largest acceptable p99 (corrected in rate mode)")
 	f.Float64Var(&q.MinCoverage, "min-coverage", 95, "health threshold: least target coverage in percent (rate mode)")
 
@@ -118,7 +120,7 @@ func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr i
 		defer os.Unsetenv(k)
 	}
 	x := execution{file: job.name, args: job.args, out: output{path: q.out, force: q.force, resume: q.resume || q.resumeChanged, resumeChanged: q.resumeChanged, json: q.json},
-		progress: !q.json && len(p.Samples) > 1, onPrepared: job.onPrepared}
+		progress: !q.json && len(p.Samples) > 1, onPrepared: job.onPrepared, noCalibrate: q.noCalibrate}
 	if !q.json {
 		x.notes = func(format string, args ...any) { fmt.Fprintf(stderr, format, args...) }
 		if len(p.Samples) > 1 {
@@ -142,7 +144,7 @@ func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr i
 			if len(res.samples) == 1 {
 				smp = res.samples[0]
 			}
-			if err := report.Terminal(stdout, smp, report.TerminalOptions{Title: job.title(smp), ShowVerdict: q.failUnhealthy || smp.Server != nil}); err != nil {
+			if err := report.Terminal(stdout, smp, report.TerminalOptions{Title: job.title(smp), ShowVerdict: q.failUnhealthy || smp.Server != nil, Floor: res.floor}); err != nil {
 				return err
 			}
 		case len(res.samples) > 0:
@@ -153,6 +155,9 @@ func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr i
 			}
 			if err := report.Matrix(stdout, rows); err != nil {
 				return err
+			}
+			if line := report.FloorLine(res.floor); line != "" {
+				fmt.Fprintf(stdout, "\n%s\n", line)
 			}
 		}
 		if res.path != "" {

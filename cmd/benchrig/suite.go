@@ -90,10 +90,10 @@ func planCmd(stdout io.Writer) *cobra.Command {
 
 func runCmd(a *app) *cobra.Command {
 	var (
-		sets                                []string
-		out                                 string
-		smoke, resume, force, failUnhealthy bool
-		resumeChanged                       bool
+		sets                                             []string
+		out                                              string
+		smoke, resume, force, failUnhealthy, noCalibrate bool
+		resumeChanged                                    bool
 	)
 	c := &cobra.Command{
 		Use:   "run SUITE.yaml -o RESULTS.json",
@@ -109,7 +109,7 @@ func runCmd(a *app) *cobra.Command {
 			if resume && force {
 				return usagef("give --resume or --force, not both")
 			}
-			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy)
+			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate)
 		},
 	}
 	f := c.Flags()
@@ -120,10 +120,11 @@ func runCmd(a *app) *cobra.Command {
 	f.BoolVar(&force, "force", false, "replace an existing results file")
 	f.BoolVar(&resumeChanged, "resume-changed", false, "resume although a target's binary, version or settings changed since the file began")
 	f.BoolVar(&failUnhealthy, "fail-unhealthy", false, "exit with code 3 when some sample is UNHEALTHY or failed (after the whole plan ran)")
+	f.BoolVar(&noCalibrate, "no-calibrate", false, "do not measure benchrig's own floor (latency and CPU per request against a null peer, ≤ 1 s) before the first sample")
 	return c
 }
 
-func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealthy bool) error {
+func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealthy, noCalibrate bool) error {
 	var (
 		s   *suite.Suite
 		p   *suite.Plan
@@ -135,7 +136,7 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 		}
 		fmt.Fprintf(a.stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
 	}
-	x := execution{file: path, args: a.args, out: out, progress: true,
+	x := execution{file: path, args: a.args, out: out, progress: true, noCalibrate: noCalibrate,
 		notes: func(format string, args ...any) { fmt.Fprintf(a.stderr, format, args...) }}
 	res, err := x.execute(a.ctx, s, p, a.stdout, a.stderr)
 	if err != nil {

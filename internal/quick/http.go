@@ -39,6 +39,8 @@ type HTTP struct {
 	// AttachTree samples every process listening on AttachPort through
 	// their common ancestor (a multi-process server).
 	AttachTree bool
+	// Metrics scrapes the target's own metrics endpoint.
+	Metrics
 }
 
 // ServerSide reports whether a server is started or sampled.
@@ -116,6 +118,13 @@ func (h *HTTP) Build(rawURL string) (Doc, string, error) {
 		name, t = "attached", Doc{"attach": Doc{"port": h.AttachPort, "tree": h.AttachTree}, "port": port}
 	}
 	name = SuiteName(name)
+	md, err := h.metricsDoc()
+	if err != nil {
+		return nil, "", err
+	}
+	if md != nil {
+		t["metrics"] = md
+	}
 	d["targets"] = Doc{name: t}
 	d["paths"] = Doc{"request": Doc{"http": path}}
 	m := d["matrix"].(Doc)

@@ -15,12 +15,16 @@ func Console(w io.Writer, src *Source) error {
 	}
 	g := newGrid(src.Rows)
 	p := &printer{w: w}
+	if line := FloorLine(src.Floor); line != "" {
+		p.f("\n%s\n", line)
+	}
 	var notes []string
 	notes = append(notes, src.Notes...)
 	notes = append(notes, sampleNotes(src.Rows)...)
 	notes = append(notes, noiseNotes(g)...)
 	notes = append(notes, aaNotes(g)...)
 	notes = append(notes, planNotes(g)...)
+	notes = append(notes, metricsNotes(src.Rows)...)
 	if len(notes) > 0 {
 		p.f("\n")
 		for _, n := range notes {

@@ -156,7 +156,8 @@ func secP50(x result.Second) (float64, bool)      { return float64(x.P50US) / 10
 func secP99(x result.Second) (float64, bool)      { return float64(x.P99US) / 1000, x.Requests > 0 }
 
 // samplePanels are the over-time charts of one sample on its time axis:
-// server memory, server CPU, client CPU (when recorded), requests, p50
+// server memory (RSS, PSS and the target's own metrics in bytes, dashed),
+// the target's other metrics, server CPU, client CPU (when recorded), requests, p50
 // and p99, and errors per second. Panels without a point are left out.
 func samplePanels(s *result.Sample) []Chart {
 	ax := newTimeAxis(s)
@@ -172,7 +173,10 @@ func samplePanels(s *result.Sample) []Chart {
 	if len(pss.Points) > 0 {
 		mem.Series = append(mem.Series, pss)
 	}
+	inBytes, other := metricSeries(s, ax)
+	mem.Series = append(mem.Series, inBytes...)
 	add(mem)
+	add(panel("Target metrics", "value", ax, bands, other...))
 	add(panel("Server CPU", "cores", ax, bands, serverCPUSeries(s)))
 	add(panel("Client CPU (benchrig)", "cores", ax, bands, clientCPUSeries(s)))
 	add(panel("Requests per second", "req/s", ax, bands, perSecond("requests", s, ax, secRequests)))
@@ -188,7 +192,7 @@ func samplePanels(s *result.Sample) []Chart {
 // overlayPanels are the charts of one case and variant with its repeats
 // overlaid, each repeat a line, on the axis of the longest, shaded with
 // the phases of the first: server memory, server CPU, requests and p99
-// per second.
+// per second, and the first target metric in bytes the suite names.
 func overlayPanels(ss []*result.Sample) []Chart {
 	if len(ss) == 0 {
 		return nil
@@ -204,6 +208,12 @@ func overlayPanels(ss []*result.Sample) []Chart {
 		{"Server CPU", "cores", func(s *result.Sample, _ timeAxis) Series { return serverCPUSeries(s) }},
 		{"Requests per second", "req/s", func(s *result.Sample, ax timeAxis) Series { return perSecond("", s, ax, secRequests) }},
 		{"p99 per second", "ms", func(s *result.Sample, ax timeAxis) Series { return perSecond("", s, ax, secP99) }},
+	}
+	if name := firstBytesSeries(ss[0]); name != "" {
+		// the target's own memory figure (a JS heap) across repeats
+		figs = append(figs, fig{"Metric " + shortNames([]string{name})[0], "MiB", func(s *result.Sample, ax timeAxis) Series {
+			return metricNamed(s, ax, name)
+		}})
 	}
 	var out []Chart
 	for _, f := range figs {

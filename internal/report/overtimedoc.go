@@ -40,12 +40,16 @@ func overTimeSection(g *grid) Section {
 		}
 		for _, v := range g.variants {
 			for i, s := range g.at(c, v) {
-				grp.Details = append(grp.Details, Detail{
+				dt := Detail{
 					Summary: sampleSummary(v, s, i),
 					Open:    len(grp.Details) == 0,
 					Charts:  samplePanels(s),
 					Tables:  []Table{phaseTable(s, v, i)},
-				})
+				}
+				if line := metricsSummary(s); line != "" {
+					dt.Text = append(dt.Text, line)
+				}
+				grp.Details = append(grp.Details, dt)
 			}
 		}
 		sec.Groups = append(sec.Groups, grp)

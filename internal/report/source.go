@@ -29,6 +29,8 @@ type Source struct {
 	Rows  []Row
 	// Targets are the systems under test by name, with their provenance.
 	Targets map[string]result.Provenance
+	// Floor is benchrig's own floor measured before the run (nil: none).
+	Floor *result.Floor
 }
 
 // metric is one figure of a sample, as tables, charts and comparisons

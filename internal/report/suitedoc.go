@@ -26,6 +26,7 @@ func ReportDoc(src *Source) *Doc {
 	d.Notes = append(d.Notes, noiseNotes(g)...)
 	d.Notes = append(d.Notes, aaNotes(g)...)
 	d.Notes = append(d.Notes, planNotes(g)...)
+	d.Notes = append(d.Notes, metricsNotes(src.Rows)...)
 
 	thr := Section{
 		Title:  "Throughput",
@@ -43,6 +44,9 @@ func ReportDoc(src *Source) *Doc {
 			"At a constant rate it is measured from each request's due time (corrected for coordinated omission); in a closed loop from its send."},
 		Charts: []Chart{g.scaledBars(mP99, "p99 latency")},
 		Tables: []Table{g.byCell("Latency (ms)", []metric{mP50, mP90, mP99, mP999, mMax})},
+	}
+	if line := FloorLine(src.Floor); line != "" {
+		lat.Text = append(lat.Text, line+".")
 	}
 	lat.Charts = append(lat.Charts, g.latencyCharts()...)
 	if len(g.cases) > maxLatencyCharts {
@@ -115,6 +119,7 @@ func sourceMeta(src *Source) []KV {
 		kv = append(kv, KV{"Host", fmt.Sprintf("%s · %s · %d CPUs · %d MiB · %s · %s", h.Hostname, h.CPUModel, h.OnlineCPUs, h.MemoryMiB, h.Kernel, h.Distro)})
 	}
 	kv = append(kv, src.Meta...)
+	kv = append(kv, floorKV(src.Floor)...)
 	kv = append(kv, KV{"Samples", fmt.Sprint(len(src.Rows))})
 	return kv
 }

@@ -57,6 +57,10 @@ var (
 // element's CSS class ("chart wide", "chart small").
 func chartSVG(c Chart, sz size, class string) string {
 	var b strings.Builder
+	if c.OverTime && len(c.Series) > 1 {
+		// a panel's plot keeps its height however many rows its legend takes
+		sz.h += float64(legendRows(c, sz)-1) * 18
+	}
 	svgW, svgH := sz.w, sz.h
 	title := oneLine(c.Title)
 	fmt.Fprintf(&b, `<svg class="%s" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s" font-family="sans-serif" font-size="11">`,
@@ -92,6 +96,19 @@ func chartSVG(c Chart, sz size, class string) string {
 	return b.String()
 }
 
+// legendRows is the number of rows legend draws c's entries in.
+func legendRows(c Chart, sz size) int {
+	rows, x := 1, padLeft
+	for _, s := range c.Series {
+		w := 22 + float64(utf8.RuneCountInString(truncate(oneLine(s.Name), maxLabel)))*charW + 14
+		if x > padLeft && x+w > sz.w-padRight {
+			x, rows = padLeft, rows+1
+		}
+		x += w
+	}
+	return rows
+}
+
 // legend draws one entry per series from row y, wrapping to more rows when
 // needed, and returns the y below it.
 func legend(b *strings.Builder, c Chart, sz size, y float64) float64 {
@@ -105,8 +122,12 @@ func legend(b *strings.Builder, c Chart, sz size, y float64) float64 {
 		}
 		col := palette[i%len(palette)]
 		if c.Kind == Lines {
-			fmt.Fprintf(b, `<line class="swatch" x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2"/>`,
-				svgNum(x), svgNum(y-4), svgNum(x+16), svgNum(y-4), col)
+			dash := ""
+			if s.Dashed {
+				dash = ` stroke-dasharray="5 3"`
+			}
+			fmt.Fprintf(b, `<line class="swatch" x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2"%s/>`,
+				svgNum(x), svgNum(y-4), svgNum(x+16), svgNum(y-4), col, dash)
 		} else {
 			fmt.Fprintf(b, `<rect class="swatch" x="%s" y="%s" width="12" height="12" fill="%s"/>`, svgNum(x+2), svgNum(y-10), col)
 		}

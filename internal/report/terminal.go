@@ -17,6 +17,8 @@ type TerminalOptions struct {
 	Title string
 	// ShowVerdict prints HEALTHY/UNHEALTHY (always in rate mode).
 	ShowVerdict bool
+	// Floor, if set, is benchrig's own floor, printed beside the figures.
+	Floor *result.Floor
 }
 
 // Terminal writes the report of one sample for a terminal: the latency
@@ -44,6 +46,9 @@ func Terminal(w io.Writer, s *result.Sample, o TerminalOptions) error {
 			serverTable(p, s.Server, l)
 		}
 		client(p, l)
+		if line := FloorLine(o.Floor); line != "" {
+			p.f("%s\n", line)
+		}
 	} else if s.Server != nil {
 		serverTable(p, s.Server, nil)
 	}
@@ -56,6 +61,12 @@ func Terminal(w io.Writer, s *result.Sample, o TerminalOptions) error {
 		p.f("\nTarget statistics over the load window:\n")
 		for _, k := range keys {
 			p.f("  %-28s %s\n", k, trimFloat(s.Stats[k]))
+		}
+	}
+	if line := metricsSummary(s); line != "" {
+		p.f("\n%s\n", line)
+		for _, n := range s.Metrics.Notes {
+			p.f("! %s\n", n)
 		}
 	}
 	if s.Target != nil && s.Target.ExitStatus != "" {

@@ -36,6 +36,9 @@ type Header struct {
 	// Targets records each target's provenance (binary hash, git
 	// revision, server version and settings, query plans).
 	Targets map[string]Provenance `json:"targets,omitempty"`
+	// Floor is benchrig's own latency and CPU per operation against a
+	// null peer, measured once before the first sample.
+	Floor *Floor `json:"floor,omitempty"`
 }
 
 // SuiteInfo records the suite file and what it resolved to.

@@ -36,6 +36,9 @@ type Sample struct {
 	// ClientCPU is benchrig's own cumulative CPU once per second through
 	// every phase, beside the server's resource samples.
 	ClientCPU []ClientCPUSample `json:"client_cpu,omitempty"`
+	// Metrics are the target's own metrics (Prometheus text format), when
+	// its suite names an endpoint.
+	Metrics *Metrics `json:"metrics,omitempty"`
 	// Stats are target statistics over the load window (pg_stat_database
 	// deltas, redis INFO deltas), by name.
 	Stats map[string]float64 `json:"stats,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/metrics"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/sample"
 	"github.com/benchrig/benchrig/internal/system"
@@ -49,6 +50,7 @@ type measurement struct {
 	tgt     system.Target
 	sampler *sample.Sampler
 	client  *clientSampler
+	scraper *metrics.Scraper
 	phase   string
 	phaseAt time.Time
 	// exitStatus is set once the target was seen dead.
@@ -133,6 +135,8 @@ func (m *measurement) run(ctx context.Context) {
 	}
 	m.client = startClientSampler(spec.SamplerInterval)
 	defer func() { m.s.ClientCPU = m.client.stop() }()
+	m.scraper = startMetrics(ctx, spec.Metrics)
+	defer func() { m.s.Metrics = m.scraper.Stop() }()
 	exited := m.exitedChan()
 	m.enter(sample.PhaseBaseline, spec.Phases.Baseline)
 	if !m.sleep(ctx, spec.Phases.Baseline, exited) {
@@ -267,6 +271,7 @@ func (m *measurement) enter(phase string, planned time.Duration) {
 	if m.client != nil {
 		m.client.mark(phase)
 	}
+	m.scraper.Mark(phase)
 	if m.spec.OnPhase != nil {
 		m.spec.OnPhase(phase, planned)
 	}

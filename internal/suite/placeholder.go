@@ -99,6 +99,11 @@ func (s *Suite) TargetFor(c Cell) (*Target, error) {
 			out.Checks[i] = c
 		}
 	}
+	if t.Metrics != nil {
+		m := *t.Metrics
+		m.URL = Expand(m.URL, vars)
+		out.Metrics = &m
+	}
 	if t.Postgres != nil {
 		p := *t.Postgres
 		p.BinDir = Expand(p.BinDir, vars)

@@ -59,6 +59,9 @@ type Target struct {
 	// must satisfy, over its counters and statistics deltas; one that
 	// fails makes the sample UNHEALTHY.
 	Assert []string `json:"assert,omitempty"`
+	// Metrics is the target's own metrics endpoint (Prometheus text
+	// format), scraped through every phase.
+	Metrics *Metrics `json:"metrics,omitempty"`
 
 	// Postgres makes this a PostgreSQL target.
 	Postgres *Postgres `json:"postgres,omitempty"`

@@ -20,6 +20,7 @@ var (
 // was written.
 func (s *Suite) targetDefaults(name string, t *Target) {
 	f := child("targets", name)
+	s.metricsDefaults(f+".metrics", t.Metrics)
 	if t.Ready != nil && !s.loc.present(f+".ready.timeout") {
 		t.Ready.Timeout = DefaultReadyTimeout
 	}
@@ -66,6 +67,7 @@ func (s *Suite) validateTarget(name string, t *Target) {
 	}
 	s.checkServes(f, t)
 	s.checkParams(f, t)
+	s.checkMetrics(f+".metrics", kind, t.Metrics)
 	if t.Ready != nil {
 		s.checkReady(f+".ready", t.Ready)
 	}
@@ -172,6 +174,9 @@ func (s *Suite) checkParams(f string, t *Target) {
 	for i, c := range t.Checks {
 		check(index(f+".checks", i)+".url", c.URL)
 		check(index(f+".checks", i)+".body", c.Body)
+	}
+	if t.Metrics != nil {
+		check(f+".metrics.url", t.Metrics.URL)
 	}
 	if t.Postgres != nil {
 		check(f+".postgres.bin_dir", t.Postgres.BinDir)

@@ -10,6 +10,7 @@ import (
 
 	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/metrics"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/workload"
@@ -299,5 +300,8 @@ func AddressDriver(env Env, c suite.Cell, base Spec, vars map[string]string, res
 		base.PreChecks = probe
 	}
 	base.PostChecks = base.PreChecks
+	if m := env.Target.Metrics; m != nil {
+		base.Metrics = &metrics.Config{URL: suite.Expand(m.URL, vars), Every: m.Every.D(), Series: m.Series}
+	}
 	return base, nil
 }

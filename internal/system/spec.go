@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/metrics"
 	"github.com/benchrig/benchrig/internal/result"
 )
 
@@ -138,6 +139,10 @@ type Spec struct {
 	// sample's verdict (e.g. sampled values that differed).
 	Judge      func(s *result.Sample)
 	Thresholds result.Thresholds
+
+	// Metrics, if set, is the target's own metrics endpoint, scraped
+	// through every phase (package metrics).
+	Metrics *metrics.Config
 
 	// SamplerInterval is the resource sampling period (0: 1 s).
 	SamplerInterval time.Duration

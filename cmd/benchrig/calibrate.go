@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchrig/benchrig/internal/calibrate"
+	"github.com/benchrig/benchrig/internal/report"
+)
+
+// calibrateCmd is `benchrig calibrate`: benchrig's own latency and client
+// CPU per request for each driver against an in-process null peer.
+func calibrateCmd(a *app) *cobra.Command {
+	var (
+		d         time.Duration
+		protocols []string
+		asJSON    bool
+	)
+	c := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Measure benchrig's own floor: latency and client CPU per request of each driver against a null peer on loopback",
+		Long: `Measure benchrig's own floor on this machine: each driver (HTTP/1.1, pg wire,
+RESP) drives one connection, closed loop, against an in-process null peer on
+127.0.0.1 that answers a fixed response and does nothing else (its own
+thread, blocking system calls; its CPU is taken out of the client's). The
+p50 and p99 are the least latency benchrig can measure here, and the CPU
+per request what benchrig itself costs: a target's figures near these
+measure benchrig, not the target. Every run measures this once (a fraction
+of a second per protocol; --no-calibrate skips it) and every report prints it.`,
+		Example: `  benchrig calibrate
+  benchrig calibrate --protocols http --duration 5s --json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if d < calibrate.MinDuration || d > calibrate.MaxDuration {
+				return usagef("--duration must be between %s and %s, got %s", calibrate.MinDuration, calibrate.MaxDuration, d)
+			}
+			for _, p := range protocols {
+				if !isCalibrated(p) {
+					return usagef("--protocols: unknown protocol %q; accepted: %s", p, strings.Join(calibrate.Protocols, ", "))
+				}
+			}
+			f := calibrate.Measure(a.ctx, protocols, d)
+			if asJSON {
+				b, err := json.MarshalIndent(f, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+				return err
+			}
+			fmt.Fprintf(a.stdout, "benchrig's own floor: one connection, closed loop, %s per protocol against a null peer on 127.0.0.1\n\n", d)
+			if err := report.FloorTable(a.stdout, f); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintf(a.stdout, "\n%s\n", report.FloorLine(f))
+			return err
+		},
+	}
+	durationVarP(c.Flags(), &d, "duration", "d", calibrate.DefaultDuration, "how long to drive each protocol")
+	c.Flags().StringSliceVar(&protocols, "protocols", calibrate.Protocols, "the protocols to measure (comma-separated)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the floor as JSON (the results header's floor field)")
+	return c
+}
+
+// isCalibrated says whether calibrate has a null peer for protocol p.
+func isCalibrated(p string) bool {
+	for _, q := range calibrate.Protocols {
+		if p == q {
+			return true
+		}
+	}
+	return false
+}

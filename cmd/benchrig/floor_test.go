@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFloorRecordedAndReported: a run measures benchrig's own floor for
+// its protocol before the first sample, records it in the results header,
+// and the terminal, text, Markdown and HTML reports of the file print it;
+// --no-calibrate records that it was skipped.
+func TestFloorRecordedAndReported(t *testing.T) {
+	url := helloServer(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	term, stderr, code := cli(t, "http", url, "-c", "2", "-d", "500ms", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(term, "benchrig's own floor here: http p50 ") {
+		t.Errorf("terminal report lacks the floor:\n%s", term)
+	}
+	doc := readResults(t, out)
+	f := doc.Header.Floor
+	if f == nil || len(f.Protocols) != 1 {
+		t.Fatalf("header floor %+v: want one protocol", f)
+	}
+	if e := f.Protocols[0]; e.Protocol != "http" || e.Error != "" || e.Requests == 0 || e.P50US <= 0 || e.P99US < e.P50US || e.ClientCPUUS <= 0 || e.RoundTripUS <= 0 {
+		t.Errorf("floor entry %+v", e)
+	}
+	console, _, _ := cli(t, "report", out)
+	if !strings.Contains(console, "benchrig's own floor here: http p50 ") {
+		t.Errorf("console report lacks the floor:\n%s", console)
+	}
+	for _, ext := range []string{"txt", "md", "html"} {
+		p := filepath.Join(dir, "r."+ext)
+		if _, e, code := cli(t, "report", out, "-o", p); code != 0 {
+			t.Fatalf("report -o %s: %s", p, e)
+		}
+		b, _ := os.ReadFile(p)
+		s := strings.ReplaceAll(string(b), "&#39;", "'")
+		if !strings.Contains(s, "benchrig's own floor here: http p50 ") || !strings.Contains(s, "µs CPU per request") {
+			t.Errorf("%s report lacks the floor line", ext)
+		}
+	}
+
+	skipped := filepath.Join(dir, "s.json")
+	if _, e, code := cli(t, "http", url, "-c", "2", "-d", "300ms", "--no-calibrate", "-o", skipped); code != 0 {
+		t.Fatalf("--no-calibrate: %s", e)
+	}
+	if f := readResults(t, skipped).Header.Floor; f == nil || f.Skipped != "--no-calibrate" || len(f.Protocols) != 0 {
+		t.Errorf("--no-calibrate floor %+v", f)
+	}
+}
+
+// TestCalibrateCommand: benchrig calibrate prints one row per protocol
+// and the floor line; bad flags are usage errors naming the bound.
+func TestCalibrateCommand(t *testing.T) {
+	out, stderr, code := cli(t, "calibrate", "-d", "200ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"│ http ", "│ pg ", "│ resp ", "Client CPU µs/request", "benchrig's own floor here: http p50 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "not measured") {
+		t.Errorf("a protocol was not measured:\n%s", out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", "-d", "10ms"}, "--duration must be between 100ms and 1m0s, got 10ms"},
+		{[]string{"calibrate", "--protocols", "h3"}, `unknown protocol "h3"; accepted: http, pg, resp`},
+	} {
+		_, e, code := cli(t, tc.args...)
+		if code != 2 || !strings.Contains(e, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, e, tc.want)
+		}
+	}
+}

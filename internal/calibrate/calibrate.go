@@ -1,0 +1,156 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
+	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/workload"
+)
+
+// Protocols are the protocols calibrate knows, in the order it measures
+// and reports them.
+var Protocols = []string{"http", "pg", "resp"}
+
+// Bounds of one protocol's measurement.
+const (
+	// DefaultDuration is how long `benchrig calibrate` drives each
+	// protocol; RunFloor is what a run spends on each of its protocols
+	// before its first sample (≤ 1 s for all three).
+	DefaultDuration = 2 * time.Second
+	RunFloor        = 300 * time.Millisecond
+	MinDuration     = 100 * time.Millisecond
+	MaxDuration     = time.Minute
+	// warmup is the part of the time spent before the recorded window
+	// (connection set-up, prepared statements, the first allocations).
+	warmupShare = 5
+)
+
+// Measure measures benchrig's floor for each protocol asked (unknown ones
+// are reported as errors in their entry), each for d: one connection,
+// closed loop, against a null peer on 127.0.0.1. It never fails as a
+// whole: an entry that could not be measured says why.
+func Measure(ctx context.Context, protocols []string, d time.Duration) *result.Floor {
+	d = min(max(d, MinDuration), MaxDuration)
+	f := &result.Floor{Seconds: d.Seconds()}
+	for _, p := range Protocols {
+		for _, q := range protocols {
+			if q == p {
+				f.Protocols = append(f.Protocols, measureOne(ctx, p, d))
+				break
+			}
+		}
+	}
+	for _, q := range protocols {
+		if f.Entry(q) == nil {
+			f.Protocols = append(f.Protocols, result.FloorEntry{Protocol: q, Error: "no null peer for this protocol"})
+		}
+	}
+	return f
+}
+
+// measureOne drives one protocol's driver against its null peer.
+func measureOne(ctx context.Context, protocol string, d time.Duration) result.FloorEntry {
+	e := result.FloorEntry{Protocol: protocol}
+	var newResp func() responder
+	switch protocol {
+	case "http":
+		newResp = func() responder { return httpNull{} }
+	case "pg":
+		newResp = func() responder { return &pgNull{} }
+	case "resp":
+		newResp = func() responder { return respNull{} }
+	}
+	p, err := startPeer(newResp)
+	if err != nil {
+		e.Error = err.Error()
+		return e
+	}
+	drv, err := nullDriver(protocol, p.addr())
+	if err != nil {
+		p.close()
+		e.Error = err.Error()
+		return e
+	}
+	u0, s0 := selfCPU()
+	res, warm, err := drive(ctx, drv, d)
+	peerCPU, perr := p.close() // after the engine closed its connection: every peer thread has ended
+	u1, s1 := selfCPU()
+	switch {
+	case err != nil:
+		e.Error = err.Error()
+		return e
+	case perr != nil:
+		e.Error = perr.Error()
+		return e
+	case res.Requests == 0:
+		e.Error = fmt.Sprintf("no request completed against the null peer (%d errors)", res.Errors+res.Timeouts+res.Unexpected)
+		return e
+	}
+	e.Requests = res.Requests
+	e.P50US, e.P99US = res.Latency.P(50), res.Latency.P(99)
+	e.RoundTripUS = res.Seconds * 1e6 / float64(res.Requests)
+	client := (u1 - u0) + (s1 - s0) - peerCPU
+	e.ClientCPUUS = max(0, client.Seconds()*1e6/float64(res.Requests+warm))
+	if bad := res.Errors + res.Timeouts + res.Unexpected; bad > 0 {
+		e.Error = fmt.Sprintf("%d of %d requests failed against the null peer", bad, bad+res.Requests)
+	}
+	return e
+}
+
+// drive opens one connection, warms it up and records a window; warm is
+// the number of warm-up requests (their CPU is in the process's too).
+func drive(ctx context.Context, drv driver.Driver, d time.Duration) (*result.Load, int64, error) {
+	eng, err := load.New(load.Config{Connections: 1, Pipeline: 1}, drv)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := eng.Open(ctx); err != nil {
+		return nil, 0, fmt.Errorf("connect to the null peer: %w", err)
+	}
+	defer eng.Close()
+	w, err := eng.Run(ctx, load.Window{Duration: d / warmupShare})
+	if err != nil {
+		return nil, 0, err
+	}
+	res, err := eng.Run(ctx, load.Window{Duration: d - d/warmupShare})
+	if err != nil {
+		return nil, 0, err
+	}
+	eng.Close()
+	return res, w.Requests + w.Errors + w.Timeouts + w.Unexpected, nil
+}
+
+// nullDriver is the driver of a protocol with the configuration of a
+// plain request: GET / over HTTP/1.1, the prepared one-key read over pg,
+// GET of one key over RESP.
+func nullDriver(protocol, addr string) (driver.Driver, error) {
+	switch protocol {
+	case "http":
+		return httpdrv.New(httpdrv.Config{URL: "http://" + addr + "/", Method: "GET", Timeout: 5 * time.Second, DialTimeout: 5 * time.Second})
+	case "pg":
+		return pgdrv.New(pgdrv.Config{DSN: "postgres://bench@" + addr + "/bench?sslmode=disable", Path: pgdrv.PreparedOne,
+			Workload: workload.Config{Kind: workload.Uniform, Batch: 1, Rows: 1000}, Timeout: 5 * time.Second})
+	case "resp":
+		c := respdrv.DefaultConfig()
+		c.Addr, c.Command, c.Timeout = addr, respdrv.CommandGET, 5*time.Second
+		return respdrv.New(c)
+	}
+	return nil, fmt.Errorf("unknown protocol %q; accepted: http, pg, resp", protocol)
+}
+
+// selfCPU is this process's user and system CPU so far.
+func selfCPU() (user, sys time.Duration) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}

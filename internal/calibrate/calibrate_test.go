@@ -1,0 +1,38 @@
+package calibrate
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestMeasureEveryProtocol drives each driver against its null peer: every
+// request succeeds, latencies are ordered, and the client's CPU per request
+// is positive once the peer's threads are taken out.
+func TestMeasureEveryProtocol(t *testing.T) {
+	f := Measure(context.Background(), []string{"resp", "http", "pg"}, 300*time.Millisecond)
+	if len(f.Protocols) != 3 || f.Protocols[0].Protocol != "http" || f.Protocols[1].Protocol != "pg" || f.Protocols[2].Protocol != "resp" {
+		t.Fatalf("protocols %+v: want http, pg, resp in that order", f.Protocols)
+	}
+	for _, e := range f.Protocols {
+		if e.Error != "" {
+			t.Errorf("%s: %s", e.Protocol, e.Error)
+			continue
+		}
+		if e.Requests < 10 || e.P50US <= 0 || e.P99US < e.P50US || e.ClientCPUUS <= 0 {
+			t.Errorf("%s: %+v", e.Protocol, e)
+		}
+	}
+}
+
+// TestMeasureUnknown: a protocol without a null peer is said so, the
+// others are still measured.
+func TestMeasureUnknown(t *testing.T) {
+	f := Measure(context.Background(), []string{"h2", "resp"}, 100*time.Millisecond)
+	if e := f.Entry("h2"); e == nil || e.Error == "" {
+		t.Errorf("h2: %+v", e)
+	}
+	if e := f.Entry("resp"); e == nil || e.Error != "" || e.Requests == 0 {
+		t.Errorf("resp: %+v", e)
+	}
+}

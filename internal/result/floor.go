@@ -1,0 +1,49 @@
+package result
+
+// Floor is benchrig's own measurement floor on this machine: its latency
+// and client CPU per operation against a null peer (an in-process server
+// on loopback that answers a fixed response and does nothing else), for
+// each protocol of the run. A figure of the run near its floor measures
+// benchrig, not the target.
+type Floor struct {
+	// Seconds is how long each protocol was driven.
+	Seconds float64 `json:"seconds"`
+	// Protocols holds one entry per protocol measured, in a fixed order
+	// (http, pg, resp).
+	Protocols []FloorEntry `json:"protocols"`
+	// Skipped says why no floor was measured (--no-calibrate).
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// FloorEntry is the floor of one protocol's driver.
+type FloorEntry struct {
+	Protocol string `json:"protocol"`
+	// Requests completed against the null peer over one connection,
+	// closed loop.
+	Requests int64 `json:"requests"`
+	// P50US and P99US are the latency percentiles, in microseconds.
+	P50US int64 `json:"p50_us"`
+	P99US int64 `json:"p99_us"`
+	// RoundTripUS is the window's seconds × 10⁶ ÷ requests: the mean time
+	// from one request to the next on the connection, the engine's own
+	// work between them included.
+	RoundTripUS float64 `json:"round_trip_us"`
+	// ClientCPUUS is benchrig's own CPU per request, in microseconds (the
+	// process's CPU less the null peer's thread).
+	ClientCPUUS float64 `json:"client_cpu_us"`
+	// Error says why the protocol's floor could not be measured.
+	Error string `json:"error,omitempty"`
+}
+
+// Entry returns the floor of protocol p, or nil.
+func (f *Floor) Entry(p string) *FloorEntry {
+	if f == nil {
+		return nil
+	}
+	for i := range f.Protocols {
+		if f.Protocols[i].Protocol == p {
+			return &f.Protocols[i]
+		}
+	}
+	return nil
+}
