@@ -42,10 +42,10 @@ func TestPreflightInterruptAndBounds(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"http timeout", []string{"http", "http://" + addr + "/", "--timeout", "500ms", "-d", "1s"}, "no response within 500ms (the request timeout)"},
-		{"resp timeout", []string{"resp", "--addr", addr, "--timeout", "500ms", "-d", "1s"}, "PING: no reply within 500ms"},
-		{"http ctrl-c", []string{"http", "http://" + addr + "/", "--timeout", "0", "-d", "1s"}, "context canceled"},
-		{"resp ctrl-c", []string{"resp", "--addr", addr, "--timeout", "0", "-d", "1s"}, "context canceled"},
+		{"http timeout", []string{"http", "http://" + addr + "/", "--timeout", "500ms", "-d", "1s", "--no-calibrate"}, "no response within 500ms (the request timeout)"},
+		{"resp timeout", []string{"resp", "--addr", addr, "--timeout", "500ms", "-d", "1s", "--no-calibrate"}, "PING: no reply within 500ms"},
+		{"http ctrl-c", []string{"http", "http://" + addr + "/", "--timeout", "0", "-d", "1s", "--no-calibrate"}, "context canceled"},
+		{"resp ctrl-c", []string{"resp", "--addr", addr, "--timeout", "0", "-d", "1s", "--no-calibrate"}, "context canceled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
