@@ -76,4 +76,3 @@ func checkDSNHidden(t *testing.T, pw string) {
 		}
 	}
 }
-
