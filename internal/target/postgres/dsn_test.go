@@ -94,14 +94,14 @@ func TestUnreachable(t *testing.T) {
 	if strings.Contains(err.Error(), "Hidd3nPw") {
 		t.Errorf("error shows the password: %v", err)
 	}
-	if !strings.Contains(err.Error(), "connect to postgres://u:xxxxx@127.0.0.1:"+strconv.Itoa(port)) {
+	if !strings.Contains(err.Error(), "connect to postgres://u:"+Redacted+"@127.0.0.1:"+strconv.Itoa(port)) {
 		t.Errorf("error %q does not name the redacted server", err)
 	}
 }
 
 func TestScrub(t *testing.T) {
-	err := scrub(context.DeadlineExceeded, "dead")
-	if strings.Contains(err.Error(), "dead") {
+	err := scrub(context.DeadlineExceeded, "deadline")
+	if strings.Contains(err.Error(), "deadline") {
 		t.Errorf("scrub left the secret: %v", err)
 	}
 	if !errorsIs(err, context.DeadlineExceeded) {
