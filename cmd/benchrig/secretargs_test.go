@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/benchrig/benchrig/internal/secret"
+)
+
+// TestRedactArgs: benchrig's own command line as recorded and as ps shows
+// it after the re-exec: every credential hidden, every other word kept,
+// and each hidden value collected for scrubbing (free text is not).
+func TestRedactArgs(t *testing.T) {
+	for _, tt := range []struct {
+		args   []string
+		want   string
+		hidden []string
+	}{
+		{[]string{"pg", "--dsn", "postgres://u:pw1@h/db", "--dsn=host=h password=pw2", "--sql", "SELECT key=1"},
+			"pg --dsn postgres://u:[redacted]@h/db --dsn=host=h password=[redacted] --sql SELECT key=[redacted]", []string{"pw1", "pw2"}},
+		{[]string{"resp", "--fill-from-pg-dsn", "postgres://u:pw3@h/db", "-c", "4"},
+			"resp --fill-from-pg-dsn postgres://u:[redacted]@h/db -c 4", []string{"pw3"}},
+		{[]string{"http", "https://u:pw4@h/x?access_token=tk5&q=1", "-H", "Authorization: Bearer tk6", "-HX-Upstream-Key: k7",
+			"--header=X-Tenant: t8", "--secret-header", "X-Tenant", "-H", "Accept: text/html"},
+			"http https://u:[redacted]@h/x?access_token=[redacted]&q=1 -H Authorization: [redacted] -HX-Upstream-Key: [redacted] " +
+				"--header=X-Tenant: [redacted] --secret-header X-Tenant -H Accept: text/html", []string{"pw4", "tk5", "tk6", "k7", "t8"}},
+		{[]string{"http", "u:pw9@127.0.0.1:1/?cb=c10", "--secret-param=cb"},
+			"http u:[redacted]@127.0.0.1:1/?cb=[redacted] --secret-param=cb", []string{"pw9", "c10"}},
+		{[]string{"http", "http://127.0.0.1:1/", "--target", "node server.js --password=pw11 --db-password 'pw 12' DATABASE_URL=postgres://u:pw13@h/db"},
+			"http http://127.0.0.1:1/ --target node server.js --password=[redacted] --db-password [redacted] DATABASE_URL=postgres://u:[redacted]@h/db",
+			[]string{"pw11", "pw 12", "pw13"}},
+		{[]string{"run", "suite.yaml", "-o", "r.json", "--set", "connections=4"}, "run suite.yaml -o r.json --set connections=4", nil},
+	} {
+		var found secret.Set
+		got := strings.Join(redactArgs(tt.args, argPolicy(tt.args), &found), " ")
+		if got != tt.want {
+			t.Errorf("redactArgs(%q)\n got %s\nwant %s", tt.args, got, tt.want)
+		}
+		for _, h := range tt.hidden {
+			if found.Scrub("<"+h+">") != "<"+secret.Placeholder+">" {
+				t.Errorf("redactArgs(%q) did not collect %q", tt.args, h)
+			}
+		}
+		if tt.hidden == nil && found.Len() != 0 {
+			t.Errorf("redactArgs(%q) collected %q from plain text", tt.args, found.Values())
+		}
+	}
+}
