@@ -358,4 +358,3 @@ func TestPGQuickInterrupt(t *testing.T) {
 		}
 	}
 }
-

@@ -25,6 +25,11 @@ var wholeWords = map[string]bool{
 	"requirepass": true, "masterauth": true, "bearer": true,
 }
 
+// referenceWords end names whose value says where a credential is, not the
+// credential itself: --token-env REDIS_PASSWORD, PASSWORD_FILE=/run/pw,
+// --tls-key-path.
+var referenceWords = map[string]bool{"env": true, "file": true, "path": true, "dir": true, "var": true, "variable": true, "name": true}
+
 // Words splits a name into lower-case words at every character that is not
 // a letter or digit and at camel-case humps: "X-Upstream-Key" → x upstream
 // key, "accessToken" → access token, "HTTPAuthKey" → http auth key.
@@ -88,9 +93,15 @@ func secretWord(w string) bool {
 // variable or flag of this name holds a credential under the default
 // policy: one of its words (see Words) is or ends with token, key, secret,
 // password, passwd, pwd, auth, session, signature, credential or cookie, or
-// is pass, sig, authorization, requirepass… Case does not matter.
+// is pass, sig, authorization, requirepass…, unless its last word says the
+// value is a reference (env, file, path, dir, var, variable, name). Case
+// does not matter.
 func IsSecretName(name string) bool {
-	for _, w := range Words(name) {
+	words := Words(name)
+	if len(words) > 1 && referenceWords[words[len(words)-1]] {
+		return false // --token-env NAME, PASSWORD_FILE=path: where, not what
+	}
+	for _, w := range words {
 		if secretWord(w) {
 			return true
 		}

@@ -12,12 +12,13 @@ func TestIsSecretName(t *testing.T) {
 		"passwd", "pwd", "DB_PWD", "secret", "client_secret", "AWS_SECRET_ACCESS_KEY", "auth", "oauth", "X-Auth",
 		"session", "sessionid", "JSESSIONID", "PHPSESSID", "signature", "X-Amz-Signature", "sig", "credential",
 		"credentials", "GOOGLE_APPLICATION_CREDENTIALS", "requirepass", "masterauth", "pass", "sslpassword", "accessToken",
-		"HTTPAuthKey", "password_file",
+		"HTTPAuthKey",
 	}
 	plain := []string{
 		"host", "port", "user", "Content-Type", "Accept", "X-Request-Id", "keyspace", "author", "authority",
 		"bypass", "passenger", "compass", "tokenizer", "PGPASSFILE", "PGDATABASE", "sslmode", "PATH", "HOME",
 		"keyboard", "id", "name", "dbname", "", "-", "X-Forwarded-For", "Cache-Control", "pg-pk",
+		"--token-env", "--token-file", "PASSWORD_FILE", "--tls-key-path", "dsn_env", "secretName",
 	}
 	for _, n := range secret {
 		if !IsSecretName(n) {
