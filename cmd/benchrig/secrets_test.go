@@ -165,6 +165,21 @@ func (w *leakWatch) scanDir(dir string) {
 	})
 }
 
+// buildBenchrig builds benchrig into dir and makes dir/tmp (traversable, as
+// /tmp is) for the runs' TMPDIR.
+func buildBenchrig(t *testing.T, dir string) (br, tmp string) {
+	t.Helper()
+	tmp = filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	br = filepath.Join(dir, "benchrig")
+	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return br, tmp
+}
+
 // TestNothingLeaks runs every mode of the built benchrig (http, pg, resp,
 // run, report in every format, compare) with a secret planted in every
 // channel (URL userinfo in https, malformed and scheme-less URLs, query
@@ -178,14 +193,7 @@ func TestNothingLeaks(t *testing.T) {
 	pgNeedBinaries(t)
 	respNeedRedis(t)
 	dir := t.TempDir()
-	tmp := filepath.Join(dir, "tmp")
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	br := filepath.Join(dir, "benchrig")
-	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	br, tmp := buildBenchrig(t, dir)
 	pg := startPGTestServer(t)
 	self, err := os.Executable()
 	if err != nil {
