@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -44,5 +45,29 @@ func TestRedactArgs(t *testing.T) {
 		if tt.hidden == nil && found.Len() != 0 {
 			t.Errorf("redactArgs(%q) collected %q from plain text", tt.args, found.Values())
 		}
+	}
+}
+
+// TestHideArgvRestores: the re-executed benchrig takes its real arguments
+// from BENCHRIG_ARGV and unsets it (no child inherits it); arguments
+// without a credential are run as they are, with no re-exec.
+func TestHideArgvRestores(t *testing.T) {
+	var stderr strings.Builder
+	t.Setenv(argvEnv, `["pg","--dsn","postgres://u:pw@h/db"]`)
+	got := hideArgv([]string{"pg", "--dsn", "postgres://u:[redacted]@h/db"}, &stderr)
+	if strings.Join(got, " ") != "pg --dsn postgres://u:pw@h/db" {
+		t.Errorf("restored %q", got)
+	}
+	if _, ok := os.LookupEnv(argvEnv); ok {
+		t.Errorf("%s still set", argvEnv)
+	}
+	t.Setenv(argvEnv, `not json`)
+	if got := hideArgv([]string{"version"}, &stderr); len(got) != 1 || !strings.Contains(stderr.String(), "not a JSON list") {
+		t.Errorf("bad %s: %q, stderr %q", argvEnv, got, stderr.String())
+	}
+	os.Unsetenv(argvEnv)
+	plain := []string{"http", "http://127.0.0.1:1/", "-c", "4"}
+	if got := hideArgv(plain, &stderr); strings.Join(got, " ") != strings.Join(plain, " ") {
+		t.Errorf("plain args changed: %q", got)
 	}
 }

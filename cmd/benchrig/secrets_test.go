@@ -181,7 +181,7 @@ func buildBenchrig(t *testing.T, dir string) (br, tmp string) {
 }
 
 // TestNothingLeaks runs every mode of the built benchrig (http, pg, resp,
-// run, report in every format, compare) with a secret planted in every
+// run, report in every format, compare, verify) with a secret planted in every
 // channel (URL userinfo in https, malformed and scheme-less URLs, query
 // tokens, a --secret-param, a --secret-header, Authorization,
 // X-Upstream-Key, target argv in both forms, env values with URL
@@ -313,6 +313,7 @@ matrix:
 			}
 		}
 		benchrig("report "+name+" stdout", true, "report", f)
+		benchrig("verify "+name, true, "verify", f)
 	}
 	benchrig("compare", true, "compare", results("http"), results("run"))
 	benchrig("compare pg", true, "compare", results("pg"), results("pg"))
