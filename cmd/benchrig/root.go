@@ -70,7 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	policy, found := argPolicy(args), &secret.Set{}
 	shown := redactArgs(args, policy, found)
 	stdout, stderr = found.Writer(stdout), found.Writer(stderr)
-	return found.Error(runCLI(&app{ctx: ctx, args: shown, stdout: stdout, stderr: stderr, policy: policy, secrets: found}, args))
+	err := runCLI(&app{ctx: ctx, args: shown, stdout: stdout, stderr: stderr, policy: policy, secrets: found}, args)
+	return policy.Error(found.Error(err))
 }
 
 // runCLI is the command tree, run on the real arguments; every error it

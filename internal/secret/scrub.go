@@ -195,6 +195,22 @@ func (s *Set) Error(err error) error {
 	return &scrubbed{msg: clean, cause: err}
 }
 
+// Error returns err with the credentials its message shows redacted by the
+// policy (Text: URLs' passwords and secret parameters, secret key=value
+// and --flag value pairs), for errors that echo input no Set knew yet (a
+// suite's malformed URL); err itself when nothing changed. The chain stays
+// reachable through Unwrap.
+func (p Policy) Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if clean := p.Text(msg, nil); clean != msg {
+		return &scrubbed{msg: clean, cause: err}
+	}
+	return err
+}
+
 // ScrubError is Set.Error for a list of secrets.
 func ScrubError(err error, secrets ...string) error {
 	var s Set

@@ -71,3 +71,15 @@ func TestSetErrorAndWriter(t *testing.T) {
 		t.Errorf("Fd of a buffer's writer")
 	}
 }
+
+func TestPolicyError(t *testing.T) {
+	base := fmt.Errorf(`paths.get.http.url: "https://u:pw1@h:bad/?token=t2": invalid port: %w`, context.Canceled)
+	err := Policy{}.Error(base)
+	if err.Error() != `paths.get.http.url: "https://u:[redacted]@h:bad/?token=[redacted]": invalid port: context canceled` || !errors.Is(err, context.Canceled) {
+		t.Errorf("Policy.Error: %v", err)
+	}
+	plain := errors.New("--token-env REDIS_PASSWORD: not set")
+	if (Policy{}).Error(plain) != plain {
+		t.Errorf("an error without credentials was rewritten: %v", Policy{}.Error(plain))
+	}
+}
