@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/benchrig/benchrig/internal/result"
+	runner "github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/secret"
 )
 
@@ -69,5 +72,33 @@ func TestHideArgvRestores(t *testing.T) {
 	plain := []string{"http", "http://127.0.0.1:1/", "-c", "4"}
 	if got := hideArgv(plain, &stderr); strings.Join(got, " ") != strings.Join(plain, " ") {
 		t.Errorf("plain args changed: %q", got)
+	}
+}
+
+// TestScrubRecord: the last line of defence replaces known secrets in
+// every string value of a record, never in its keys, and leaves a record
+// without them untouched.
+func TestScrubRecord(t *testing.T) {
+	var set secret.Set
+	set.Add("requests", "case", "pw-4711")
+	smp := &result.Sample{Error: "login pw-4711 failed after 12 requests", Case: "c",
+		Target: &result.TargetInfo{Argv: []string{"srv", "--x=pw-4711"}, LogTail: "context pw-4711x"}}
+	scrubRecord(smp, &set)
+	if smp.Error != "login [redacted] failed after 12 [redacted]" || smp.Target.Argv[1] != "--x=[redacted]" || smp.Target.LogTail != "context pw-4711x" {
+		t.Errorf("scrubbed %+v %+v", smp, smp.Target)
+	}
+	if b, _ := json.Marshal(smp); smp.Case != "c" || strings.Contains(string(b), `"[redacted]":`) {
+		t.Errorf("a key was scrubbed: %s", b)
+	}
+	mem := &runner.Memory{}
+	sink := scrubSink{next: mem, set: &set}
+	if err := sink.Append(&result.Sample{Key: "k", Error: "pw-4711"}); err != nil || mem.Samples[0].Error != "[redacted]" || sink.Done("k") != mem.Done("k") {
+		t.Errorf("scrubSink stored %+v", mem.Samples)
+	}
+	var none secret.Set
+	keep := &result.Sample{Error: "pw-4711"}
+	scrubRecord(keep, &none)
+	if keep.Error != "pw-4711" {
+		t.Errorf("an empty set changed the record")
 	}
 }
