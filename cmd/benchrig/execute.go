@@ -76,7 +76,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		if w, hdr, err = result.Resume(path); err != nil {
 			return nil, err
 		}
-		if p, err = replan(hdr.Suite.Resolved, hdr.Smoke); err != nil {
+		if p, err = resumePlan(hdr, stderr); err != nil {
 			w.Abandon()
 			return nil, fmt.Errorf("%s: the recorded suite: %w", path, err)
 		}

@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/result"
 	runner "github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/secret"
+	"github.com/benchrig/benchrig/internal/suite"
 )
 
 // TestRedactArgs: benchrig's own command line as recorded and as ps shows
@@ -100,5 +102,51 @@ func TestScrubRecord(t *testing.T) {
 	scrubRecord(keep, &none)
 	if keep.Error != "pw-4711" {
 		t.Errorf("an empty set changed the record")
+	}
+}
+
+// TestResumePlanKeepsCredentials: a resumed run gets its credentials from
+// the suite file when it is unchanged (the recorded copy has them
+// redacted), and is warned when it must run the redacted copy.
+func TestResumePlanKeepsCredentials(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	yaml := `name: resume-secrets
+repeats: 1
+targets:
+  t:
+    command: ["true"]
+    env: {API_TOKEN: tok-4711, PORT: "{port}"}
+paths:
+  get:
+    http: {url: "http://127.0.0.1:{port}/"}
+matrix: {targets: [t], paths: [get], connections: [1]}
+`
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := suite.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := suite.ApplyOverrides(s, func(string) string { return "" }, []string{"connections=2"}); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := s.Resolved()
+	if err != nil || strings.Contains(string(resolved), "tok-4711") {
+		t.Fatalf("resolved %s, %v", resolved, err)
+	}
+	hdr := &result.Header{Suite: result.SuiteInfo{File: file, SHA256: s.SHA256(), Resolved: resolved, Overrides: []string{"set:connections=2"}}}
+	var stderr strings.Builder
+	p, err := resumePlan(hdr, &stderr)
+	if err != nil || p.Suite.Targets["t"].Env["API_TOKEN"] != "tok-4711" || stderr.Len() != 0 {
+		t.Fatalf("resume from the unchanged file: err %v, env %v, stderr %q", err, p.Suite.Targets["t"].Env, stderr.String())
+	}
+	if err := os.WriteFile(file, []byte(yaml+"# changed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err = resumePlan(hdr, &stderr)
+	if err != nil || p.Suite.Targets["t"].Env["API_TOKEN"] != secret.Placeholder || !strings.Contains(stderr.String(), "redacted credentials") {
+		t.Fatalf("resume from the recorded copy: err %v, stderr %q", err, stderr.String())
 	}
 }

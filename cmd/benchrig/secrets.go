@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/benchrig/benchrig/internal/quick"
@@ -264,4 +266,54 @@ func (a *app) withSecretNames(d quick.Doc) quick.Doc {
 		d["secret_params"] = a.secretParams
 	}
 	return d
+}
+
+// resumePlan is the plan a --resume continues. The recorded suite has its
+// credentials redacted, so when the suite file is still there with the
+// recorded SHA-256 and, with the recorded overrides applied, resolves to
+// the recorded suite, that file (credentials and all) is what runs;
+// otherwise the recorded suite runs, with a warning when it holds redacted
+// values (the targets then get the placeholder, not the credential).
+func resumePlan(hdr *result.Header, stderr io.Writer) (*suite.Plan, error) {
+	if s, err := suite.Load(hdr.Suite.File); err == nil && s.SHA256() == hdr.Suite.SHA256 {
+		env, sets := map[string]string{}, []string(nil)
+		for _, o := range hdr.Suite.Overrides {
+			from, kv, _ := strings.Cut(o, ":")
+			k, v, _ := strings.Cut(kv, "=")
+			if from == "env" {
+				env[k] = v
+			} else {
+				sets = append(sets, kv)
+			}
+		}
+		if suite.ApplyOverrides(s, func(k string) string { return env[k] }, sets) == nil {
+			if resolved, err := s.Resolved(); err == nil && sameJSON(resolved, hdr.Suite.Resolved) {
+				if p, err := s.Plan(); err == nil {
+					if hdr.Smoke {
+						p = p.Smoke()
+					}
+					return p, nil
+				}
+			}
+		}
+	}
+	if bytes.Contains(hdr.Suite.Resolved, []byte(secret.Placeholder)) {
+		fmt.Fprintf(stderr, "benchrig: warning: the recorded suite holds redacted credentials (%s) and its file %q is gone or changed: the resumed samples get the placeholder in their place\n",
+			secret.Placeholder, hdr.Suite.File)
+	}
+	return replan(hdr.Suite.Resolved, hdr.Smoke)
+}
+
+// sameJSON reports whether two JSON texts hold the same value, whatever
+// their key order and escaping.
+func sameJSON(a, b []byte) bool {
+	decode := func(b []byte) (any, bool) {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var v any
+		return v, dec.Decode(&v) == nil
+	}
+	va, oka := decode(a)
+	vb, okb := decode(b)
+	return oka && okb && reflect.DeepEqual(va, vb)
 }
