@@ -185,7 +185,8 @@ func buildBenchrig(t *testing.T, dir string) (br, tmp string) {
 // channel (URL userinfo in https, malformed and scheme-less URLs, query
 // tokens, a --secret-param, a --secret-header, Authorization,
 // X-Upstream-Key, target argv in both forms, env values with URL
-// credentials, a DSN password, a RESP token) and greps stdout, stderr,
+// credentials, a DSN password for pg and for resp's fill, a RESP token)
+// and greps stdout, stderr,
 // results files, reports, target logs, every file under the runs' TMPDIR
 // and /proc/*/cmdline of every process (polled every 50 ms while the runs
 // go on) for each of them: 0 hits, or the test fails naming each place.
@@ -258,9 +259,10 @@ func TestNothingLeaks(t *testing.T) {
 		"-c", "2", "--rows", "512", "-o", results("pg")}, short...)...)
 	benchrig("pg wrong password", false, "pg", "--dsn", pg.dsn("bench", plantWrongPGPW, "bench"), "-d", "1s")
 
-	// resp: an ephemeral redis-server whose password is the token.
+	// resp: an ephemeral redis-server whose password is the token, filled
+	// from PostgreSQL by a DSN with a password on the command line.
 	benchrig("resp", true, append([]string{"resp", "--ephemeral", "--token-env", "RESP_TOKEN", "--batch", "4", "-c", "2",
-		"-o", results("resp")}, short...)...)
+		"--fill-from-pg", "--fill-from-pg-dsn", pg.dsn("bench", pgTestPassword, "bench"), "--keyspace", "64", "-o", results("resp")}, short...)...)
 
 	// run: a suite whose command target has both argv forms and secret
 	// environment values, and whose path has a query token, Authorization
