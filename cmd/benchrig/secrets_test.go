@@ -181,15 +181,15 @@ func buildBenchrig(t *testing.T, dir string) (br, tmp string) {
 }
 
 // TestNothingLeaks runs every mode of the built benchrig (http, pg, resp,
-// run, report in every format, compare, verify) with a secret planted in every
-// channel (URL userinfo in https, malformed and scheme-less URLs, query
-// tokens, a --secret-param, a --secret-header, Authorization,
+// run, report in every format, compare, verify) with a secret planted in
+// every channel (URL userinfo in https, malformed and scheme-less URLs,
+// query tokens, a --secret-param, a --secret-header, Authorization,
 // X-Upstream-Key, target argv in both forms, env values with URL
 // credentials, a DSN password for pg and for resp's fill, a RESP token)
-// and greps stdout, stderr,
-// results files, reports, target logs, every file under the runs' TMPDIR
-// and /proc/*/cmdline of every process (polled every 50 ms while the runs
-// go on) for each of them: 0 hits, or the test fails naming each place.
+// and greps stdout, stderr, results files, reports, target logs, every
+// file under the runs' TMPDIR and /proc/*/cmdline of every process (polled
+// every 50 ms while the runs go on) for each of them: 0 hits, or the test
+// fails naming each place.
 func TestNothingLeaks(t *testing.T) {
 	pgNeedBinaries(t)
 	respNeedRedis(t)
