@@ -33,7 +33,9 @@ FUZZ_TARGETS := \
 	./internal/resp:FuzzReadBuffered \
 	./internal/resp:FuzzReaderChunking \
 	./internal/target:FuzzParseCPUList \
-	./internal/target/postgres:FuzzRedact \
+	./internal/secret:FuzzRedact \
+	./internal/secret:FuzzScrub \
+	./internal/secret:FuzzText \
 	./internal/driver/pg:FuzzRowDecoder \
 	./internal/driver/pg:FuzzSQLValue \
 	./internal/driver/pg:FuzzSQLBinaryArray \

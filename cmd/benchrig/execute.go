@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/result"
 	runner "github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )
@@ -34,7 +35,13 @@ type execution struct {
 	file string
 	// args is the command line as recorded (secrets redacted).
 	args []string
-	out  output
+	// secrets are scrubbed from the header and every sample written, and
+	// receive the credentials the suite holds or reads.
+	secrets *secret.Set
+	// secretHeaders and secretParams widen the suite's policy
+	// (--secret-header, --secret-param).
+	secretHeaders, secretParams []string
+	out                         output
 	// progress prints one line per finished sample on stderr.
 	progress bool
 	// onPrepared is told the targets' provenance once they are ready.
@@ -74,7 +81,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		if w, hdr, err = result.Resume(path); err != nil {
 			return nil, err
 		}
-		if p, err = replan(hdr.Suite.Resolved, hdr.Smoke); err != nil {
+		if p, err = resumePlan(hdr, stderr); err != nil {
 			w.Abandon()
 			return nil, fmt.Errorf("%s: the recorded suite: %w", path, err)
 		}
@@ -93,6 +100,11 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		defer tmpdir.Remove(dir)
 		path = dir + "/results.json"
 	}
+	if s != nil {
+		s.SecretHeaders = append(s.SecretHeaders, x.secretHeaders...)
+		s.SecretParams = append(s.SecretParams, x.secretParams...)
+		suiteSecrets(s, x.secrets, os.Getenv)
+	}
 	st := newStatus(stderr, "")
 	defer st.stop()
 	done := &runner.Memory{}
@@ -108,6 +120,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		},
 		OnEngine: st.setEngine,
 		OnSample: func(i, n int, smp *result.Sample, eta time.Duration) {
+			scrubRecord(smp, x.secrets)
 			done.Append(smp)
 			if x.progress {
 				clear := ""
@@ -139,6 +152,10 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			changed = ch
 		}
 	}
+	for name, pv := range prov {
+		scrubRecord(&pv, x.secrets)
+		prov[name] = pv
+	}
 	if x.onPrepared != nil {
 		x.onPrepared(prov)
 	}
@@ -163,6 +180,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		h := result.Header{Tool: toolInfo(), Host: result.ReadHost(), Started: time.Now().UTC(), Args: x.args, Smoke: p.IsSmoke,
 			Suite: result.SuiteInfo{Name: s.Name, File: x.file, SHA256: s.SHA256(), Resolved: resolved, Overrides: overrides},
 			Plan:  planEntries(p), Targets: prov, Floor: floor}
+		scrubRecord(&h, x.secrets)
 		if w, err = result.Create(path, h, x.out.force || x.out.path == ""); err != nil {
 			return nil, err
 		}
@@ -173,6 +191,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			sink = changedSink{w, changed}
 		}
 	}
+	sink = scrubSink{next: sink, set: x.secrets}
 	interrupted, err := r.Run(ctx, sink)
 	st.stop()
 	if err != nil {

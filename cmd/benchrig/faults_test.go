@@ -77,14 +77,7 @@ func TestFaultInjectionKill9(t *testing.T) {
 		t.Skip("fault injection builds benchrig and runs 11 suites")
 	}
 	dir := t.TempDir()
-	tmp := filepath.Join(dir, "tmp")
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	br := filepath.Join(dir, "benchrig")
-	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	br, tmp := buildBenchrig(t, dir)
 	hello := buildExample(t, "hello")
 	suite := faultSuite(t, dir, hello)
 	env := append(os.Environ(), "TMPDIR="+tmp)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
 )
@@ -68,8 +67,9 @@ func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 	if err != nil {
 		return usageError{err}
 	}
+	rawURL = a.policy.URL(rawURL, a.secrets)
 	job := quickJob{
-		name: "benchrig http", doc: d, args: redactArgs(a.args, httpdrv.IsSecretHeader, httpdrv.RedactedValue),
+		name: "benchrig http", doc: a.withSecretNames(d), args: a.args,
 		title: func(s *result.Sample) string {
 			conns := 0
 			if s.Config != nil {
@@ -79,5 +79,5 @@ func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 		},
 		heading: func(n int) string { return fmt.Sprintf("benchrig http %s · %s", rawURL, plural(n, "sample")) },
 	}
-	return runQuick(a.ctx, &hf.quickFlags, job, a.stdout, a.stderr)
+	return runQuick(a, &hf.quickFlags, job)
 }

@@ -9,8 +9,10 @@ import (
 )
 
 func main() {
+	// First of all: credentials on the command line leave it (reexec.go).
+	args := hideArgv(os.Args[1:], os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go secondSignalExits(ctx)
-	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(exitCode(run(ctx, args, os.Stdout, os.Stderr), os.Stderr))
 }

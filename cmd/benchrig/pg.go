@@ -10,6 +10,7 @@ import (
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 	"github.com/benchrig/benchrig/internal/workload"
 )
@@ -65,19 +66,14 @@ func runPG(a *app, c *cobra.Command, pf *pgFlags) error {
 		return err
 	}
 	pf.p.Common = pf.Common
-	d, env, secret, err := pf.p.Build()
+	d, env, pw, err := pf.p.Build()
+	a.secrets.AddValue(pw)
 	if err != nil {
-		return pgCleanErr(usageError{err}, secret)
-	}
-	clean := func(t string) string {
-		if secret == "" {
-			return t
-		}
-		return strings.ReplaceAll(t, secret, postgres.Redacted)
+		return pgCleanErr(usageError{err}, a.secrets)
 	}
 	version := ""
 	job := quickJob{
-		name: "benchrig pg", doc: d, env: env, args: pgRedactArgs(a.args, secret),
+		name: "benchrig pg", doc: a.withSecretNames(d), env: env, args: a.args,
 		onPrepared: func(prov map[string]result.Provenance) {
 			for _, pv := range prov {
 				version = pv.Version
@@ -89,27 +85,11 @@ func runPG(a *app, c *cobra.Command, pf *pgFlags) error {
 		heading: func(n int) string {
 			return fmt.Sprintf("benchrig pg · PostgreSQL %s · %s workload · %d samples", version, pf.p.Kind, n)
 		},
-		scrub: func(s *result.Sample) { scrubSample(s, clean) },
 	}
-	if err := runQuick(a.ctx, &pf.quickFlags, job, a.stdout, a.stderr); err != nil {
-		return pgCleanErr(err, secret)
+	if err := runQuick(a, &pf.quickFlags, job); err != nil {
+		return pgCleanErr(err, a.secrets)
 	}
 	return nil
-}
-
-// scrubSample removes a secret from a sample's texts.
-func scrubSample(s *result.Sample, clean func(string) string) {
-	s.Error = clean(s.Error)
-	for i, reason := range s.Verdict.Reasons {
-		s.Verdict.Reasons[i] = clean(reason)
-	}
-	if s.Load != nil && len(s.Load.Messages) > 0 {
-		m := make(map[string]int64, len(s.Load.Messages))
-		for k, v := range s.Load.Messages {
-			m[clean(k)] += v
-		}
-		s.Load.Messages = m
-	}
 }
 
 // pgCleanErr makes an error fit for the one line benchrig prints: the
@@ -117,12 +97,9 @@ func scrubSample(s *result.Sample, clean func(string) string) {
 // line of defence) and a multi-line message (pgx lists every connection
 // attempt on its own line) joined into one, duplicates dropped. A usage
 // error stays one.
-func pgCleanErr(err error, secret string) error {
+func pgCleanErr(err error, secrets *secret.Set) error {
 	msg := err.Error()
-	clean := msg
-	if secret != "" {
-		clean = strings.ReplaceAll(clean, secret, postgres.Redacted)
-	}
+	clean := secrets.Scrub(msg)
 	if strings.Contains(clean, "\n") {
 		var b strings.Builder
 		seen := map[string]bool{}
@@ -154,25 +131,4 @@ func pgCleanErr(err error, secret string) error {
 		return err
 	}
 	return errors.New(clean)
-}
-
-// pgRedactArgs returns the command line with every DSN's password
-// replaced: the value of --dsn, and the secret wherever else it appears.
-func pgRedactArgs(args []string, secret string) []string {
-	out := append([]string(nil), args...)
-	for i := 0; i < len(out); i++ {
-		switch a := out[i]; {
-		case a == "--dsn" && i+1 < len(out):
-			out[i+1] = postgres.Redact(out[i+1])
-			i++
-		case strings.HasPrefix(a, "--dsn="):
-			out[i] = "--dsn=" + postgres.Redact(strings.TrimPrefix(a, "--dsn="))
-		}
-	}
-	if secret != "" {
-		for i := range out {
-			out[i] = strings.ReplaceAll(out[i], secret, postgres.Redacted)
-		}
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -100,15 +99,13 @@ type quickJob struct {
 	heading func(n int) string
 	// onPrepared is told the targets' provenance (a version line).
 	onPrepared func(prov map[string]result.Provenance)
-	// scrub removes a secret from a sample's texts (the last line of
-	// defence: drivers already hide it).
-	scrub func(s *result.Sample)
 }
 
 // runQuick runs a quick job through the Runner, prints its report (the
 // full terminal report for one sample, the comparison matrix for several,
 // or the results file with --json) and maps the samples to the exit code.
-func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr io.Writer) error {
+func runQuick(a *app, q *quickFlags, job quickJob) error {
+	ctx, stdout, stderr := a.ctx, a.stdout, a.stderr
 	s, p, err := quick.Plan(job.name, job.doc)
 	if err != nil {
 		return usageError{err}
@@ -119,7 +116,7 @@ func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr i
 		}
 		defer os.Unsetenv(k)
 	}
-	x := execution{file: job.name, args: job.args, out: output{path: q.out, force: q.force, resume: q.resume || q.resumeChanged, resumeChanged: q.resumeChanged, json: q.json},
+	x := execution{file: job.name, args: job.args, secrets: a.secrets, secretHeaders: a.secretHeaders, secretParams: a.secretParams, out: output{path: q.out, force: q.force, resume: q.resume || q.resumeChanged, resumeChanged: q.resumeChanged, json: q.json},
 		progress: !q.json && len(p.Samples) > 1, onPrepared: job.onPrepared, noCalibrate: q.noCalibrate}
 	if !q.json {
 		x.notes = func(format string, args ...any) { fmt.Fprintf(stderr, format, args...) }
@@ -132,11 +129,7 @@ func runQuick(ctx context.Context, q *quickFlags, job quickJob, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	if job.scrub != nil {
-		for _, smp := range res.samples {
-			job.scrub(smp)
-		}
-	}
+	scrubRecord(res.partial, a.secrets)
 	if !q.json {
 		switch {
 		case len(res.plan.Samples) == 1 && (len(res.samples) == 1 || res.partial != nil):
@@ -252,29 +245,4 @@ func describeWindow(s *result.Sample) string {
 		parts = append(parts, "warm-up "+c.Phases.Warmup.String())
 	}
 	return strings.Join(parts, " · ")
-}
-
-// redactArgs returns the command line with the values of secret headers
-// (-H 'Authorization: …') replaced, for recording.
-func redactArgs(args []string, isSecret func(name string) bool, redacted string) []string {
-	out := append([]string(nil), args...)
-	redact := func(h string) string {
-		if k, _, ok := strings.Cut(h, ":"); ok && isSecret(k) {
-			return k + ": " + redacted
-		}
-		return h
-	}
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		switch {
-		case (a == "-H" || a == "--header") && i+1 < len(out):
-			out[i+1] = redact(out[i+1])
-			i++
-		case strings.HasPrefix(a, "--header="):
-			out[i] = "--header=" + redact(strings.TrimPrefix(a, "--header="))
-		case strings.HasPrefix(a, "-H") && len(a) > 2:
-			out[i] = "-H" + redact(a[2:])
-		}
-	}
-	return out
 }

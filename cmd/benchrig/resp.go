@@ -79,7 +79,7 @@ func runRESP(a *app, c *cobra.Command, rf *respFlags) error {
 	}
 	var server string
 	job := quickJob{
-		name: "benchrig resp", doc: d, env: env, args: pgRedactArgs(respRedactArgs(a.args), ""),
+		name: "benchrig resp", doc: a.withSecretNames(d), env: env, args: a.args,
 		onPrepared: func(prov map[string]result.Provenance) {
 			for _, pv := range prov {
 				server = strings.TrimSpace(pv.Version)
@@ -92,24 +92,7 @@ func runRESP(a *app, c *cobra.Command, rf *respFlags) error {
 			return fmt.Sprintf("benchrig resp %s (redis %s) · %s · %d samples", where, server, rf.r.Variant(), n)
 		},
 	}
-	return runQuick(a.ctx, &rf.quickFlags, job, a.stdout, a.stderr)
-}
-
-// respRedactArgs returns the command line with the password of a
-// --fill-from-pg-dsn replaced; AUTH tokens never are on it (only where they
-// are: --token-env, --token-file).
-func respRedactArgs(args []string) []string {
-	out := append([]string(nil), args...)
-	for i := 0; i < len(out); i++ {
-		switch a := out[i]; {
-		case a == "--fill-from-pg-dsn" && i+1 < len(out):
-			out[i+1] = postgres.Redact(out[i+1])
-			i++
-		case strings.HasPrefix(a, "--fill-from-pg-dsn="):
-			out[i] = "--fill-from-pg-dsn=" + postgres.Redact(strings.TrimPrefix(a, "--fill-from-pg-dsn="))
-		}
-	}
-	return out
+	return runQuick(a, &rf.quickFlags, job)
 }
 
 // driverAddr is the address a sample's RESP driver used, or def.

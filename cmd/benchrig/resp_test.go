@@ -246,13 +246,6 @@ func TestRESPFailsOnBadPeer(t *testing.T) {
 	}
 }
 
-func TestRESPRedactArgs(t *testing.T) {
-	got := respRedactArgs([]string{"resp", "--fill-from-pg-dsn", "postgres://u:pw1@h/db", "--fill-from-pg-dsn=host=h password=pw2", "-c", "4"})
-	if s := strings.Join(got, " "); strings.Contains(s, "pw1") || strings.Contains(s, "pw2") || !strings.Contains(s, "-c 4") {
-		t.Errorf("redacted args %q", got)
-	}
-}
-
 // TestRESPVerifyWithoutFill: a RESP server that fills itself (here: filled
 // by an earlier run, as a cache-aside application would) is checked against
 // PostgreSQL without benchrig writing a key (--fill=false

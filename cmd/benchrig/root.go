@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
@@ -46,9 +47,19 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // Ctrl-C cancels, the command line as given (for the results header, never
 // os.Args) and the output streams.
 type app struct {
-	ctx            context.Context
+	ctx context.Context
+	// args is the command line as recorded and shown: credentials hidden
+	// (redactArgs).
 	args           []string
 	stdout, stderr io.Writer
+	// policy is the invocation's redaction policy (--secret-header,
+	// --secret-param); secrets holds every credential it was given or
+	// found, scrubbed from all it writes.
+	policy  secret.Policy
+	secrets *secret.Set
+	// secretHeaders and secretParams are the flags' values, added to
+	// every suite's own lists.
+	secretHeaders, secretParams []string
 }
 
 // errUnhealthy is returned after the report when --fail-unhealthy is set.
@@ -56,6 +67,17 @@ var errUnhealthy = errors.New("the run was UNHEALTHY")
 
 // run is the whole CLI, testable end to end.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	policy, found := argPolicy(args), &secret.Set{}
+	shown := redactArgs(args, policy, found)
+	stdout, stderr = found.Writer(stdout), found.Writer(stderr)
+	err := runCLI(&app{ctx: ctx, args: shown, stdout: stdout, stderr: stderr, policy: policy, secrets: found}, args)
+	return policy.Error(found.Error(err))
+}
+
+// runCLI is the command tree, run on the real arguments; every error it
+// returns is scrubbed of the app's secrets by run.
+func runCLI(a *app, args []string) error {
+	ctx, stdout, stderr := a.ctx, a.stdout, a.stderr
 	root := &cobra.Command{
 		Use:           "benchrig",
 		Short:         "Honest, repeatable benchmarks of HTTP, PostgreSQL and RESP servers",
@@ -68,7 +90,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	a := &app{ctx: ctx, args: args, stdout: stdout, stderr: stderr}
+	root.PersistentFlags().StringArrayVar(&a.secretHeaders, "secret-header", nil,
+		"a header whose value is a credential, beyond those named token, key, auth, password, secret, session, cookie… (repeatable): never recorded or shown")
+	root.PersistentFlags().StringArrayVar(&a.secretParams, "secret-param", nil,
+		"a URL query parameter whose value is a credential, beyond the names the policy knows (repeatable): recorded as NAME=[redacted]")
 	var cpuProfile string
 	stopProfile := func() {}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of benchrig itself to this file")

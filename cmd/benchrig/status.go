@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -16,8 +15,9 @@ import (
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	// *os.File, or the secret-scrubbing writer around one.
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && f.Fd() != ^uintptr(0) && term.IsTerminal(int(f.Fd()))
 }
 
 // status draws a live one-line status on a terminal: the phase, elapsed /

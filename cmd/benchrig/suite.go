@@ -136,7 +136,7 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 		}
 		fmt.Fprintf(a.stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
 	}
-	x := execution{file: path, args: a.args, out: out, progress: true, noCalibrate: noCalibrate,
+	x := execution{file: path, args: a.args, out: out, progress: true, noCalibrate: noCalibrate, secrets: a.secrets, secretHeaders: a.secretHeaders, secretParams: a.secretParams,
 		notes: func(format string, args ...any) { fmt.Fprintf(a.stderr, format, args...) }}
 	res, err := x.execute(a.ctx, s, p, a.stdout, a.stderr)
 	if err != nil {

@@ -2,6 +2,7 @@ package quick
 
 import (
 	"fmt"
+	"github.com/benchrig/benchrig/internal/secret"
 	"math"
 	"os"
 	"strings"
@@ -44,32 +45,32 @@ const DSNEnv = "BENCHRIG_QUICK_DSN"
 
 // Build returns the suite of one PostgreSQL target, the environment the
 // caller sets before running it (the DSN, under DSNEnv) and the DSN's
-// password (to scrub from every output).
-func (p *PG) Build() (d Doc, env map[string]string, secret string, err error) {
+// password (to scrub from every output; it never prints).
+func (p *PG) Build() (d Doc, env map[string]string, pw secret.Value, err error) {
 	if err := p.Validate(); err != nil {
-		return nil, nil, "", err
+		return nil, nil, pw, err
 	}
 	dsn, err := p.resolveDSN()
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, pw, err
 	}
 	if dsn != "" {
 		cc, err := postgres.ParseDSN(dsn)
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("--dsn: %v", err)
+			return nil, nil, pw, fmt.Errorf("--dsn: %v", err)
 		}
-		secret = cc.Password
+		pw = secret.New(cc.Password)
 	}
 	if err := p.check(); err != nil {
-		return nil, nil, secret, err
+		return nil, nil, pw, err
 	}
 	paths, order, err := p.pathDocs()
 	if err != nil {
-		return nil, nil, secret, err
+		return nil, nil, pw, err
 	}
 	w, err := p.workloadDoc()
 	if err != nil {
-		return nil, nil, secret, err
+		return nil, nil, pw, err
 	}
 	d = p.Suite("pg", Phases{Baseline: time.Second, Warmup: time.Second, Settle: 500 * time.Millisecond, Recovery: time.Second})
 	pt := Doc{"table": p.Table}
@@ -92,7 +93,7 @@ func (p *PG) Build() (d Doc, env map[string]string, secret string, err error) {
 	d["workloads"] = Doc{p.Kind: w}
 	m := d["matrix"].(Doc)
 	m["targets"], m["paths"], m["workloads"], m["batches"] = []string{"postgres"}, order, []string{p.Kind}, p.Batches
-	return d, env, secret, nil
+	return d, env, pw, nil
 }
 
 // pathDocs turns --path into the suite's pg paths, by name.

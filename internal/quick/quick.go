@@ -180,6 +180,7 @@ var suiteFlags = map[string]string{
 	"matrix.connections": "--connections", "matrix.pipeline": "--pipeline", "matrix.rates": "--rate", "matrix.batches": "--batch",
 	"paths.request.http.url": "URL", "paths.request.http.method": "--method", "paths.request.http.headers": "--header",
 	"paths.request.http.expect_status": "--expect-status", "paths.request.http.timeout": "--timeout",
+	"secret_headers": "--secret-header", "secret_params": "--secret-param",
 }
 
 // flagErrors rewrites the errors of a quick mode's suite in the words of

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strings"
+
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // SHA256 returns the hex SHA-256 of the suite file's bytes as read, before
@@ -18,7 +18,7 @@ func (s *Suite) SHA256() string { return s.Source.SHA256 }
 // auth, cookie, secret…) replaced by "[redacted]". The same suite always
 // gives the same bytes.
 func (s *Suite) Resolved() ([]byte, error) {
-	raw, err := json.Marshal(redactSuite(s))
+	raw, err := json.Marshal(redactSuite(s, nil))
 	if err != nil {
 		return nil, fmt.Errorf("encode suite %q: %w", s.Name, err)
 	}
@@ -43,20 +43,30 @@ func canonicalJSON(raw []byte) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// Redacted replaces a secret value in anything benchrig records.
-const Redacted = "[redacted]"
-
-// secretNameRE matches names of environment variables and HTTP headers whose
-// values are secrets.
-var secretNameRE = regexp.MustCompile(`(?i)(pass|secret|token|auth|cookie|credential|api[-_]?key|private[-_]?key|session)`)
+// Redacted replaces a secret value in anything benchrig records: the one
+// placeholder of package secret.
+const Redacted = secret.Placeholder
 
 // IsSecretName reports whether an environment variable or header of this
-// name holds a secret, whose value must never be logged or recorded.
-func IsSecretName(name string) bool { return secretNameRE.MatchString(name) }
+// name holds a secret under the default policy (secret.IsSecretName).
+func IsSecretName(name string) bool { return secret.IsSecretName(name) }
 
-// redactSuite returns a copy of s whose secret environment values and
-// headers are replaced by Redacted; s is not changed.
-func redactSuite(s *Suite) *Suite {
+// Policy is the suite's redaction policy: the default one widened by its
+// secret_headers and secret_params.
+func (s *Suite) Policy() secret.Policy { return secret.NewPolicy(s.SecretHeaders, s.SecretParams) }
+
+// CollectSecrets adds to found every value the suite's record hides (so a
+// run can scrub them from any text it writes later).
+func (s *Suite) CollectSecrets(found *secret.Set) { redactSuite(s, found) }
+
+// redactSuite returns a copy of s with credentials hidden by its policy,
+// adding each hidden value to found (which may be nil): environment values
+// (by name, and URLs with credentials inside any value), target and
+// sidecar commands (--password=x and --password x), HTTP URLs (userinfo,
+// secret query parameters) and headers, readiness and check URLs, DSNs and
+// secret-named settings. s is not changed.
+func redactSuite(s *Suite, found *secret.Set) *Suite {
+	p := s.Policy()
 	out := *s
 	out.Targets = make(map[string]*Target, len(s.Targets))
 	for name, t := range s.Targets {
@@ -64,19 +74,57 @@ func redactSuite(s *Suite) *Suite {
 			continue
 		}
 		tc := *t
-		tc.Env = redactMap(t.Env)
-		tc.Command = redactArgs(t.Command)
+		tc.Env = redactEnv(p, t.Env, found)
+		tc.Command = p.Argv(t.Command, found)
+		if t.Ready != nil {
+			r := *t.Ready
+			r.HTTP = p.URL(r.HTTP, found)
+			tc.Ready = &r
+		}
+		if len(t.Checks) > 0 {
+			tc.Checks = make([]Check, len(t.Checks))
+			for i, c := range t.Checks {
+				c.URL = p.URL(c.URL, found)
+				tc.Checks[i] = c
+			}
+		}
+		if t.Postgres != nil {
+			pg := *t.Postgres
+			pg.DSN = p.DSN(pg.DSN, found)
+			pg.Settings = redactEnv(p, pg.Settings, found)
+			if pg.Sidecar != nil {
+				sc := *pg.Sidecar
+				sc.Command = p.Argv(sc.Command, found)
+				sc.Env = redactEnv(p, sc.Env, found)
+				pg.Sidecar = &sc
+			}
+			tc.Postgres = &pg
+		}
+		if t.Redis != nil {
+			rd := *t.Redis
+			rd.Settings = redactEnv(p, rd.Settings, found)
+			tc.Redis = &rd
+		}
 		out.Targets[name] = &tc
 	}
 	out.Paths = make(map[string]*Path, len(s.Paths))
-	for name, p := range s.Paths {
-		if p == nil {
+	for name, pa := range s.Paths {
+		if pa == nil {
 			continue
 		}
-		pc := *p
-		if p.HTTP != nil {
-			h := *p.HTTP
-			h.Headers = redactMap(h.Headers)
+		pc := *pa
+		if pa.HTTP != nil {
+			h := *pa.HTTP
+			h.URL = p.URL(h.URL, found)
+			h.Headers = p.Headers(h.Headers, found)
+			if len(h.Requests) > 0 {
+				h.Requests = make([]HTTPRequest, len(pa.HTTP.Requests))
+				for i, r := range pa.HTTP.Requests {
+					r.URL = p.URL(r.URL, found)
+					r.Headers = p.Headers(r.Headers, found)
+					h.Requests[i] = r
+				}
+			}
 			pc.HTTP = &h
 		}
 		out.Paths[name] = &pc
@@ -84,33 +132,15 @@ func redactSuite(s *Suite) *Suite {
 	return &out
 }
 
-// redactMap copies m with the values of secret names redacted.
-func redactMap(m map[string]string) map[string]string {
+// redactEnv copies a name → value map with each value shown as
+// secret.Policy.EnvValue shows it.
+func redactEnv(p secret.Policy, m map[string]string, found *secret.Set) map[string]string {
 	if m == nil {
 		return nil
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		if IsSecretName(k) {
-			v = Redacted
-		}
-		out[k] = v
-	}
-	return out
-}
-
-// redactArgs copies args with the value of each secret-named flag or
-// assignment ("--password=x", "TOKEN=x") redacted.
-func redactArgs(args []string) []string {
-	if args == nil {
-		return nil
-	}
-	out := make([]string, len(args))
-	for i, a := range args {
-		if name, _, ok := strings.Cut(a, "="); ok && IsSecretName(name) {
-			a = name + "=" + Redacted
-		}
-		out[i] = a
+		out[k] = p.EnvValue(k, v, found)
 	}
 	return out
 }

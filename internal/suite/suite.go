@@ -42,6 +42,12 @@ type Suite struct {
 	Workloads map[string]*Workload `json:"workloads,omitempty"`
 	// Matrix lists the cells to measure.
 	Matrix Matrix `json:"matrix"`
+	// SecretHeaders and SecretParams name more HTTP headers and URL query
+	// parameters whose values are credentials, beyond the names package
+	// secret recognises (token, key, auth, password…); their values are
+	// never recorded, logged or shown.
+	SecretHeaders []string `json:"secret_headers,omitempty"`
+	SecretParams  []string `json:"secret_params,omitempty"`
 
 	// Source is the file the suite was read from; set by Parse, not read
 	// from YAML.

@@ -43,6 +43,7 @@ func (s *Suite) validate() {
 		l.errf("max_backlog", "must be 0 (rate × 1 s) to %d, got %d", MaxBacklogLimit, s.MaxBacklog)
 	}
 	s.validatePlacement()
+	s.validateSecretNames()
 	if s.Phases.Load == 0 && s.Requests == 0 {
 		l.errf("phases.load", "must be > 0 unless requests is set: a sample needs a time or a request bound")
 	}
@@ -160,4 +161,39 @@ func setNames(names []string, flags ...bool) []string {
 		}
 	}
 	return out
+}
+
+// MaxSecretNames bounds secret_headers and secret_params, each.
+const MaxSecretNames = 64
+
+// validateSecretNames checks secret_headers and secret_params: at most
+// MaxSecretNames names each, every one 1–128 characters of letters, digits
+// and - _ . (a header or parameter name).
+func (s *Suite) validateSecretNames() {
+	for _, list := range []struct {
+		field string
+		names []string
+	}{{"secret_headers", s.SecretHeaders}, {"secret_params", s.SecretParams}} {
+		if len(list.names) > MaxSecretNames {
+			s.loc.errf(list.field, "at most %d names, got %d", MaxSecretNames, len(list.names))
+			continue
+		}
+		for i, n := range list.names {
+			if !secretNameOK(n) {
+				s.loc.errf(index(list.field, i), "must be a name of 1–128 letters, digits, '-', '_' or '.', got %q", n)
+			}
+		}
+	}
+}
+
+func secretNameOK(n string) bool {
+	if n == "" || len(n) > 128 {
+		return false
+	}
+	for _, c := range n {
+		if !(c == '-' || c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

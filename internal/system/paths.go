@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/benchrig/benchrig/internal/secret"
 	"maps"
 	"math"
 	"strings"
@@ -262,6 +263,24 @@ func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
 	}
 }
 
+// recordedHTTP is an HTTP driver's configuration as a sample records it:
+// credentials hidden by the suite's policy (package secret): the URLs'
+// userinfo and secret query parameters (the names kept), and the values of
+// secret headers (Authorization, X-Upstream-Key, a secret_headers name).
+func recordedHTTP(dc httpdrv.Config, p secret.Policy) httpdrv.Config {
+	rec := dc.Redacted()
+	rec.URL, rec.Headers = p.URL(rec.URL, nil), p.Headers(rec.Headers, nil)
+	if len(rec.Requests) > 0 {
+		reqs := make([]httpdrv.RequestSpec, len(rec.Requests))
+		for i, r := range rec.Requests {
+			r.URL, r.Headers = p.URL(r.URL, nil), p.Headers(r.Headers, nil)
+			reqs[i] = r
+		}
+		rec.Requests = reqs
+	}
+	return rec
+}
+
 // AddressDriver gives base the driver of cell c's http or resp path on a
 // server reached at an address (host:port for resp; http paths carry their
 // URL, placeholders from vars): the driver, its recorded configuration, the
@@ -281,8 +300,8 @@ func AddressDriver(env Env, c suite.Cell, base Spec, vars map[string]string, res
 		if err != nil {
 			return base, fmt.Errorf("path %q: %w", c.Path, err)
 		}
-		base.Driver, base.DriverConfig = d, JSON(dc.Redacted())
-		probe = []Check{{Name: dc.Method + " " + dc.URL, Run: d.Probe}}
+		base.Driver, base.DriverConfig = d, JSON(recordedHTTP(dc, env.Suite.Policy()))
+		probe = []Check{{Name: dc.Method + " " + env.Suite.Policy().URL(dc.URL, nil), Run: d.Probe}}
 	case p.RESP != nil:
 		rc := RESPConfig(env.Suite, p.RESP, c, base.Engine.Seed)
 		rc.Addr = respAddr

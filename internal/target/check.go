@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/benchrig/benchrig/internal/secret"
 	"io"
 	"net/http"
 	"sort"
@@ -69,32 +70,14 @@ func (c Check) Validate() error {
 	return nil
 }
 
-// Redacted returns a copy safe to log or serialize: the URL's password and
-// the values of credential headers (Authorization, Cookie, tokens, keys) are
-// replaced by "xxxxx".
+// Redacted returns a copy safe to log or serialize: the URL's credentials
+// and the values of credential headers (Authorization, Cookie, tokens,
+// keys) are replaced by the placeholder of package secret.
 func (c Check) Redacted() Check {
 	out := c
 	out.URL = redactURL(c.URL)
-	if c.Headers != nil {
-		out.Headers = make(map[string]string, len(c.Headers))
-		for k, v := range c.Headers {
-			if secretHeader(k) {
-				v = redacted
-			}
-			out.Headers[k] = v
-		}
-	}
+	out.Headers = secret.Policy{}.Headers(c.Headers, nil)
 	return out
-}
-
-// secretHeader reports whether a header carries credentials.
-func secretHeader(name string) bool {
-	switch strings.ToLower(name) {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie":
-		return true
-	}
-	low := strings.ToLower(name)
-	return secretName(name) || strings.Contains(low, "key") || strings.Contains(low, "session")
 }
 
 // RunCheck performs the check's request and verifies the response. A failed

@@ -132,7 +132,7 @@ func TestRunCheckBadInput(t *testing.T) {
 		want  string
 	}{
 		{Check{URL: ""}, `url: "": want an http:// or https:// URL`},
-		{Check{URL: "ftp://user:hunter2@h/"}, `url: "ftp://user:xxxxx@h/"`},
+		{Check{URL: "ftp://user:hunter2@h/"}, `url: "ftp://user:[redacted]@h/"`},
 		{Check{URL: srv.URL, Method: "GE T"}, `method "GE T": not an HTTP method`},
 		{Check{URL: srv.URL, Status: 99}, "status 99: want an HTTP status 100-599"},
 		{Check{URL: srv.URL, Headers: map[string]string{"Bad Header": "x"}}, `headers: "Bad Header" is not a header name`},
@@ -158,7 +158,7 @@ func TestRunCheckConnectionRefusedRedacts(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	mustContain(t, err.Error(), "connection refused", "user:xxxxx@127.0.0.1")
+	mustContain(t, err.Error(), "connection refused", "user:[redacted]@127.0.0.1")
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("error reveals the password: %v", err)
 	}

@@ -54,8 +54,9 @@ func spawn(path string, argv, env []string, dir string, log *os.File, cpus []int
 		ctlW.Close()
 		return nil, err
 	}
-	args := append([]string{watchdogArg, strconv.Itoa(os.Getpid()), path}, argv...)
-	cmd := exec.Command(self, args...)
+	// The target's command goes on the control pipe, not on the
+	// watchdog's argv (see watchdog.go).
+	cmd := exec.Command(self, watchdogArg, strconv.Itoa(os.Getpid()))
 	cmd.Args[0] = "benchrig-watchdog"
 	cmd.Env, cmd.Dir = env, dir
 	cmd.Stdout, cmd.Stderr = log, log
@@ -70,6 +71,10 @@ func spawn(path string, argv, env []string, dir string, log *os.File, cpus []int
 		return nil, err
 	}
 	w := &watched{wd: cmd, ctl: ctlW, status: bufio.NewReader(stR), statusFile: stR}
+	if err := writeCommand(ctlW, path, argv); err != nil {
+		w.abort()
+		return nil, fmt.Errorf("watchdog: send the command: %w", err)
+	}
 	line, err := w.next()
 	if err != nil {
 		w.abort()

@@ -83,7 +83,7 @@ func TestHTTPProbe(t *testing.T) {
 	if err := (HTTPProbe{URL: srv.URL, Status: 302}).Ready(ctx); err != nil {
 		t.Errorf("redirects are not followed: %v", err)
 	}
-	if got := (HTTPProbe{URL: "http://u:hunter2@127.0.0.1/"}).String(); got != "http http://u:xxxxx@127.0.0.1/" {
+	if got := (HTTPProbe{URL: "http://u:hunter2@127.0.0.1/"}).String(); got != "http http://u:[redacted]@127.0.0.1/" {
 		t.Errorf("String %q", got)
 	}
 }

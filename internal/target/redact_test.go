@@ -12,7 +12,7 @@ func TestSpecRedacted(t *testing.T) {
 		Name: "pg",
 		Argv: []string{
 			"redis-server", "--port", "6379", "--requirepass", "s3cret1",
-			"requirepass", "s3cret2", "--password=s3cret3", "-a", "s3cret4",
+			"requirepass", "s3cret2", "--password=s3cret3", "--db-password", "s3cret4",
 			"postgres://bench:s3cret5@127.0.0.1/db", "host=x password=s3cret6 user=y",
 		},
 		Env:   []string{"PGPASSWORD=s3cret7", "API_TOKEN=s3cret8", "DSN=postgres://u:s3cret9@h/db", "PORT=3000"},
@@ -28,7 +28,7 @@ func TestSpecRedacted(t *testing.T) {
 	if strings.Contains(string(b), "s3cret") {
 		t.Errorf("redacted spec still holds a secret: %s", b)
 	}
-	for _, keep := range []string{`"--port","6379"`, `"PORT=3000"`, "postgres://bench:xxxxx@127.0.0.1/db", "user=y", "admin:xxxxx@127.0.0.1:3000/health", `"--requirepass","xxxxx"`} {
+	for _, keep := range []string{`"--port","6379"`, `"PORT=3000"`, "postgres://bench:[redacted]@127.0.0.1/db", "user=y", "admin:[redacted]@127.0.0.1:3000/health", `"--requirepass","[redacted]"`} {
 		if !strings.Contains(string(b), keep) {
 			t.Errorf("redacted spec lost %s: %s", keep, b)
 		}
@@ -41,8 +41,8 @@ func TestSpecRedacted(t *testing.T) {
 func TestRedactText(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"plain", "plain"},
-		{"redis://:pw@127.0.0.1:6379/0", "redis://:xxxxx@127.0.0.1:6379/0"},
-		{"user=a password='x y' dbname=b", "user=a password=xxxxx dbname=b"},
+		{"redis://:pw@127.0.0.1:6379/0", "redis://:[redacted]@127.0.0.1:6379/0"},
+		{"user=a password='x y' dbname=b", "user=a password=[redacted] dbname=b"},
 		{"a=b", "a=b"},
 		{"mail@example.com", "mail@example.com"},
 	}
@@ -51,7 +51,7 @@ func TestRedactText(t *testing.T) {
 			t.Errorf("redactText(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
-	if got := redactURL("http://u:p@h/x"); got != "http://u:xxxxx@h/x" {
+	if got := redactURL("http://u:p@h/x"); got != "http://u:[redacted]@h/x" {
 		t.Errorf("redactURL: %q", got)
 	}
 }

@@ -154,10 +154,10 @@ func checkHTTPURL(raw string) error {
 		return fmt.Errorf("%q: not a URL", redactURL(raw))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q: want an http:// or https:// URL", u.Redacted())
+		return fmt.Errorf("%q: want an http:// or https:// URL", redactURL(raw))
 	}
 	if u.Host == "" {
-		return fmt.Errorf("%q: no host", u.Redacted())
+		return fmt.Errorf("%q: no host", redactURL(raw))
 	}
 	return nil
 }

@@ -117,7 +117,7 @@ func TestStartBadSpec(t *testing.T) {
 		{"missing dir", Spec{Name: "d", Argv: []string{"true"}, Dir: "/no/such/dir"}, `target "d": spec: dir: stat /no/such/dir: no such file or directory`},
 		{"both probes", Spec{Name: "e", Argv: []string{"true"}, Ready: ProbeSpec{TCP: "127.0.0.1:1", HTTP: "http://127.0.0.1:1/"}}, "set one of tcp and http"},
 		{"bad tcp", Spec{Name: "f", Argv: []string{"true"}, Ready: ProbeSpec{TCP: "localhost"}}, `ready.tcp: "localhost": want host:port`},
-		{"bad url", Spec{Name: "g", Argv: []string{"true"}, Ready: ProbeSpec{HTTP: "ftp://u:hunter2@h/"}}, `ready.http: "ftp://u:xxxxx@h/": want an http:// or https:// URL`},
+		{"bad url", Spec{Name: "g", Argv: []string{"true"}, Ready: ProbeSpec{HTTP: "ftp://u:hunter2@h/"}}, `ready.http: "ftp://u:[redacted]@h/": want an http:// or https:// URL`},
 		{"negative timeout", Spec{Name: "h", Argv: []string{"true"}, StartTimeout: -time.Second}, "start_timeout -1s: must not be negative"},
 	}
 	for _, c := range cases {

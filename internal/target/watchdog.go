@@ -2,7 +2,10 @@ package target
 
 import (
 	"bufio"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -39,8 +42,12 @@ import (
 // The target, not the watchdog, is the root benchrig samples: the
 // watchdog's own CPU (a blocked read and a few wait calls) is not counted.
 //
-// Wire protocol. argv: [benchrig, watchdogArg, parent PID, path, argv0,
-// args…]; fd 3 is the control pipe (read), fd 4 the status pipe (write).
+// Wire protocol. argv: [benchrig-watchdog, watchdogArg, parent PID]; fd 3
+// is the control pipe (read), fd 4 the status pipe (write). The target's
+// command comes first on the control pipe, never on the watchdog's argv
+// (which every user can read in /proc/PID/cmdline, and which would show a
+// target's --password=… twice): a 4-byte big-endian length, then a JSON
+// list [path, argv0, args…]; control bytes follow.
 // Status lines: "pid N" once started, or "error ERRNO MESSAGE" if the exec
 // failed; "exit STATUS" when the target has been reaped; "done" or
 // "survivors PID…" after the final kill.
@@ -72,7 +79,7 @@ func runWatchdog(args []string) int {
 	// it: keep the fork on this thread, which lives as long as the process.
 	runtime.LockOSThread()
 	ctl, status := os.NewFile(3, "control"), os.NewFile(4, "status")
-	if ctl == nil || status == nil || len(args) < 3 {
+	if ctl == nil || status == nil || len(args) < 1 {
 		fmt.Fprintln(os.Stderr, "benchrig watchdog: started without its pipes or arguments")
 		return 2
 	}
@@ -88,12 +95,17 @@ func runWatchdog(args []string) int {
 	if ppid, err := strconv.Atoi(args[0]); err != nil || os.Getppid() != ppid {
 		return 0 // benchrig died before the parent-death signal was armed
 	}
+	command, err := readCommand(ctl)
+	if err != nil {
+		say("error 0 read the target's command: %v", err)
+		return 2
+	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		say("error %d become a child subreaper: %v", err.(syscall.Errno), err)
 		return 2
 	}
 
-	path, argv := args[1], args[2:]
+	path, argv := command[0], command[1:]
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
@@ -138,6 +150,46 @@ func runWatchdog(args []string) int {
 			return w.finalKill()
 		}
 	}
+}
+
+// maxCommandBytes bounds the target command sent on the control pipe.
+const maxCommandBytes = 4 << 20
+
+// writeCommand sends the target's path and argv on the control pipe.
+func writeCommand(w io.Writer, path string, argv []string) error {
+	b, err := json.Marshal(append([]string{path}, argv...))
+	if err != nil {
+		return err
+	}
+	if len(b) > maxCommandBytes {
+		return fmt.Errorf("the target's command is %d bytes, at most %d", len(b), maxCommandBytes)
+	}
+	hdr := make([]byte, 4, 4+len(b))
+	binary.BigEndian.PutUint32(hdr, uint32(len(b)))
+	_, err = w.Write(append(hdr, b...))
+	return err
+}
+
+// readCommand reads what writeCommand sent: [path, argv0, args…]. It reads
+// exactly that many bytes, so the control bytes after it stay in the pipe.
+func readCommand(r io.Reader) ([]string, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > maxCommandBytes {
+		return nil, fmt.Errorf("command of %d bytes, at most %d", n, maxCommandBytes)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	var cmd []string
+	if err := json.Unmarshal(b, &cmd); err != nil || len(cmd) < 2 {
+		return nil, fmt.Errorf("command %q: want a JSON list [path, argv0, args…]", b)
+	}
+	return cmd, nil
 }
 
 // watchdog is the state of the watchdog process.

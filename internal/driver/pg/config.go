@@ -246,7 +246,7 @@ func (c Config) Label() string {
 	return l
 }
 
-// Redacted returns c with the DSN's password replaced by "xxxxx".
+// Redacted returns c with the DSN's password replaced by the placeholder of package secret.
 func (c Config) Redacted() Config {
 	c.DSN = postgres.Redact(c.DSN)
 	return c

@@ -182,7 +182,7 @@ func TestOpenErrors(t *testing.T) {
 		want string
 	}{
 		{"unreachable", Config{DSN: "postgres://bench:" + pw + "@127.0.0.1:" + strconv.Itoa(closed) + "/postgres?connect_timeout=2"},
-			"connect to postgres://bench:xxxxx@127.0.0.1:" + strconv.Itoa(closed)},
+			"connect to postgres://bench:[redacted]@127.0.0.1:" + strconv.Itoa(closed)},
 		{"wrong password", Config{DSN: "host=127.0.0.1 port=" + port + " user=bench dbname=postgres sslmode=disable password=not-" + pw},
 			"password authentication failed"},
 		{"missing table", Config{DSN: s.DSN(), Table: "itemz"}, `relation "itemz" does not exist`},
@@ -293,7 +293,7 @@ func TestConfig(t *testing.T) {
 		{Config{PK: "t.id"}, `pg.pk "t.id": a column name`},
 		{Config{Timeout: -time.Second}, "pg.timeout -1s"},
 		{Config{Workload: workload.Config{Kind: "hotter"}}, `pg.workload.kind "hotter"`},
-		{Config{DSN: "postgres://u:Secr3tPw@h:port/db"}, "pg.dsn: postgres: parse DSN postgres://u:xxxxx@h:port/db"},
+		{Config{DSN: "postgres://u:Secr3tPw@h:port/db"}, "pg.dsn: postgres: parse DSN postgres://u:[redacted]@h:port/db"},
 	} {
 		_, err := New(tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -323,7 +323,7 @@ func TestConfig(t *testing.T) {
 			t.Errorf("password in %s", s)
 		}
 	}
-	if !strings.Contains(string(b), `"dsn":"postgres://u:xxxxx@127.0.0.1/db"`) {
+	if !strings.Contains(string(b), `"dsn":"postgres://u:[redacted]@127.0.0.1/db"`) {
 		t.Errorf("JSON %s lacks the redacted DSN", b)
 	}
 	var back Config

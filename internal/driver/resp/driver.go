@@ -5,9 +5,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"github.com/benchrig/benchrig/internal/secret"
 	"net"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -224,12 +224,14 @@ func (d *Driver) noteServerError(msg []byte) {
 	d.mu.Unlock()
 }
 
-// redact removes the AUTH token from text that may have come from the peer.
+// redact removes the AUTH token from text that may have come from the
+// peer, where it stands as a whole token (secret.Scrub: never inside other
+// words).
 func (d *Driver) redact(s string) string {
 	if d.token == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, d.token, "[redacted]")
+	return secret.Scrub(s, d.token)
 }
 
 // Open dials the server, completes TLS, AUTH and a PING within DialTimeout,

@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target"
@@ -115,7 +116,7 @@ func Checks(list []suite.Check, v map[string]string) []system.Check {
 			b := ch.BodyEquals
 			tc.BodyEquals = &b
 		}
-		out = append(out, system.Check{Name: tc.Method + " " + tc.URL, Run: func(ctx context.Context) error { return target.RunCheck(ctx, tc) }})
+		out = append(out, system.Check{Name: tc.Method + " " + secret.Policy{}.URL(tc.URL, nil), Run: func(ctx context.Context) error { return target.RunCheck(ctx, tc) }})
 	}
 	return out
 }
@@ -124,7 +125,9 @@ func Checks(list []suite.Check, v map[string]string) []system.Check {
 func (c *System) starter() system.Starter {
 	return func(ctx context.Context) (system.Target, *result.TargetInfo, error) {
 		s := c.spec()
-		info := &result.TargetInfo{Name: c.env.Name, Kind: suite.KindCommand, Argv: s.Argv, Dir: s.Dir}
+		// The record's argv has its credentials hidden (--password=x,
+		// --password x, URLs with passwords) by the suite's policy.
+		info := &result.TargetInfo{Name: c.env.Name, Kind: suite.KindCommand, Argv: c.env.Suite.Policy().Argv(s.Argv, nil), Dir: s.Dir}
 		if bin, err := system.ResolveCommand(s.Argv[0], s.Dir); err == nil {
 			info.Binary = bin
 		}

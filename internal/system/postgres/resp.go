@@ -202,7 +202,7 @@ func (p *System) sidecarInfo(prov *result.Provenance) {
 	if prov.Settings == nil {
 		prov.Settings = map[string]string{}
 	}
-	prov.Settings["sidecar"] = strings.Join(p.sidecar.Spec().Argv, " ")
+	prov.Settings["sidecar"] = strings.Join(p.sidecar.Spec().RedactedBy(p.env.Suite.Policy(), nil).Argv, " ")
 	prov.Settings["sidecar_pid"] = strconv.Itoa(p.sidecar.PID())
 }
 

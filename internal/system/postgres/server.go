@@ -48,7 +48,7 @@ type PGOptions struct {
 	InitSQL []string `json:"init_sql,omitempty"`
 }
 
-// Redacted returns o with the DSN's password replaced by "xxxxx".
+// Redacted returns o with the DSN's password replaced by the placeholder of package secret.
 func (o PGOptions) Redacted() PGOptions {
 	if o.DSN != "" {
 		o.DSN = postgres.Redact(o.DSN)

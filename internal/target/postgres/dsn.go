@@ -4,166 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
-// Redacted replaces a secret wherever one is hidden from output.
-const Redacted = "xxxxx"
+// Redacted replaces a secret wherever one is hidden from output: the one
+// placeholder of package secret.
+const Redacted = secret.Placeholder
 
-// secretKeys are the connection parameters whose values are secrets.
-var secretKeys = map[string]bool{"password": true, "sslpassword": true}
-
-// Redact returns dsn with every password replaced by "xxxxx", in both URL
-// form (postgres://user:secret@host/db?password=secret) and key=value form
-// (host=h password='se cret'). It never fails: text it cannot parse is
-// redacted generously (everything that could be a password is hidden).
-func Redact(dsn string) string {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return redactURL(dsn)
-	}
-	return redactKeyValue(dsn)
-}
-
-// redactURL hides the userinfo password and password query values. The
-// userinfo is taken to end at the last '@' before the query, so that an
-// unencoded '@' or '/' inside a password is hidden too, and an unencoded '?'
-// is recognised when no key=value follows it before an '@'.
-func redactURL(dsn string) string {
-	scheme, rest, _ := strings.Cut(dsn, "://")
-	var b strings.Builder
-	b.WriteString(scheme + "://")
-	head := rest
-	if q := strings.IndexByte(rest, '?'); q >= 0 {
-		head = rest[:q]
-	}
-	at := strings.LastIndexByte(head, '@')
-	if at < 0 && strings.Contains(head, ":") {
-		// postgres://u:pa?ss@host: an unencoded '?' in the password. Taken
-		// as such when no key=value lies between it and the '@'.
-		if a := strings.IndexByte(rest[len(head):], '@'); a >= 0 && !strings.Contains(rest[len(head):len(head)+a], "=") {
-			at = len(head) + a
-		}
-	}
-	if at >= 0 {
-		user, _, hasPW := strings.Cut(rest[:at], ":")
-		b.WriteString(user)
-		if hasPW {
-			b.WriteString(":" + Redacted)
-		}
-		rest = rest[at:]
-	}
-	head, query := rest, ""
-	if q := strings.IndexByte(rest, '?'); q >= 0 {
-		head, query = rest[:q], rest[q:]
-	}
-	b.WriteString(head)
-	if query == "" {
-		return b.String()
-	}
-	b.WriteByte('?')
-	for i, kv := range strings.Split(query[1:], "&") {
-		if i > 0 {
-			b.WriteByte('&')
-		}
-		k, _, hasV := strings.Cut(kv, "=")
-		key, err := url.QueryUnescape(k)
-		if err != nil {
-			key = k
-		}
-		if hasV && secretKeys[strings.ToLower(key)] {
-			b.WriteString(k + "=" + Redacted)
-		} else {
-			b.WriteString(kv)
-		}
-	}
-	return b.String()
-}
-
-// redactKeyValue hides the values of password keys in libpq's key=value
-// form: keys and values separated by '=' with optional spaces, values either
-// bare or single-quoted with backslash escapes. From a malformed pair on, the
-// rest of the string is hidden unless it holds no secret key at all.
-func redactKeyValue(dsn string) string {
-	var b strings.Builder
-	i, n := 0, len(dsn)
-	for i < n {
-		// Whitespace between pairs.
-		j := i
-		for j < n && isSpace(dsn[j]) {
-			j++
-		}
-		b.WriteString(dsn[i:j])
-		i = j
-		if i >= n {
-			break
-		}
-		// Key.
-		for j < n && dsn[j] != '=' && !isSpace(dsn[j]) {
-			j++
-		}
-		key := dsn[i:j]
-		k := j
-		for k < n && isSpace(dsn[k]) {
-			k++
-		}
-		if k >= n || dsn[k] != '=' {
-			return b.String() + redactRest(dsn[i:])
-		}
-		k++
-		for k < n && isSpace(dsn[k]) {
-			k++
-		}
-		// Value.
-		v := k
-		if v < n && dsn[v] == '\'' {
-			v++
-			for v < n && dsn[v] != '\'' {
-				if dsn[v] == '\\' {
-					v++
-				}
-				v++
-			}
-			if v >= n {
-				return b.String() + redactRest(dsn[i:])
-			}
-			v++
-		} else {
-			for v < n && !isSpace(dsn[v]) {
-				if dsn[v] == '\\' {
-					v++
-				}
-				v++
-			}
-			v = min(v, n)
-		}
-		b.WriteString(dsn[i:k])
-		if secretKeys[strings.ToLower(key)] {
-			b.WriteString(Redacted)
-		} else {
-			b.WriteString(dsn[k:v])
-		}
-		i = v
-	}
-	return b.String()
-}
-
-// redactRest hides a malformed tail when it mentions a secret key.
-func redactRest(s string) string {
-	low := strings.ToLower(s)
-	for k := range secretKeys {
-		if strings.Contains(low, k) {
-			return Redacted
-		}
-	}
-	return s
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
+// Redact returns dsn with every password replaced by the placeholder, in
+// both URL form (postgres://user:secret@host/db?password=secret) and
+// key=value form (host=h password='se cret'), by the one policy of package
+// secret. It never fails: text it cannot parse is redacted generously.
+func Redact(dsn string) string { return secret.Policy{}.DSN(dsn, nil) }
 
 // ParseDSN parses a connection string (URL or key=value form) into a pgx
 // configuration. The password comes from the DSN, PGPASSWORD or the pgpass
@@ -199,24 +54,13 @@ func ConnectConfig(ctx context.Context, cfg *pgx.ConnConfig, dsn string) (*pgx.C
 
 // secretsOf returns the password values written in dsn, for scrubbing.
 func secretsOf(dsn string) []string {
+	var found secret.Set
+	secret.Policy{}.DSN(dsn, &found)
 	var out []string
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		if u, err := url.Parse(dsn); err == nil {
-			if p, ok := u.User.Password(); ok {
-				out = append(out, p)
-			}
-			for k, vs := range u.Query() {
-				if secretKeys[strings.ToLower(k)] {
-					out = append(out, vs...)
-				}
-			}
-		}
-		return out
-	}
 	if cfg, err := pgx.ParseConfig(dsn); err == nil && cfg.Password != "" {
 		out = append(out, cfg.Password)
 	}
-	return out
+	return append(out, found.Values()...)
 }
 
 // scrubbed is an error whose message has had secrets removed.
@@ -228,8 +72,8 @@ type scrubbed struct {
 func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.cause }
 
-// scrub returns err with every non-empty secret replaced by "xxxxx" in its
-// message. When the message held a secret, the chain below it is cut, so that
+// scrub returns err with every non-empty secret replaced by the placeholder
+// in its message, where it stands as a whole token (secret.Scrub). When the message held a secret, the chain below it is cut, so that
 // no unwrapped error can reveal it; classification of such an error is lost,
 // which is the lesser evil. Sentinel context errors are kept.
 func scrub(err error, secrets ...string) error {
@@ -238,11 +82,7 @@ func scrub(err error, secrets ...string) error {
 	}
 	msg := err.Error()
 	clean := msg
-	for _, s := range secrets {
-		if s != "" {
-			clean = strings.ReplaceAll(clean, s, Redacted)
-		}
-	}
+	clean = secret.Scrub(clean, secrets...)
 	if clean == msg {
 		return err
 	}

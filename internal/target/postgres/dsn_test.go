@@ -3,71 +3,16 @@ package postgres
 import (
 	"context"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-func TestRedact(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"postgres://bench:s3cret@db:5432/app?sslmode=disable", "postgres://bench:xxxxx@db:5432/app?sslmode=disable"},
-		{"postgresql://bench@db/app", "postgresql://bench@db/app"},
-		{"postgres://bench:@db/app", "postgres://bench:xxxxx@db/app"},
-		{"postgres://db/app?user=u&password=s3cret&sslpassword=k3y", "postgres://db/app?user=u&password=xxxxx&sslpassword=xxxxx"},
-		{"postgres://db/app?pass%77ord=s3cret", "postgres://db/app?pass%77ord=xxxxx"},
-		{"postgres://bench:pa/ss@w@rd@db/app", "postgres://bench:xxxxx@db/app"},
-		{"postgres://u:p%40ss@h1:5432,h2:5433/app", "postgres://u:xxxxx@h1:5432,h2:5433/app"},
-		{"postgres://u:pa?ss@db/app", "postgres://u:xxxxx@db/app"},
-		{"postgres://db:5432/app?password=p@ss&user=u", "postgres://db:5432/app?password=xxxxx&user=u"},
-		{"postgres://db/app?application_name=a@b", "postgres://db/app?application_name=a@b"},
-		{"host=db user=bench password=s3cret dbname=app", "host=db user=bench password=xxxxx dbname=app"},
-		{"host=db password = s3cret", "host=db password = xxxxx"},
-		{"host=db password='se cret\\' x' dbname=app", "host=db password=xxxxx dbname=app"},
-		{"PASSWORD=s3cret host=db", "PASSWORD=xxxxx host=db"},
-		{"host=db sslpassword=k3y", "host=db sslpassword=xxxxx"},
-		{"host=db password='unterminated s3cret", "host=db xxxxx"},
-		{"host=db password", "host=db xxxxx"},
-		{"host=db user=bench", "host=db user=bench"},
-		{"", ""},
+func TestRedactIsThePolicy(t *testing.T) {
+	// The cases live with the policy (internal/secret TestDSN, FuzzRedact).
+	if got := Redact("postgres://bench:s3cret@db/app"); got != "postgres://bench:"+Redacted+"@db/app" {
+		t.Errorf("Redact = %q", got)
 	}
-	for _, tt := range tests {
-		if got := Redact(tt.in); got != tt.want {
-			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func FuzzRedact(f *testing.F) {
-	f.Add("s3cret")
-	f.Add("a b'c\\d")
-	f.Add("p@ss/w:rd")
-	f.Fuzz(func(t *testing.T, pw string) {
-		if len(pw) < 4 || strings.ContainsAny(pw, "\x00") {
-			return
-		}
-		quoted := "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw) + "'"
-		for _, dsn := range []string{
-			"host=db user=u password=" + quoted + " dbname=app",
-			"password=" + quoted,
-			"postgres://" + url.UserPassword("u", pw).String() + "@db/app",
-			"postgres://db/app?password=" + url.QueryEscape(pw),
-			"postgres://db/app?sslmode=disable&password=" + url.QueryEscape(pw) + "&user=u",
-		} {
-			// The mask itself, or the mask beside its neighbours ("xxxxx "
-			// holds "xxx "), is no leak: look for the password with the mask
-			// cut out.
-			out := strings.ReplaceAll(Redact(dsn), Redacted, "\x00")
-			if strings.Contains(out, url.QueryEscape(pw)) && !strings.Contains(strings.Replace(dsn, url.QueryEscape(pw), "", 1), url.QueryEscape(pw)) && len(url.QueryEscape(pw)) > 5 {
-				t.Errorf("Redact(%q) = %q still holds the escaped password", dsn, out)
-			}
-			// A password that is also part of the fixed text proves nothing.
-			fixed := strings.Replace(dsn, pw, "", 1)
-			if strings.Contains(out, pw) && !strings.Contains(fixed, pw) {
-				t.Errorf("Redact(%q) = %q still holds the password", dsn, out)
-			}
-		}
-	})
 }
 
 func TestParseDSNErrorHidesPassword(t *testing.T) {
@@ -149,14 +94,14 @@ func TestUnreachable(t *testing.T) {
 	if strings.Contains(err.Error(), "Hidd3nPw") {
 		t.Errorf("error shows the password: %v", err)
 	}
-	if !strings.Contains(err.Error(), "connect to postgres://u:xxxxx@127.0.0.1:"+strconv.Itoa(port)) {
+	if !strings.Contains(err.Error(), "connect to postgres://u:"+Redacted+"@127.0.0.1:"+strconv.Itoa(port)) {
 		t.Errorf("error %q does not name the redacted server", err)
 	}
 }
 
 func TestScrub(t *testing.T) {
-	err := scrub(context.DeadlineExceeded, "dead")
-	if strings.Contains(err.Error(), "dead") {
+	err := scrub(context.DeadlineExceeded, "deadline")
+	if strings.Contains(err.Error(), "deadline") {
 		t.Errorf("scrub left the secret: %v", err)
 	}
 	if !errorsIs(err, context.DeadlineExceeded) {

@@ -43,6 +43,6 @@ func ExampleRedact() {
 	fmt.Println(postgres.Redact("postgres://bench:s3cret@db:5432/app"))
 	fmt.Println(postgres.Redact("host=db user=bench password='s3 cret'"))
 	// Output:
-	// postgres://bench:xxxxx@db:5432/app
-	// host=db user=bench password=xxxxx
+	// postgres://bench:[redacted]@db:5432/app
+	// host=db user=bench password=[redacted]
 }

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"fmt"
+	"github.com/benchrig/benchrig/internal/secret"
 	"strconv"
 	"strings"
 	"time"
@@ -100,14 +101,37 @@ func (o Options) configFile(dir string, port int, logFile string) string {
 	if o.MaxClients > 0 {
 		line("maxclients", strconv.Itoa(o.MaxClients))
 	}
-	if o.Password != "" {
-		line("requirepass", quote(o.Password))
-	}
 	for _, l := range o.ExtraConfig {
-		b.WriteString(l)
-		b.WriteByte('\n')
+		if !secretDirective(l) {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
 	}
 	return b.String()
+}
+
+// secretConfig renders the configuration lines that hold credentials
+// (requirepass, and extra lines whose directive names a secret such as
+// masterauth). They are given to redis-server on its standard input, never
+// written to a file or put on its command line.
+func (o Options) secretConfig() string {
+	var b strings.Builder
+	if o.Password != "" {
+		b.WriteString("requirepass " + quote(o.Password) + "\n")
+	}
+	for _, l := range o.ExtraConfig {
+		if secretDirective(l) {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// secretDirective reports whether a redis.conf line's directive names a
+// secret (requirepass, masterauth, …) by the policy of package secret.
+func secretDirective(line string) bool {
+	f := strings.Fields(line)
+	return len(f) > 0 && secret.IsSecretName(f[0])
 }
 
 // quote renders s as a double-quoted redis.conf argument; redis's parser

@@ -41,11 +41,18 @@ func TestConfigFile(t *testing.T) {
 	conf := o.configFile("/tmp/d ir", 6390, "/tmp/d ir/redis.log")
 	for _, want := range []string{
 		"bind 127.0.0.1\n", "port 6390\n", `save ""` + "\n", "appendonly no\n", "daemonize no\n",
-		`dir "/tmp/d ir"` + "\n", "maxclients 100\n", `requirepass "a\"b\\c\x0a"` + "\n", "io-threads 2\n",
+		`dir "/tmp/d ir"` + "\n", "maxclients 100\n", "io-threads 2\n",
 	} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("config lacks %q:\n%s", want, conf)
 		}
+	}
+	// The password never goes to the file: redis-server reads it on stdin.
+	if strings.Contains(conf, "requirepass") || strings.Contains(conf, "a\\\"b") {
+		t.Errorf("the config file holds the password:\n%s", conf)
+	}
+	if got := o.secretConfig(); got != `requirepass "a\"b\\c\x0a"`+"\n" {
+		t.Errorf("secretConfig = %q", got)
 	}
 	tls := Options{TLSCertFile: "c.pem", TLSKeyFile: "k.pem"}.configFile("/d", 7000, "/d/l")
 	if !strings.Contains(tls, "port 0\n") || !strings.Contains(tls, "tls-port 7000\n") {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/benchrig/benchrig/internal/secret"
 	"net"
 	"os"
 	"os/exec"
@@ -103,7 +104,9 @@ func start(ctx context.Context, opts Options, bin, version string) (_ *Server, e
 		return nil, fmt.Errorf("redis: create output log: %w", err)
 	}
 	defer out.Close() // the child has its own copy
-	s.cmd = exec.Command(bin, conf)
+	// "-" reads the rest of the configuration (the password) from stdin.
+	s.cmd = exec.Command(bin, conf, "-")
+	s.cmd.Stdin = strings.NewReader(opts.secretConfig())
 	s.cmd.Dir = dir
 	s.cmd.Stdout = out
 	s.cmd.Stderr = out
@@ -264,8 +267,7 @@ func (s *Server) logTail() string {
 // redact removes the password, raw and as quoted in redis.conf, from text.
 func (s *Server) redact(text string) string {
 	if p := s.opts.Password; p != "" {
-		text = strings.ReplaceAll(text, quote(p), `"[redacted]"`)
-		text = strings.ReplaceAll(text, p, "[redacted]")
+		text = secret.Scrub(text, quote(p), p)
 	}
 	return text
 }
