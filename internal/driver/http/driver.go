@@ -24,6 +24,7 @@ const MaxPipeline = 1024
 type Driver struct {
 	cfg Config
 	t   *target
+	w   wire
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -34,7 +35,11 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Driver{cfg: cfg, t: t}, nil
+	d := &Driver{cfg: cfg, t: t}
+	if err := d.setupWire(); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // Name implements driver.Driver.
@@ -56,27 +61,39 @@ func (d *Driver) MaxPipeline() int { return MaxPipeline }
 // Addr is the host:port the driver dials.
 func (d *Driver) Addr() string { return d.t.addr }
 
-// Open implements driver.Driver: one keep-alive TCP connection.
+// Open implements driver.Driver: one keep-alive connection, over TLS for
+// an https:// URL (the handshake made here), HTTP/2 when the wire says so.
 func (d *Driver) Open(ctx context.Context, worker int) (driver.Conn, error) {
-	dt := d.cfg.DialTimeout
-	if dt <= 0 {
-		dt = 5 * time.Second
+	if err := d.resolve(ctx); err != nil {
+		return nil, err
 	}
-	nc, err := (&net.Dialer{Timeout: dt}).DialContext(ctx, "tcp", d.t.addr)
+	nc, err := d.dialTCP(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{d: d, nc: nc, br: bufio.NewReaderSize(nc, 64<<10), keepBody: d.keepBody()}
+	var rc syscall.RawConn
 	if sc, ok := nc.(syscall.Conn); ok {
-		c.rc, _ = sc.SyscallConn()
+		rc, _ = sc.SyscallConn()
 	}
+	if d.w.h2 {
+		return d.openH2(ctx, nc)
+	}
+	if d.w.tls != nil {
+		tc, err := d.w.tls.handshake(ctx, nc, []string{ProtoHTTP1}, d.dialTimeout())
+		if err != nil {
+			return nil, err
+		}
+		nc = tc
+	}
+	c := &conn{d: d, nc: nc, rc: rc, tls: d.w.tls != nil, br: bufio.NewReaderSize(nc, 64<<10), keepBody: d.keepBody()}
 	return c, nil
 }
 
 type conn struct {
 	d        *Driver
 	nc       net.Conn
-	rc       syscall.RawConn // for the idle check (nil: none)
+	rc       syscall.RawConn // for the idle check (nil: none): the TCP socket's
+	tls      bool            // nc is TLS: bytes on the idle socket may be TLS records (tickets)
 	br       *bufio.Reader
 	resp     response
 	keepBody bool
@@ -210,6 +227,10 @@ func (c *conn) idleCheck(out []driver.Outcome) error {
 	case rerr != nil:
 		c.fail(out, 0, rerr)
 		return &driver.Reconnect{Cause: cause(rerr), Retry: true}
+	case n > 0 && c.tls:
+		// a TLS record (a session ticket, a close_notify alert): the
+		// read after the send tells which.
+		return nil
 	case n > 0:
 		return c.fail(out, 0, errUnsolicited)
 	}
@@ -333,14 +354,20 @@ func (d *Driver) Probe(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	cc := c.(*conn)
 	out := make([]driver.Outcome, 1)
 	var rc *driver.Reconnect
-	if err := c.Do(ctx, make([]driver.Request, 1), out); err != nil && !(errors.As(err, &rc) && rc.Cause == driver.CauseClose) {
+	if err := c.Do(ctx, make([]driver.Request, 1), out); err != nil && !(errors.As(err, &rc) && rc.From == 1) {
 		return fmt.Errorf("first request to %s failed: %w", d.cfg.URL, err)
 	}
 	if out[0].Class != driver.OK {
-		return fmt.Errorf("first request to %s: %s (body: %q)", d.cfg.URL, out[0].Msg, clip(cc.resp.body))
+		var body []byte
+		switch cc := c.(type) {
+		case *conn:
+			body = cc.resp.body
+		case *h2conn:
+			body = cc.st[0].resp.body
+		}
+		return fmt.Errorf("first request to %s: %s (body: %q)", d.cfg.URL, out[0].Msg, clip(body))
 	}
 	return nil
 }

@@ -53,6 +53,11 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 	if conns < 1 {
 		return nil, fmt.Errorf("open loop: want at least 1 connection, got %d", conns)
 	}
+	if d.w.tls != nil || d.w.h2 {
+		// crypto/tls has no non-blocking API, and HTTP/2's streams are
+		// driven per connection: a goroutine each (see tls.go).
+		return nil, fmt.Errorf("%w: TLS and HTTP/2 connections run on a goroutine each", driver.ErrNoLoop)
+	}
 	sa, family, err := resolve(ctx, d.t.addr)
 	if err != nil {
 		return nil, err
