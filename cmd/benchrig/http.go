@@ -21,8 +21,11 @@ func httpCmd(a *app) *cobra.Command {
 	var hf httpFlags
 	c := &cobra.Command{
 		Use:   "http [URL]",
-		Short: "Quick HTTP/1.1 load test (closed loop, or constant rate with -R): a suite of one target",
+		Short: "Quick HTTP/1.1, HTTPS or HTTP/2 load test (closed loop, or constant rate with -R): a suite of one target",
 		Example: `  benchrig http http://127.0.0.1:8080/ -c 10 -d 5s
+  benchrig http https://127.0.0.1:8443/ --cacert ca.pem -c 10 -d 5s
+  benchrig http https://127.0.0.1:8443/ --http2 --streams 10 -c 4 -d 5s --insecure
+  benchrig http h2c://127.0.0.1:8080/ --streams 10 -c 4 -d 5s
   benchrig http http://127.0.0.1:8080/ -R 1000 -d 10s --fail-unhealthy
   benchrig http http://127.0.0.1:8080/ -c 10 -d 5s -r 5 -o a.json   # then: benchrig verify a.json; benchrig report a.json -o a.html
   benchrig http http://127.0.0.1:8080/api -m POST -H 'Content-Type: application/json' -b '{"a":1}'`,
@@ -53,6 +56,7 @@ func httpCmd(a *app) *cobra.Command {
 	f.IntVar(&hf.h.AttachPID, "attach-pid", 0, "sample this running server (and its children) without starting or stopping it")
 	f.IntVar(&hf.h.AttachPort, "attach-port", 0, "sample the running server listening on this TCP port")
 	f.BoolVar(&hf.h.AttachTree, "attach-tree", false, "with --attach-port: sample every process listening on the port (workers of one server) through their common ancestor")
+	httpWireFlags(c, &hf.h.HTTPWire)
 	return c
 }
 

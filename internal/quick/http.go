@@ -39,6 +39,9 @@ type HTTP struct {
 	// AttachTree samples every process listening on AttachPort through
 	// their common ancestor (a multi-process server).
 	AttachTree bool
+
+	// Wire: TLS and HTTP/2 (see HTTPWire).
+	HTTPWire
 }
 
 // ServerSide reports whether a server is started or sampled.
@@ -102,6 +105,9 @@ func (h *HTTP) Build(rawURL string) (Doc, string, error) {
 	}
 	if h.RetryUnsafe {
 		path["retry_unsafe"] = true
+	}
+	if err := h.wireDoc(path, d, rawURL); err != nil {
+		return nil, "", err
 	}
 	name, t := "url", Doc{"address": Doc{}}
 	switch {
