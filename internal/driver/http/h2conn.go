@@ -36,7 +36,7 @@ const CauseGoaway = "server sent GOAWAY"
 var (
 	errH2Unsolicited = errors.New("HTTP/2 frame for a stream nobody opened")
 	errH2Push        = errors.New("HTTP/2 PUSH_PROMISE although push is disabled")
-	errH2NoStatus    = fmt.Errorf("%w: HTTP/2 response without :status", errMalformed)
+	errH2NoStatus    = fmt.Errorf("%w: HTTP/2 DATA before the response's headers", errMalformed)
 )
 
 // h2conn is one HTTP/2 connection (over TLS, or h2c). Do opens one stream
@@ -48,6 +48,8 @@ type h2conn struct {
 	bw   *bufio.Writer
 	fr   *http2.Framer
 	enc  *hpack.Encoder
+	dec  *hpack.Decoder
+	hs   headerState // the header block being read
 	eb   bytes.Buffer
 	once sync.Once
 
@@ -105,8 +107,8 @@ func (d *Driver) openH2(ctx context.Context, nc net.Conn) (driver.Conn, error) {
 	c := &h2conn{d: d, nc: nc, bw: bufio.NewWriterSize(nc, 64<<10), peerMaxStreams: 1<<32 - 1,
 		peerInitWindow: 65535, peerMaxFrame: h2DefaultFrame, sendWindow: 65535, nextID: 1}
 	c.fr = http2.NewFramer(c.bw, bufio.NewReaderSize(nc, 64<<10))
-	c.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
-	c.fr.MaxHeaderListSize = maxHeaderBytes
+	c.dec = hpack.NewDecoder(4096, c.emitStatus)
+	c.dec.SetMaxStringLength(maxHeaderBytes)
 	c.fr.SetReuseFrames()
 	c.enc = hpack.NewEncoder(&c.eb)
 	if err := c.start(d.dialTimeout()); err != nil {

@@ -2,8 +2,10 @@ package http
 
 import (
 	"errors"
+	"fmt"
 
 	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 
 	"github.com/benchrig/benchrig/internal/driver"
 )
@@ -40,28 +42,23 @@ func (c *h2conn) read(first uint32, out []driver.Outcome) error {
 			return c.failRest(out, err)
 		}
 		switch f := f.(type) {
-		case *http2.MetaHeadersFrame:
+		case *http2.HeadersFrame:
 			i, ok := c.stream(f.StreamID, first)
 			if !ok {
 				return c.failRest(out, errH2Unsolicited)
 			}
 			got = true
-			s := &c.st[i]
-			s.resp.bytes += int64(f.Header().Length) + 9
-			if s.resp.status == 0 {
-				st, ok := atoi3([]byte(f.PseudoValue("status")))
-				if !ok || len(f.PseudoValue("status")) != 3 {
-					c.end(i, out, driver.Error, "malformed response")
-					remaining--
-					continue
-				}
-				if st >= 100 && st < 200 {
-					continue // informational: the real headers follow
-				}
-				s.resp.status = st
+			c.hs = headerState{stream: i, end: f.StreamEnded()}
+			c.dec.SetEmitEnabled(true)
+			if done, err := c.headerFragment(f.HeaderBlockFragment(), f.HeadersEnded(), int64(f.Header().Length)); err != nil {
+				return c.failRest(out, err)
+			} else if done && c.headersDone(out) {
+				remaining--
 			}
-			if f.StreamEnded() {
-				c.complete(i, out)
+		case *http2.ContinuationFrame:
+			if done, err := c.headerFragment(f.HeaderBlockFragment(), f.HeadersEnded(), int64(f.Header().Length)); err != nil {
+				return c.failRest(out, err)
+			} else if done && c.headersDone(out) {
 				remaining--
 			}
 		case *http2.DataFrame:
@@ -163,4 +160,67 @@ func (c *h2conn) end(i int, out []driver.Outcome, class driver.Class, msg string
 	s := &c.st[i]
 	s.done = true
 	out[i] = driver.Outcome{Class: class, Bytes: s.resp.bytes, Done: driver.Now(), Op: c.op(i), Msg: msg}
+}
+
+// headerState is the header block being read (HEADERS, then any
+// CONTINUATION frames).
+type headerState struct {
+	stream int    // index of its stream in the Do
+	end    bool   // the HEADERS frame ended the stream
+	status string // :status, the first field
+	bytes  int64  // its fragments' bytes
+}
+
+// emitStatus is the hpack decoder's emit function: it keeps :status, the
+// first field of a response, then stops emitting, so that the other
+// fields (date, server, content-type: literals nginx sends each time)
+// are parsed, to keep the decoder's table in step, but not decoded into
+// strings.
+func (c *h2conn) emitStatus(f hpack.HeaderField) {
+	if f.Name == ":status" {
+		c.hs.status = f.Value
+	}
+	c.dec.SetEmitEnabled(false)
+}
+
+// headerFragment decodes one fragment of a header block; done at its end.
+func (c *h2conn) headerFragment(frag []byte, end bool, n int64) (done bool, err error) {
+	c.hs.bytes += n + 9
+	if c.hs.bytes > maxHeaderBytes {
+		return false, errHeadersTooLarge
+	}
+	if _, err := c.dec.Write(frag); err != nil {
+		return false, fmt.Errorf("%w: HTTP/2 header block: %v", errMalformed, err)
+	}
+	if !end {
+		return false, nil
+	}
+	if err := c.dec.Close(); err != nil {
+		return false, fmt.Errorf("%w: HTTP/2 header block: %v", errMalformed, err)
+	}
+	return true, nil
+}
+
+// headersDone applies a complete header block to its stream and reports
+// whether the stream ended.
+func (c *h2conn) headersDone(out []driver.Outcome) bool {
+	i := c.hs.stream
+	s := &c.st[i]
+	s.resp.bytes += c.hs.bytes
+	if s.resp.status == 0 {
+		st, ok := atoi3([]byte(c.hs.status))
+		if !ok || len(c.hs.status) != 3 {
+			c.end(i, out, driver.Error, "malformed response")
+			return true
+		}
+		if st >= 100 && st < 200 {
+			return false // informational: the real headers follow
+		}
+		s.resp.status = st
+	}
+	if c.hs.end {
+		c.complete(i, out)
+		return true
+	}
+	return false
 }
