@@ -30,7 +30,7 @@ http {
 		ssl_protocols TLSv1.3;
 		ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
 		keepalive_requests 100000000;
-		http2_max_requests 100000000;
+		
 		http2_max_concurrent_streams 1024;
 		location / { return 200 "hello\n"; }
 	}

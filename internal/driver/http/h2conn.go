@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"time"
 
@@ -46,6 +47,7 @@ type h2conn struct {
 	d    *Driver
 	nc   net.Conn
 	bw   *bufio.Writer
+	br   *bufio.Reader
 	fr   *http2.Framer
 	enc  *hpack.Encoder
 	dec  *hpack.Decoder
@@ -106,7 +108,8 @@ func (d *Driver) openH2(ctx context.Context, nc net.Conn) (driver.Conn, error) {
 	}
 	c := &h2conn{d: d, nc: nc, bw: bufio.NewWriterSize(nc, 64<<10), peerMaxStreams: 1<<32 - 1,
 		peerInitWindow: 65535, peerMaxFrame: h2DefaultFrame, sendWindow: 65535, nextID: 1}
-	c.fr = http2.NewFramer(c.bw, bufio.NewReaderSize(nc, 64<<10))
+	c.br = bufio.NewReaderSize(nc, 64<<10)
+	c.fr = http2.NewFramer(c.bw, c.br)
 	c.dec = hpack.NewDecoder(4096, c.emitStatus)
 	c.dec.SetMaxStringLength(maxHeaderBytes)
 	c.fr.SetReuseFrames()
@@ -191,6 +194,12 @@ func (c *h2conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Out
 			return c.lost(out, err)
 		}
 		return c.failRest(out, err)
+	}
+	// Let the other connections send before reading, as the HTTP/1.1
+	// connections do: the responses take a round trip, and a read now
+	// mostly finds nothing, costing a system call before parking anyway.
+	if c.br.Buffered() == 0 {
+		runtime.Gosched()
 	}
 	if err := c.read(first, out); err != nil {
 		return err
