@@ -377,3 +377,26 @@ func TestH2NotAnH2Server(t *testing.T) {
 	}
 	_ = net.ErrClosed
 }
+
+// Request bodies and several requests over HTTP/2: each request of the
+// file reaches the server with its method and body, in its proportion;
+// --servername sets SNI and the verified name when the URL is an IP.
+func TestH2RequestsWithBodies(t *testing.T) {
+	srv := &recordingServer{}
+	cert := validCert(t, "bodies")
+	ts := startTLS(t, srv, cert, []string{"h2"}, nil)
+	reqs := threeRequests(t, strings.Replace(ts.URL, "https://", "http://", 1))
+	for i := range reqs {
+		reqs[i].URL = strings.Replace(reqs[i].URL, "http://", "https://", 1)
+	}
+	d, err := New(Config{Requests: reqs, HTTP2: true, Timeout: 5 * time.Second, TLS: &TLSConfig{CACert: cert.CertFile, ServerName: "localhost"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runWindow(t, openEngine(t, d, load.Config{Connections: 2, Pipeline: 6}), load.Window{Requests: 600, Duration: 20 * time.Second})
+	clean(t, "h2 request file", res)
+	got := count(srv.take())
+	if want := map[string]int{seenGET: 300, seenPOST: 200, seenPUT: 100}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("server saw %v, want %v", got, want)
+	}
+}
