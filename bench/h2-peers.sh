@@ -8,12 +8,14 @@
 #
 #   bench/h2-peers.sh                                  # 10 connections × 10 streams, 5 s, 3 runs
 #   CONNECTIONS=4 STREAMS=100 DURATION=10 RUNS=5 bench/h2-peers.sh
+#   H2C=1 bench/h2-peers.sh     # cleartext HTTP/2 (prior knowledge) instead of TLS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONNECTIONS=${CONNECTIONS:-10}
 STREAMS=${STREAMS:-10}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
+H2C=${H2C:-0}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 
@@ -31,6 +33,13 @@ make -s build >/dev/null
 
 start_nginx "$work" "$SERVER_CPU"
 url="https://127.0.0.1:$nginx_port/"
+flags=(--http2 --insecure)
+what="over TLS 1.3"
+if [ "$H2C" = 1 ]; then
+	url="http://127.0.0.1:$nginx_h2c_port/" # h2load: prior knowledge for http://
+	flags=(--h2c)
+	what="cleartext (h2c, prior knowledge)"
+fi
 echo "server: nginx pid $nginx_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections × $STREAMS streams, ${DURATION}s, $RUNS runs each; $(uptime)" >&2
 
 measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
@@ -43,11 +52,11 @@ for run in $(seq "$RUNS"); do
 	reqs=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/out")
 	echo "h2load $reqs $DURATION $cpu" >>"$work/rows"
 
-	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" --http2 --insecure -c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
+	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" "${flags[@]}" -c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
 	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 	echo "benchrig $reqs $secs $cpu" >>"$work/rows"
 	echo "run $run done" >&2
 done
 echo
-echo "HTTP/2 GET over TLS 1.3 against a pinned nginx, $CONNECTIONS connections × $STREAMS streams, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage):"
+echo "HTTP/2 GET $what against a pinned nginx, $CONNECTIONS connections × $STREAMS streams, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage):"
 python3 bench/lib/summary.py h2load <"$work/rows"

@@ -1,7 +1,8 @@
 # Sourced by bench scripts: start Debian's nginx (nginx-light) pinned to
 # one CPU, one worker, TLS 1.3 with one cipher suite (both clients then pay
 # for the same AES-128-GCM), HTTP/2 on, a self-signed certificate made
-# here with openssl; stopped by its PID. Sets nginx_pid, nginx_port.
+# here with openssl; stopped by its PID. Sets nginx_pid, nginx_port (TLS,
+# h2 and http/1.1) and nginx_h2c_port (cleartext HTTP/2, prior knowledge).
 #
 #   source bench/lib/nginx.sh; start_nginx "$work" "$SERVER_CPU"
 start_nginx() {
@@ -10,6 +11,7 @@ start_nginx() {
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
 		-addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
 	nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	nginx_h2c_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	cat >"$dir/nginx.conf" <<CONF
 daemon off;
 worker_processes 1;
@@ -31,6 +33,12 @@ http {
 		ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
 		keepalive_requests 100000000;
 		
+		http2_max_concurrent_streams 1024;
+		location / { return 200 "hello\n"; }
+	}
+	server {
+		listen 127.0.0.1:$nginx_h2c_port http2;
+		keepalive_requests 100000000;
 		http2_max_concurrent_streams 1024;
 		location / { return 200 "hello\n"; }
 	}
