@@ -45,6 +45,7 @@ measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU"
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
 
 if [ "$HTTP" = 1 ]; then
+: >"$work/server.log"
 GOMAXPROCS=1 taskset -c "$SERVER_CPU" ./bin/hello -addr 127.0.0.1:0 >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do addr=$(sed -n 's/^listening on //p' "$work/server.log"); [ -n "$addr" ] && break; sleep 0.05; done
