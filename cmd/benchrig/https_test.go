@@ -1,18 +1,12 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,6 +18,8 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/h2c"
+
+	"github.com/benchrig/benchrig/internal/resp/resptest"
 )
 
 // protoServer counts requests by protocol.
@@ -78,18 +74,15 @@ func tlsServer(t *testing.T, h http.Handler, cert *tls.Certificate) (url, caFile
 // yesterday.
 func expiredCert(t *testing.T) *tls.Certificate {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cp, kp, err := resptest.GenerateCertBetween(time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true, IsCA: true, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	c, err := tls.X509KeyPair(cp, kp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return &c
 }
 
 // negotiatedOf reads the first sample of a results file printed by --json:

@@ -259,15 +259,7 @@ func (c *conn) lost(out []driver.Outcome, from int, err error) error {
 	if cs == "" {
 		return err
 	}
-	t := c.d.t
-	retry := t.reqs[0].retry
-	if t.multi() {
-		retry = true
-		for _, i := range c.idx[from:] {
-			retry = retry && t.reqs[i].retry
-		}
-	}
-	return &driver.Reconnect{Cause: cs, From: from, Retry: retry, Written: true}
+	return &driver.Reconnect{Cause: cs, From: from, Retry: c.d.t.retryable(c.idx[from:]), Written: true}
 }
 
 // cause says whether an I/O error is a keep-alive connection's end (the
@@ -288,21 +280,36 @@ func cause(err error) string {
 // least 1 ms): resetting a deadline costs a runtime timer update, and doing it
 // on every request is measurable at high rates. A request therefore times out
 // between 95 % and 100 % of the timeout after it was sent.
-func (c *conn) setDeadline() error {
-	to := c.d.cfg.Timeout
+func (c *conn) setDeadline() error { return keepDeadline(c.nc, &c.deadline, c.d.cfg.Timeout) }
+
+// keepDeadline moves nc's deadline (last set to *last) to now + to when
+// it would move by more than a twentieth of to (at least 1 ms); to ≤ 0:
+// none. Shared by the HTTP/1.1 and HTTP/2 connections.
+func keepDeadline(nc net.Conn, last *time.Time, to time.Duration) error {
 	if to <= 0 {
 		return nil
 	}
-	slack := to / 20
-	if slack < time.Millisecond {
-		slack = time.Millisecond
-	}
+	slack := max(to/20, time.Millisecond)
 	dl := time.Now().Add(to)
-	if dl.Sub(c.deadline) < slack {
+	if dl.Sub(*last) < slack {
 		return nil
 	}
-	c.deadline = dl
-	return c.nc.SetDeadline(dl)
+	*last = dl
+	return nc.SetDeadline(dl)
+}
+
+// retryable reports whether every request of a batch (its request
+// indices; ignored with one request) may be sent again.
+func (t *target) retryable(idx []int) bool {
+	if !t.multi() {
+		return t.reqs[0].retry
+	}
+	for _, i := range idx {
+		if !t.reqs[i].retry {
+			return false
+		}
+	}
+	return true
 }
 
 // check returns why a response is not the expected one, or "".

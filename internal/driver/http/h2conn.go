@@ -339,15 +339,7 @@ func (c *h2conn) lost(out []driver.Outcome, err error) error {
 	if cs == "" {
 		return err
 	}
-	t := c.d.t
-	retry := t.reqs[0].retry
-	if t.multi() {
-		retry = true
-		for _, i := range c.idx {
-			retry = retry && t.reqs[i].retry
-		}
-	}
-	return &driver.Reconnect{Cause: cs, Retry: retry, Written: true}
+	return &driver.Reconnect{Cause: cs, Retry: c.d.t.retryable(c.idx), Written: true}
 }
 
 // failRest fails every stream not yet done with err and returns it.
@@ -364,20 +356,8 @@ func (c *h2conn) failRest(out []driver.Outcome, err error) error {
 }
 
 // setDeadline keeps the connection's deadline at about now + timeout, as
-// the HTTP/1.1 connection does (moved by at least a twentieth of it).
-func (c *h2conn) setDeadline() error {
-	to := c.d.cfg.Timeout
-	if to <= 0 {
-		return nil
-	}
-	slack := max(to/20, time.Millisecond)
-	dl := time.Now().Add(to)
-	if dl.Sub(c.deadline) < slack {
-		return nil
-	}
-	c.deadline = dl
-	return c.nc.SetDeadline(dl)
-}
+// the HTTP/1.1 connection does.
+func (c *h2conn) setDeadline() error { return keepDeadline(c.nc, &c.deadline, c.d.cfg.Timeout) }
 
 // Close implements driver.Conn.
 func (c *h2conn) Close() error {
