@@ -145,15 +145,7 @@ func (s *tlsState) handshake(ctx context.Context, nc net.Conn, protos []string, 
 		_ = nc.Close()
 		return nil, handshakeError(err, cfg.ServerName)
 	}
-	s.handshakeNS.Add(int64(time.Since(t0)))
-	st := tc.ConnectionState()
-	s.handshakes.Add(1)
-	if st.DidResume {
-		s.resumed.Add(1)
-	}
-	s.mu.Lock()
-	s.last = st
-	s.mu.Unlock()
+	s.record(tc.ConnectionState(), time.Since(t0))
 	return tc, nil
 }
 
@@ -191,4 +183,17 @@ func (s *tlsState) negotiated(protocol string) *Negotiated {
 		n.ALPN = st.NegotiatedProtocol
 	}
 	return n
+}
+
+// record counts one handshake: its state, and its time apart from any
+// request's.
+func (s *tlsState) record(st tls.ConnectionState, d time.Duration) {
+	s.handshakeNS.Add(int64(d))
+	s.handshakes.Add(1)
+	if st.DidResume {
+		s.resumed.Add(1)
+	}
+	s.mu.Lock()
+	s.last = st
+	s.mu.Unlock()
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/h2c"
 
+	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 )
@@ -398,5 +399,39 @@ func TestH2RequestsWithBodies(t *testing.T) {
 	got := count(srv.take())
 	if want := map[string]int{seenGET: 300, seenPOST: 200, seenPUT: 100}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("server saw %v, want %v", got, want)
+	}
+}
+
+// Over TLS the closed loop runs on the event loops: a Go server that
+// closes idle connections after 1 s (it sends no close_notify) has them
+// reopened, with resumed sessions, as reconnects and not errors; session
+// tickets arriving on idle connections are not unsolicited bytes.
+func TestTLSEventLoopIdleClose(t *testing.T) {
+	cert := validCert(t, "idle")
+	srv := &protoCounter{}
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.IdleTimeout = time.Second
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+	ts.TLS = &tls.Config{Certificates: []tls.Certificate{cert.TLS}, NextProtos: []string{"http/1.1"}}
+	ts.StartTLS()
+	defer ts.Close()
+	d, err := New(Config{URL: ts.URL + "/", Timeout: 5 * time.Second, TLS: &TLSConfig{CACert: cert.CertFile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := openEngine(t, d, load.Config{Connections: 4, Pipeline: 1})
+	first := runWindow(t, e, load.Window{Duration: 500 * time.Millisecond})
+	time.Sleep(2 * time.Second)
+	second := runWindow(t, e, load.Window{Duration: 500 * time.Millisecond})
+	clean(t, "first window", first)
+	clean(t, "second window", second)
+	if n := second.ReconnectCauses[driver.CauseIdleClosed] + second.ReconnectCauses[driver.CauseReset]; n != 4 {
+		t.Errorf("second window: reconnects %v, want the 4 idle-closed connections", second.ReconnectCauses)
+	}
+	if got := srv.count("HTTP/1.1"); got != int(first.Sent+second.Sent) {
+		t.Errorf("server saw %d requests, want %d", got, first.Sent+second.Sent)
+	}
+	if n := d.Negotiated(); n.Handshakes != 8 || n.Resumed < 4 {
+		t.Errorf("handshakes %d, resumed %d: want 8, the 4 reconnects resumed", n.Handshakes, n.Resumed)
 	}
 }
