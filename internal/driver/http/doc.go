@@ -32,14 +32,17 @@
 //
 // https:// URLs (tls.go, proto.go) use crypto/tls: TLS 1.2 or 1.3, one
 // session cache per driver (so reconnects resume), Config.TLS's CA file,
-// client certificate and SNI name; the handshake is made in Open, outside
-// any request's latency, and counted and timed in Stats (a reconnect's
-// handshake is thus recorded apart). crypto/tls has no non-blocking API,
-// so TLS connections run on the goroutine-per-connection path (OpenLoop
-// answers driver.ErrNoLoop), as HTTP/2 connections do. Without
-// Config.HTTP2 an https:// server is spoken to in HTTP/1.1 unless it
-// offers only h2 (resolve). Negotiated reports the protocol, TLS version,
-// cipher and ALPN, recorded with each sample.
+// client certificate and SNI name; the handshake is made when the
+// connection opens, outside any request's latency, and counted and timed
+// in Stats (a reconnect's handshake is thus recorded apart). Closed-loop
+// HTTP/1.1 over TLS runs on the event loops too (loop_tls_linux.go): a
+// tls.Conn over an in-memory pipe the loop feeds with ciphertext, read
+// without blocking because crypto/tls keeps only non-temporary read
+// errors; the handshake itself is blocking, right after the connect.
+// HTTP/2 runs on the goroutine-per-connection path (OpenLoop answers
+// driver.ErrNoLoop). Without Config.HTTP2 an https:// server is spoken to
+// in HTTP/1.1 unless it offers only h2 (resolve). Negotiated reports the
+// protocol, TLS version, cipher and ALPN, recorded with each sample.
 //
 // HTTP/2 (h2conn.go, h2read.go) is built on x/net's http2.Framer and
 // hpack: Do opens one stream per request of its batch (the engine's
