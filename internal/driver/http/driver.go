@@ -110,8 +110,8 @@ type conn struct {
 // looks at it (idleCheck): over TLS the peek can only see the server's
 // close (bytes may be TLS records), and a connection answered a moment ago
 // is not one the server closed at its keep-alive timeout: this saves a
-// system call per request in a closed loop. A close it misses is found by the read after the send,
-// as a reconnect all the same.
+// system call per request on a busy connection. A close it misses is
+// found by the read after the send, as a reconnect all the same.
 const tlsIdleCheck = int64(50 * time.Millisecond)
 
 // Do implements driver.Conn. A connection that ends before any byte of a
