@@ -145,7 +145,9 @@ func (l *loop) handshake(c *lconn) error {
 // seal encrypts the plaintext pending in c's outbox (a batch's requests).
 func (l *loop) seal(c *lconn) error {
 	p := c.tp
-	p.out = p.sbuf[:0]
+	// what tls wrote while reading and could not be flushed then (a key
+	// update's answer, in its own array) goes first
+	p.out = append(p.sbuf[:0], p.out...)
 	_, err := c.tc.Write(c.out.Pending)
 	p.sbuf, c.out.Pending, p.out = p.out, p.out, nil
 	return err
