@@ -3,20 +3,27 @@
 # server on CPU 0 (GOMAXPROCS=1), every client on CPU 1, same connections and
 # duration, each tool RUNS times, interleaved. Prints req/s and requests per
 # client CPU-second as median [min–max], and each tool's ratio to wrk.
+# Then the same over TLS: wrk and benchrig against a pinned nginx (one
+# worker, TLS 1.3, AES-128-GCM for both; bench/lib/nginx.sh).
 #
 #   bench/http-peers.sh            # 10 connections, 5 s, 3 runs
 #   CONNECTIONS=50 DURATION=10 RUNS=5 bench/http-peers.sh
+#   HTTPS=0 bench/http-peers.sh    # cleartext only; HTTP=0: https only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONNECTIONS=${CONNECTIONS:-10}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
+HTTP=${HTTP:-1}
+HTTPS=${HTTPS:-1}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 
 work=$(mktemp -d -t benchrig-peers.XXXXXX)
 server_pid=
+source bench/lib/nginx.sh
 cleanup() {
+	stop_nginx
 	if [ -n "$server_pid" ]; then
 		kill "$server_pid" 2>/dev/null || true
 		wait "$server_pid" 2>/dev/null || true
@@ -34,14 +41,16 @@ fi
 autocannon=bench/.tools/node_modules/.bin/autocannon
 make -s build >/dev/null
 
+measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
+cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+
+if [ "$HTTP" = 1 ]; then
+: >"$work/server.log"
 GOMAXPROCS=1 taskset -c "$SERVER_CPU" ./bin/hello -addr 127.0.0.1:0 >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do addr=$(sed -n 's/^listening on //p' "$work/server.log"); [ -n "$addr" ] && break; sleep 0.05; done
 url="http://$addr/"
-echo "server: bin/hello pid $server_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
-
-measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
-cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+echo "server: bin/hello pid $server_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each; $(uptime)" >&2
 
 : >"$work/rows"
 for run in $(seq "$RUNS"); do
@@ -62,3 +71,27 @@ done
 echo
 echo "HTTP GET against a pinned Go hello server, $CONNECTIONS connections, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage):"
 python3 bench/lib/summary.py wrk <"$work/rows"
+kill "$server_pid" 2>/dev/null || true
+wait "$server_pid" 2>/dev/null || true
+server_pid=
+fi
+
+if [ "$HTTPS" = 1 ]; then
+start_nginx "$work" "$SERVER_CPU"
+url="https://127.0.0.1:$nginx_port/"
+echo "server: nginx pid $nginx_pid on CPU $SERVER_CPU (TLS 1.3, TLS_AES_128_GCM_SHA256); clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each; $(uptime)" >&2
+: >"$work/rows"
+for run in $(seq "$RUNS"); do
+	cpu=$(measure wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "$url" | cpu_of)
+	reqs=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$work/out")
+	echo "wrk-https $reqs $DURATION $cpu" >>"$work/rows"
+
+	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" --insecure -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
+	echo "benchrig-https $reqs $secs $cpu" >>"$work/rows"
+	echo "https run $run done" >&2
+done
+echo
+echo "HTTPS GET (HTTP/1.1 over TLS 1.3) against a pinned nginx, $CONNECTIONS connections, ${DURATION}s × $RUNS:"
+python3 bench/lib/summary.py wrk-https <"$work/rows"
+fi

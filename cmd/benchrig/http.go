@@ -20,8 +20,11 @@ func httpCmd(a *app) *cobra.Command {
 	var hf httpFlags
 	c := &cobra.Command{
 		Use:   "http [URL]",
-		Short: "Quick HTTP/1.1 load test (closed loop, or constant rate with -R): a suite of one target",
+		Short: "Quick HTTP/1.1, HTTPS or HTTP/2 load test (closed loop, or constant rate with -R): a suite of one target",
 		Example: `  benchrig http http://127.0.0.1:8080/ -c 10 -d 5s
+  benchrig http https://127.0.0.1:8443/ --cacert ca.pem -c 10 -d 5s
+  benchrig http https://127.0.0.1:8443/ --http2 --streams 10 -c 4 -d 5s --insecure
+  benchrig http h2c://127.0.0.1:8080/ --streams 10 -c 4 -d 5s
   benchrig http http://127.0.0.1:8080/ -R 1000 -d 10s --fail-unhealthy
   benchrig http http://127.0.0.1:8080/ -c 10 -d 5s -r 5 -o a.json   # then: benchrig verify a.json; benchrig report a.json -o a.html
   benchrig http http://127.0.0.1:8080/api -m POST -H 'Content-Type: application/json' -b '{"a":1}'`,
@@ -55,6 +58,7 @@ func httpCmd(a *app) *cobra.Command {
 	f.StringVar(&hf.h.MetricsURL, "metrics-url", "", "scrape the target's own metrics (Prometheus text format) at this URL through every phase, on a connection of its own")
 	f.StringSliceVar(&hf.h.MetricsSeries, "metrics-series", nil, "with --metrics-url: the metric names to record beside RSS (comma-separated, at most 32)")
 	durationVarP(f, &hf.h.MetricsEvery, "metrics-every", "", 0, "with --metrics-url: the scrape period (default 1s, 100ms to 1m)")
+	httpWireFlags(c, &hf.h.HTTPWire)
 	return c
 }
 

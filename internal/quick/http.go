@@ -41,6 +41,9 @@ type HTTP struct {
 	AttachTree bool
 	// Metrics scrapes the target's own metrics endpoint.
 	Metrics
+
+	// Wire: TLS and HTTP/2 (see HTTPWire).
+	HTTPWire
 }
 
 // ServerSide reports whether a server is started or sampled.
@@ -104,6 +107,9 @@ func (h *HTTP) Build(rawURL string) (Doc, string, error) {
 	}
 	if h.RetryUnsafe {
 		path["retry_unsafe"] = true
+	}
+	if err := h.wireDoc(path, d, rawURL); err != nil {
+		return nil, "", err
 	}
 	name, t := "url", Doc{"address": Doc{}}
 	switch {

@@ -67,6 +67,32 @@ type HTTPPath struct {
 	// connection the server closed before any byte of its response, as
 	// idempotent ones always are.
 	RetryUnsafe bool `json:"retry_unsafe,omitempty"`
+	// TLS configures the connections to an https:// URL: trust, client
+	// certificate, SNI name.
+	TLS *HTTPTLS `json:"tls,omitempty"`
+	// HTTP2 speaks HTTP/2 over TLS (ALPN h2) to an https:// URL; the
+	// cell's pipeline is then the concurrent streams per connection
+	// (h2load's -m). Without it, an https:// server that offers only h2
+	// is spoken to in HTTP/2 too.
+	HTTP2 bool `json:"http2,omitempty"`
+	// H2C speaks cleartext HTTP/2 with prior knowledge to an http:// URL,
+	// as an h2c:// URL does.
+	H2C bool `json:"h2c,omitempty"`
+}
+
+// HTTPTLS is how an https:// path's connections are made.
+type HTTPTLS struct {
+	// Insecure skips the verification of the server's certificate.
+	Insecure bool `json:"insecure,omitempty"`
+	// CACert is a PEM file of the authorities to trust instead of the
+	// system's; Cert and Key a client certificate and its key (both or
+	// neither). Files are relative to the working directory.
+	CACert string `json:"cacert,omitempty"`
+	Cert   string `json:"cert,omitempty"`
+	Key    string `json:"key,omitempty"`
+	// ServerName is the SNI name, and the name the certificate must
+	// carry (default: the URL's host).
+	ServerName string `json:"server_name,omitempty"`
 }
 
 // HTTPRequest is one of a path's several requests.
@@ -182,8 +208,9 @@ func (s *Suite) validatePath(name string, p *Path) {
 		if h.URL == "" {
 			l.errf(hf+".url", "required: the URL to request, e.g. http://127.0.0.1:{port}/")
 		} else {
-			l.checkURL(hf+".url", h.URL)
+			l.checkPathURL(hf+".url", h.URL)
 			l.checkPlaceholders(hf+".url", h.URL, pathPlaceholders, nil)
+			l.checkHTTPWire(hf, h)
 		}
 		l.checkMethod(hf+".method", h.Method)
 		if h.ExpectStatus != 0 {
@@ -212,7 +239,7 @@ func (s *Suite) validatePath(name string, p *Path) {
 			if r.URL == "" {
 				l.errf(rf+".url", "required: the request's URL")
 			} else {
-				l.checkURL(rf+".url", r.URL)
+				l.checkPathURL(rf+".url", r.URL)
 				l.checkPlaceholders(rf+".url", r.URL, pathPlaceholders, nil)
 			}
 			if r.Method != "" {
@@ -294,5 +321,35 @@ const maxTimeout = Duration(time.Hour)
 func (l *located) checkTimeout(field string, d *Duration) {
 	if d != nil && (*d < 0 || *d > maxTimeout) {
 		l.errf(field, "must be between 0s (no timeout) and %s, got %s", maxTimeout, *d)
+	}
+}
+
+// checkPathURL checks a path's URL: http://, https:// or h2c:// (cleartext
+// HTTP/2, checked as http://).
+func (l *located) checkPathURL(field, raw string) {
+	if rest, ok := strings.CutPrefix(raw, "h2c://"); ok {
+		raw = "http://" + rest
+	}
+	l.checkURL(field, raw)
+}
+
+// checkHTTPWire checks http2, h2c and tls against the URL's scheme.
+func (l *located) checkHTTPWire(f string, h *HTTPPath) {
+	scheme, _, _ := strings.Cut(h.URL, "://")
+	switch {
+	case h.HTTP2 && scheme != "https":
+		l.errf(f+".http2", "HTTP/2 over TLS needs an https:// URL, got %s://; cleartext HTTP/2 is h2c: true or an h2c:// URL", scheme)
+	case h.H2C && scheme == "https":
+		l.errf(f+".h2c", "h2c is cleartext HTTP/2: it takes an http:// URL; over TLS use http2: true")
+	case h.H2C && h.HTTP2:
+		l.errf(f+".h2c", "h2c and http2 are exclusive (cleartext or TLS)")
+	}
+	if t := h.TLS; t != nil {
+		if scheme != "https" {
+			l.errf(f+".tls", "TLS settings given for a %s:// URL: use https://", scheme)
+		}
+		if (t.Cert == "") != (t.Key == "") {
+			l.errf(f+".tls", "cert and key go together: give both (a PEM client certificate and its private key) or neither")
+		}
 	}
 }

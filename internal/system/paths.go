@@ -39,6 +39,10 @@ func HTTPConfig(h *suite.HTTPPath, vars map[string]string, seed uint64) (httpdrv
 		dc.Timeout = h.Timeout.D()
 	}
 	dc.Order, dc.Seed, dc.RetryUnsafe = h.Order, seed, h.RetryUnsafe
+	dc.HTTP2, dc.H2C = h.HTTP2, h.H2C
+	if t := h.TLS; t != nil {
+		dc.TLS = &httpdrv.TLSConfig{Insecure: t.Insecure, CACert: t.CACert, Cert: t.Cert, Key: t.Key, ServerName: t.ServerName}
+	}
 	for _, r := range h.Requests {
 		dc.Requests = append(dc.Requests, httpdrv.RequestSpec{Method: r.Method, URL: suite.Expand(r.URL, vars), Headers: r.Headers,
 			Body: suite.Expand(r.Body, vars), Weight: r.Weight})
@@ -51,6 +55,29 @@ func HTTPConfig(h *suite.HTTPPath, vars map[string]string, seed uint64) (httpdrv
 		dc.Requests = reqs
 	}
 	return dc, nil
+}
+
+// HTTPStats are an https:// driver's TLS counters as statistics
+// (tls_handshakes, tls_resumed, tls_handshake_ms: load-window deltas, so
+// the handshakes of reconnects are counted and timed apart from the
+// requests).
+func HTTPStats(d *httpdrv.Driver) StatsSource { return httpStats{d} }
+
+type httpStats struct{ d *httpdrv.Driver }
+
+func (h httpStats) Snapshot(context.Context) (map[string]float64, error) { return h.d.Stats(), nil }
+
+// recordNegotiated records in a finished sample's driver configuration
+// what its connections negotiated: the protocol, TLS version, cipher and
+// ALPN (Config.Negotiated).
+func recordNegotiated(d *httpdrv.Driver, dc httpdrv.Config) func(*result.Sample) {
+	return func(s *result.Sample) {
+		if s.Config == nil {
+			return
+		}
+		dc.Negotiated = d.Negotiated()
+		s.Config.Driver = JSON(dc.Redacted())
+	}
 }
 
 // WorkloadConfig maps a suite workload and a cell's batch onto the workload
@@ -302,6 +329,9 @@ func AddressDriver(env Env, c suite.Cell, base Spec, vars map[string]string, res
 		}
 		base.Driver, base.DriverConfig = d, JSON(recordedHTTP(dc, env.Suite.Policy()))
 		probe = []Check{{Name: dc.Method + " " + env.Suite.Policy().URL(dc.URL, nil), Run: d.Probe}}
+		if d.Negotiated() != nil || dc.TLS != nil || strings.HasPrefix(dc.URL, "https://") {
+			base.Stats, base.Judge = HTTPStats(d), recordNegotiated(d, dc)
+		}
 	case p.RESP != nil:
 		rc := RESPConfig(env.Suite, p.RESP, c, base.Engine.Seed)
 		rc.Addr = respAddr

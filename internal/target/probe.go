@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -72,13 +73,27 @@ var probeClient = &http.Client{
 	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 }
 
+// readyClient is the readiness probes' client: probeClient's, but an
+// https:// probe does not verify the certificate. Readiness asks whether
+// the server answers; whether its certificate is trusted is the benchmark
+// path's question, asked with the path's TLS settings (CA file, SNI name)
+// by its first request, and a refusal there is a clear setup error.
+var readyClient = &http.Client{
+	Transport: func() http.RoundTripper {
+		t := probeClient.Transport.(*http.Transport).Clone()
+		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
+		return t
+	}(),
+	CheckRedirect: probeClient.CheckRedirect,
+}
+
 // Ready sends one GET and checks the status.
 func (p HTTPProbe) Ready(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL, nil)
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", redactURL(p.URL), err)
 	}
-	resp, err := probeClient.Do(req)
+	resp, err := readyClient.Do(req)
 	if err != nil {
 		return err // the client's errors already redact passwords
 	}

@@ -127,3 +127,18 @@ func TestProbeSpec(t *testing.T) {
 		}
 	}
 }
+
+// An https:// readiness probe is ready when a server with a self-signed
+// certificate answers: readiness does not judge the certificate (the
+// benchmark path does, with its TLS settings).
+func TestHTTPProbeHTTPSSelfSigned(t *testing.T) {
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer ts.Close()
+	if err := (HTTPProbe{URL: ts.URL + "/"}).Ready(context.Background()); err != nil {
+		t.Fatalf("https probe of a self-signed server: %v", err)
+	}
+	// checks keep verifying
+	if err := RunCheck(context.Background(), Check{URL: ts.URL + "/"}); err == nil {
+		t.Error("a check of a self-signed server passed without trusting it")
+	}
+}

@@ -2,9 +2,12 @@ package http
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http2/hpack"
 )
 
 // Config describes the requests every connection sends. Plain data: it is
@@ -44,6 +47,20 @@ type Config struct {
 	ExpectBody *string `json:"expect_body,omitempty"`
 	// ExpectBodyContains, when set, must occur in the response body.
 	ExpectBodyContains string `json:"expect_body_contains,omitempty"`
+	// TLS configures https:// connections (nil: verify against the
+	// system's roots, SNI from the URL).
+	TLS *TLSConfig `json:"tls,omitempty"`
+	// HTTP2 speaks HTTP/2 over TLS (ALPN h2 only) to an https:// URL.
+	// Without it an https:// server is spoken to in HTTP/1.1 unless it
+	// offers only h2.
+	HTTP2 bool `json:"http2,omitempty"`
+	// H2C speaks cleartext HTTP/2 with prior knowledge to an http:// URL
+	// (as an h2c:// URL does).
+	H2C bool `json:"h2c,omitempty"`
+	// Negotiated is what the connections settled (protocol, TLS version,
+	// cipher, ALPN), filled in for the record after a sample; never read
+	// by the driver.
+	Negotiated *Negotiated `json:"negotiated,omitempty"`
 }
 
 // RequestSpec is one request of several (Config.Requests).
@@ -83,11 +100,19 @@ type prepared struct {
 	head  bool // HEAD: its response has no body
 	retry bool // may be sent again on a new connection (idempotent, or RetryUnsafe)
 	label string
+	// scheme and host are the URL's.
+	scheme, host string
+	// h2 is the request as HTTP/2 header fields (pseudo-headers first,
+	// names lower-cased) and body.
+	h2     []hpack.HeaderField
+	h2body []byte
 }
 
 // target is the compiled form of a Config.
 type target struct {
-	addr string // host:port to dial
+	addr   string // host:port to dial
+	scheme string // http, https or h2c: the same for every request
+	host   string // the URL's host name (SNI)
 	// request and head are reqs[0]'s, for the common case of one request.
 	request []byte
 	head    bool
@@ -187,6 +212,11 @@ func (c *Config) compile() (*target, error) {
 			}
 			return nil, err
 		}
+		if t.scheme == "" {
+			t.scheme, t.host = p.scheme, p.host
+		} else if p.scheme != t.scheme {
+			return nil, fmt.Errorf("request %d (%s %s) is %s://, the others %s://: all requests of one run use one scheme", i+1, s.Method, s.URL, p.scheme, t.scheme)
+		}
 		if t.addr == "" {
 			t.addr = addr
 		} else if addr != t.addr {
@@ -278,7 +308,9 @@ func prepare(s RequestSpec, common map[string]string, retryUnsafe bool) (prepare
 	b.WriteString("\r\n")
 	b.WriteString(s.Body)
 	p := prepared{bytes: []byte(b.String()), head: method == "HEAD",
-		retry: retryUnsafe || idempotent(method), label: method + " " + path}
+		retry: retryUnsafe || idempotent(method), label: method + " " + path,
+		scheme: u.Scheme, host: u.Hostname()}
+	p.h2, p.h2body = h2Fields(u, method, headers, s.Body)
 	return p, addr, nil
 }
 
@@ -317,4 +349,40 @@ func sortedKeys(m map[string]string) []string {
 		}
 	}
 	return keys
+}
+
+// h2Fields is a request as HTTP/2 header fields (RFC 9113 §8.3): the
+// pseudo-headers, then user-agent and the headers lower-cased (Host
+// becomes :authority), content-length for a body.
+func h2Fields(u *url.URL, method string, headers map[string]string, body string) ([]hpack.HeaderField, []byte) {
+	scheme := u.Scheme
+	if scheme == "h2c" {
+		scheme = "http"
+	}
+	authority := u.Host
+	for k, v := range headers {
+		if strings.EqualFold(k, "host") {
+			authority = v
+		}
+	}
+	fs := []hpack.HeaderField{{Name: ":method", Value: method}, {Name: ":scheme", Value: scheme},
+		{Name: ":authority", Value: authority}, {Name: ":path", Value: u.RequestURI()}}
+	hasUA := false
+	for _, k := range sortedKeys(headers) {
+		lk := strings.ToLower(k)
+		switch lk {
+		case "host":
+			continue
+		case "user-agent":
+			hasUA = true
+		}
+		fs = append(fs, hpack.HeaderField{Name: lk, Value: headers[k], Sensitive: IsSecretHeader(k)})
+	}
+	if !hasUA {
+		fs = append(fs, hpack.HeaderField{Name: "user-agent", Value: "benchrig"})
+	}
+	if body != "" || method == "POST" || method == "PUT" || method == "PATCH" {
+		fs = append(fs, hpack.HeaderField{Name: "content-length", Value: strconv.Itoa(len(body))})
+	}
+	return fs, []byte(body)
 }

@@ -1,4 +1,5 @@
-// Package http is benchrig's HTTP/1.1 driver, built for throughput.
+// Package http is benchrig's HTTP driver, built for throughput: HTTP/1.1
+// over TCP or TLS, and HTTP/2 over TLS (ALPN h2) or cleartext (h2c).
 //
 // Closed-loop windows run on event loops (loop_linux.go): raw non-blocking
 // sockets and epoll on a goroutine locked to its OS thread, one loop per core
@@ -28,6 +29,28 @@
 // on an idle connection), conflicting Content-Length headers and
 // Content-Length beside chunked Transfer-Encoding are errors counted by
 // message, and the connection is replaced.
+//
+// https:// URLs (tls.go, proto.go) use crypto/tls: TLS 1.2 or 1.3, one
+// session cache per driver (so reconnects resume), Config.TLS's CA file,
+// client certificate and SNI name; the handshake is made when the
+// connection opens, outside any request's latency, and counted and timed
+// in Stats (a reconnect's handshake is thus recorded apart). Closed-loop
+// HTTP/1.1 over TLS runs on the event loops too (loop_tls_linux.go): a
+// tls.Conn over an in-memory pipe the loop feeds with ciphertext, read
+// without blocking because crypto/tls keeps only non-temporary read
+// errors; the handshake itself is blocking, right after the connect.
+// HTTP/2 runs on the goroutine-per-connection path (OpenLoop answers
+// driver.ErrNoLoop). Without Config.HTTP2 an https:// server is spoken to
+// in HTTP/1.1 unless it offers only h2 (resolve). Negotiated reports the
+// protocol, TLS version, cipher and ALPN, recorded with each sample.
+//
+// HTTP/2 (h2conn.go, h2read.go) is built on x/net's http2.Framer and
+// hpack: Do opens one stream per request of its batch (the engine's
+// pipeline is the streams in flight per connection, h2load's -m), all
+// written in one flush, and reads frames until every stream ended. The
+// receive windows are opened to 1 GiB at once; GOAWAY is a reconnect
+// (CauseGoaway) whose unprocessed streams are sent again; RST_STREAM and
+// unexpected statuses are counted by message.
 //
 // Several requests (Config.Requests, read from a vegeta-style request
 // file by LoadTargets) are each prepared once; every request's sequence

@@ -25,6 +25,7 @@ const MaxPipeline = 1024
 type Driver struct {
 	cfg Config
 	t   *target
+	w   wire
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -35,7 +36,11 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Driver{cfg: cfg, t: t}, nil
+	d := &Driver{cfg: cfg, t: t}
+	if err := d.setupWire(); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // Name implements driver.Driver.
@@ -57,27 +62,39 @@ func (d *Driver) MaxPipeline() int { return MaxPipeline }
 // Addr is the host:port the driver dials.
 func (d *Driver) Addr() string { return d.t.addr }
 
-// Open implements driver.Driver: one keep-alive TCP connection.
+// Open implements driver.Driver: one keep-alive connection, over TLS for
+// an https:// URL (the handshake made here), HTTP/2 when the wire says so.
 func (d *Driver) Open(ctx context.Context, worker int) (driver.Conn, error) {
-	dt := d.cfg.DialTimeout
-	if dt <= 0 {
-		dt = 5 * time.Second
+	if err := d.resolve(ctx); err != nil {
+		return nil, err
 	}
-	nc, err := (&net.Dialer{Timeout: dt}).DialContext(ctx, "tcp", d.t.addr)
+	nc, err := d.dialTCP(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{d: d, nc: nc, br: bufio.NewReaderSize(nc, 64<<10), keepBody: d.keepBody()}
+	var rc syscall.RawConn
 	if sc, ok := nc.(syscall.Conn); ok {
-		c.rc, _ = sc.SyscallConn()
+		rc, _ = sc.SyscallConn()
 	}
+	if d.w.h2 {
+		return d.openH2(ctx, nc)
+	}
+	if d.w.tls != nil {
+		tc, err := d.w.tls.handshake(ctx, nc, []string{ProtoHTTP1}, d.dialTimeout())
+		if err != nil {
+			return nil, err
+		}
+		nc = tc
+	}
+	c := &conn{d: d, nc: nc, rc: rc, tls: d.w.tls != nil, br: bufio.NewReaderSize(nc, 64<<10), keepBody: d.keepBody()}
 	return c, nil
 }
 
 type conn struct {
 	d        *Driver
 	nc       net.Conn
-	rc       syscall.RawConn // for the idle check (nil: none)
+	rc       syscall.RawConn // for the idle check (nil: none): the TCP socket's
+	tls      bool            // nc is TLS: bytes on the idle socket may be TLS records (tickets)
 	br       *bufio.Reader
 	resp     response
 	keepBody bool
@@ -86,8 +103,17 @@ type conn struct {
 	idx      []int     // several requests: the request index of each in the batch
 	deadline time.Time // the deadline last set on nc
 	used     bool      // a response completed: the connection is being reused
+	last     int64     // when the last batch was answered (Now())
 	once     sync.Once
 }
+
+// tlsIdleCheck is how long a TLS connection must have been idle before Do
+// looks at it (idleCheck): over TLS the peek can only see the server's
+// close (bytes may be TLS records), and a connection answered a moment ago
+// is not one the server closed at its keep-alive timeout: this saves a
+// system call per request on a busy connection. A close it misses is
+// found by the read after the send, as a reconnect all the same.
+const tlsIdleCheck = int64(50 * time.Millisecond)
 
 // Do implements driver.Conn. A connection that ends before any byte of a
 // response arrived, after it had carried responses, is a keep-alive
@@ -100,7 +126,7 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 	if err := c.setDeadline(); err != nil {
 		return c.fail(out, 0, err)
 	}
-	if c.used {
+	if c.used && (!c.tls || driver.Now()-c.last > tlsIdleCheck) {
 		if err := c.idleCheck(out); err != nil {
 			return err
 		}
@@ -151,6 +177,7 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 			}
 		}
 	}
+	c.last = driver.Now()
 	if c.br.Buffered() > 0 {
 		// body bytes past the framing, or a response nobody asked for:
 		// the last response cannot be trusted, nor the connection.
@@ -211,6 +238,10 @@ func (c *conn) idleCheck(out []driver.Outcome) error {
 	case rerr != nil:
 		c.fail(out, 0, rerr)
 		return &driver.Reconnect{Cause: cause(rerr), Retry: true}
+	case n > 0 && c.tls:
+		// a TLS record (a session ticket, a close_notify alert): the
+		// read after the send tells which.
+		return nil
 	case n > 0:
 		return c.fail(out, 0, errUnsolicited)
 	}
@@ -229,15 +260,7 @@ func (c *conn) lost(out []driver.Outcome, from int, err error) error {
 	if cs == "" {
 		return err
 	}
-	t := c.d.t
-	retry := t.reqs[0].retry
-	if t.multi() {
-		retry = true
-		for _, i := range c.idx[from:] {
-			retry = retry && t.reqs[i].retry
-		}
-	}
-	return &driver.Reconnect{Cause: cs, From: from, Retry: retry, Written: true}
+	return &driver.Reconnect{Cause: cs, From: from, Retry: c.d.t.retryable(c.idx[from:]), Written: true}
 }
 
 // cause says whether an I/O error is a keep-alive connection's end (the
@@ -258,21 +281,36 @@ func cause(err error) string {
 // least 1 ms): resetting a deadline costs a runtime timer update, and doing it
 // on every request is measurable at high rates. A request therefore times out
 // between 95 % and 100 % of the timeout after it was sent.
-func (c *conn) setDeadline() error {
-	to := c.d.cfg.Timeout
+func (c *conn) setDeadline() error { return keepDeadline(c.nc, &c.deadline, c.d.cfg.Timeout) }
+
+// keepDeadline moves nc's deadline (last set to *last) to now + to when
+// it would move by more than a twentieth of to (at least 1 ms); to ≤ 0:
+// none. Shared by the HTTP/1.1 and HTTP/2 connections.
+func keepDeadline(nc net.Conn, last *time.Time, to time.Duration) error {
 	if to <= 0 {
 		return nil
 	}
-	slack := to / 20
-	if slack < time.Millisecond {
-		slack = time.Millisecond
-	}
+	slack := max(to/20, time.Millisecond)
 	dl := time.Now().Add(to)
-	if dl.Sub(c.deadline) < slack {
+	if dl.Sub(*last) < slack {
 		return nil
 	}
-	c.deadline = dl
-	return c.nc.SetDeadline(dl)
+	*last = dl
+	return nc.SetDeadline(dl)
+}
+
+// retryable reports whether every request of a batch (its request
+// indices; ignored with one request) may be sent again.
+func (t *target) retryable(idx []int) bool {
+	if !t.multi() {
+		return t.reqs[0].retry
+	}
+	for _, i := range idx {
+		if !t.reqs[i].retry {
+			return false
+		}
+	}
+	return true
 }
 
 // check returns why a response is not the expected one, or "".
@@ -343,13 +381,21 @@ func (d *Driver) Probe(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	cc := c.(*conn)
-	cc.nc.SetDeadline(time.Now().Add(to))
-	stop := context.AfterFunc(ctx, func() { cc.nc.SetDeadline(time.Now()) })
-	defer stop()
+	var nc net.Conn
+	switch cc := c.(type) {
+	case *conn:
+		nc = cc.nc
+	case *h2conn:
+		nc = cc.nc
+	}
+	if nc != nil {
+		nc.SetDeadline(time.Now().Add(to))
+		stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Now()) })
+		defer stop()
+	}
 	out := make([]driver.Outcome, 1)
 	var rc *driver.Reconnect
-	if err := c.Do(ctx, make([]driver.Request, 1), out); err != nil && !(errors.As(err, &rc) && rc.Cause == driver.CauseClose) {
+	if err := c.Do(ctx, make([]driver.Request, 1), out); err != nil && !(errors.As(err, &rc) && rc.From == 1) {
 		if ctx.Err() == context.Canceled {
 			return ctx.Err()
 		}
@@ -359,7 +405,14 @@ func (d *Driver) Probe(ctx context.Context) error {
 		return fmt.Errorf("first request to %s failed: %w", d.cfg.URL, err)
 	}
 	if out[0].Class != driver.OK {
-		return fmt.Errorf("first request to %s: %s (body: %q)", d.cfg.URL, out[0].Msg, clip(cc.resp.body))
+		var body []byte
+		switch cc := c.(type) {
+		case *conn:
+			body = cc.resp.body
+		case *h2conn:
+			body = cc.st[0].resp.body
+		}
+		return fmt.Errorf("first request to %s: %s (body: %q)", d.cfg.URL, out[0].Msg, clip(body))
 	}
 	return nil
 }

@@ -262,7 +262,9 @@ func TestNonHTTPPeerAndRefused(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	for _, c := range []Config{
-		{URL: "ftp://x/"}, {URL: "https://x/"}, {URL: "http:///nohost"}, {URL: "http://x:99999/"},
+		{URL: "ftp://x/"}, {URL: "https:///nohost"}, {URL: "http:///nohost"}, {URL: "http://x/", HTTP2: true},
+		{URL: "https://x/", H2C: true}, {URL: "h2c://x/", HTTP2: true}, {URL: "http://x/", TLS: &TLSConfig{Insecure: true}},
+		{URL: "https://x/", TLS: &TLSConfig{Cert: "c.pem"}}, {URL: "https://x/", TLS: &TLSConfig{CACert: "/nonexistent.pem"}}, {URL: "http://x:99999/"},
 		{URL: "http://x/", Method: "GE T"}, {URL: "http://x/", Headers: map[string]string{"Content-Length": "3"}},
 		{URL: "http://x/", Headers: map[string]string{"X": "a\r\nb"}}, {URL: "http://x/", ExpectStatus: 42},
 	} {

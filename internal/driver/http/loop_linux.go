@@ -35,6 +35,7 @@ type loop struct {
 	p     evloop.Poller // the epoll set, the wake-up eventfd, Run/Close
 	conns []*lconn
 	buf   []byte // the read buffer, shared: one goroutine reads
+	cbuf  []byte // over TLS: the ciphertext read buffer, shared likewise
 
 	// the state of the Run in progress
 	w        driver.LoopWork
@@ -53,6 +54,13 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 	if conns < 1 {
 		return nil, fmt.Errorf("open loop: want at least 1 connection, got %d", conns)
 	}
+	if err := d.resolve(ctx); err != nil {
+		return nil, err
+	}
+	if d.w.h2 {
+		// HTTP/2's streams are driven per connection: a goroutine each.
+		return nil, fmt.Errorf("%w: HTTP/2 connections run on a goroutine each", driver.ErrNoLoop)
+	}
 	sa, family, err := resolve(ctx, d.t.addr)
 	if err != nil {
 		return nil, err
@@ -63,6 +71,9 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 	}
 	l := &loop{d: d, sa: sa, family: family, timeout: int64(d.cfg.Timeout), dial: int64(dial),
 		buf: make([]byte, maxLine)}
+	if d.w.tls != nil {
+		l.cbuf = make([]byte, 64<<10)
+	}
 	if err := l.p.Init(min(conns+1, 1024), l.dropAll); err != nil {
 		l.p.Shutdown()
 		return nil, err

@@ -3,6 +3,7 @@
 package http
 
 import (
+	"crypto/tls"
 	"errors"
 
 	"golang.org/x/sys/unix"
@@ -43,6 +44,8 @@ type lconn struct {
 	out      evloop.Outbox // the unwritten rest of the batch
 	pend     []byte        // unparsed bytes (at most a partial line)
 	p        parser
+	tc       *tls.Conn // over TLS: the session, over tp (loop_tls_linux.go)
+	tp       *tlsPipe
 }
 
 // dialConn starts a non-blocking connect on a new socket.
@@ -59,6 +62,12 @@ func (l *loop) dialConn(c *lconn) error {
 	switch {
 	case err == nil:
 		c.st, events = csOpen, unix.EPOLLIN
+		if l.d.w.tls != nil {
+			if err := l.handshake(c); err != nil {
+				l.drop(c)
+				return err
+			}
+		}
 	case errors.Is(err, unix.EINPROGRESS):
 	default:
 		l.drop(c)
@@ -76,6 +85,9 @@ func (l *loop) finishConnect(c *lconn) error {
 	v, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
 	if err == nil && v != 0 {
 		err = unix.Errno(v)
+	}
+	if err == nil && l.d.w.tls != nil {
+		err = l.handshake(c)
 	}
 	if err == nil {
 		err = l.p.Mod(c.fd, unix.EPOLLIN, int32(c.i), int32(c.gen))
@@ -161,6 +173,7 @@ func (l *loop) drop(c *lconn) {
 		_ = unix.Close(c.fd) // also leaves the epoll set
 	}
 	c.fd, c.st, c.pend = -1, csDown, c.pend[:0]
+	c.tc, c.tp = nil, nil
 	c.out.Reset()
 	c.p.reset()
 }
@@ -184,7 +197,7 @@ func (l *loop) send(c *lconn, seq uint64, k int, now int64) {
 	if l.timeout > 0 {
 		l.alarm.Set(now + l.timeout)
 	}
-	l.write(c)
+	l.writeBatch(c)
 }
 
 // sendAgain re-sends, on c's new socket, the requests its old one left
@@ -209,6 +222,17 @@ func (l *loop) sendAgain(c *lconn) {
 	}
 	if l.timeout > 0 {
 		l.alarm.Set(c.sent + l.timeout) // still timed from the first send
+	}
+	l.writeBatch(c)
+}
+
+// writeBatch writes a new batch, encrypted first over TLS.
+func (l *loop) writeBatch(c *lconn) {
+	if c.tc != nil {
+		if err := l.seal(c); err != nil {
+			l.fail(c, err)
+			return
+		}
 	}
 	l.write(c)
 }
@@ -247,6 +271,10 @@ func (l *loop) event(c *lconn, ev uint32) {
 // (unsolicited), or past the last response of the batch, which then
 // cannot be trusted either.
 func (l *loop) read(c *lconn) {
+	if c.tc != nil {
+		l.readTLS(c)
+		return
+	}
 	m := copy(l.buf, c.pend)
 	n, err := evloop.ReadNonblock(c.fd, l.buf[m:])
 	if err != nil {
@@ -260,30 +288,37 @@ func (l *loop) read(c *lconn) {
 		l.eof(c, now)
 		return
 	}
+	l.consume(c, l.buf[:m+n], now)
+}
+
+// consume parses data (c's unparsed bytes, then what arrived) and
+// completes every whole response in it, keeping the partial rest. It
+// returns false when c was closed.
+func (l *loop) consume(c *lconn, data []byte, now int64) bool {
 	if c.inflight == 0 {
 		l.unsolicited(c, now)
-		return
+		return false
 	}
-	data := l.buf[:m+n]
 	for len(data) > 0 {
 		k, done, err := c.p.parse(data)
 		data = data[k:]
 		if err != nil {
 			l.fail(c, err)
-			return
+			return false
 		}
 		if !done {
 			break
 		}
 		if c.inflight == 1 && len(data) > 0 {
 			l.fail(c, errUnsolicited)
-			return
+			return false
 		}
 		if !l.complete(c, now) {
-			return
+			return false
 		}
 	}
 	c.pend = append(c.pend[:0], data...)
+	return true
 }
 
 // unsolicited handles bytes on an idle connection: nothing to account them

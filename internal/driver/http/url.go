@@ -8,24 +8,21 @@ import (
 	"strings"
 )
 
-// ParseURL checks a benchmark URL: http only (TLS and h2c are not
-// supported by this driver yet), a host, and a port (default 80).
+// ParseURL checks a benchmark URL: http://, https:// (TLS) or h2c://
+// (cleartext HTTP/2 with prior knowledge), a host, and a port (default 80,
+// or 443 for https).
 func ParseURL(raw string) (*url.URL, string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, "", fmt.Errorf("not a URL: %w", err)
 	}
-	if u.Scheme != "http" {
-		switch u.Scheme {
-		case "https":
-			return nil, "", fmt.Errorf("%q: https is not supported yet; use http://", raw)
-		case "h2c":
-			return nil, "", fmt.Errorf("%q: h2c is not supported yet; use http:// (HTTP/1.1)", raw)
-		}
-		return nil, "", fmt.Errorf("%q: want http://HOST[:PORT]/PATH", raw)
+	switch u.Scheme {
+	case "http", "https", "h2c":
+	default:
+		return nil, "", fmt.Errorf("%q: want http://, https:// or h2c://HOST[:PORT]/PATH", raw)
 	}
 	if u.Hostname() == "" {
-		return nil, "", fmt.Errorf("%q: no host; want http://HOST[:PORT]/PATH", raw)
+		return nil, "", fmt.Errorf("%q: no host; want %s://HOST[:PORT]/PATH", raw, u.Scheme)
 	}
 	if u.User != nil {
 		// never echo the credentials back
@@ -34,6 +31,9 @@ func ParseURL(raw string) (*url.URL, string, error) {
 	port := u.Port()
 	if port == "" {
 		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
 		return nil, "", fmt.Errorf("%q: port must be 1–65535", raw)
@@ -44,10 +44,9 @@ func ParseURL(raw string) (*url.URL, string, error) {
 // NormalizeURL turns what users of autocannon, wrk and hey type into the
 // URL the driver takes: a URL without a scheme means http://
 // ("localhost:3000/" → "http://localhost:3000/", "127.0.0.1:18090" →
-// "http://127.0.0.1:18090/"); an http:// URL is kept as it is (a missing
-// path becomes "/"). Anything else is an error saying what is accepted;
-// https:// and h2c:// keep ParseURL's "not supported yet". The result
-// passes ParseURL.
+// "http://127.0.0.1:18090/"); an http://, https:// or h2c:// URL is kept
+// as it is (a missing path becomes "/"). Anything else is an error saying
+// what is accepted. The result passes ParseURL.
 func NormalizeURL(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {

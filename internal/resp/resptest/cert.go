@@ -32,6 +32,14 @@ func selfSigned() (tls.Certificate, []byte, error) {
 // 127.0.0.1, ::1 and "localhost" for one day, for tests. It returns the
 // certificate (usable as a client's CA file) and its private key, in PEM.
 func GenerateCert() (certPEM, keyPEM []byte, err error) {
+	now := time.Now()
+	return GenerateCertBetween(now.Add(-time.Hour), now.Add(24*time.Hour))
+}
+
+// GenerateCertBetween is GenerateCert with the validity given: an expired
+// certificate for a test has both times in the past. The certificate
+// serves as a server's and as a client's.
+func GenerateCertBetween(notBefore, notAfter time.Time) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate test key: %w", err)
@@ -40,14 +48,13 @@ func GenerateCert() (certPEM, keyPEM []byte, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate test serial: %w", err)
 	}
-	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: "resptest", Organization: []string{"benchrig test"}},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
+		NotBefore:             notBefore,
+		NotAfter:              notAfter,
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 		DNSNames:              []string{"localhost"},

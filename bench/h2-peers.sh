@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# benchrig http --http2 beside h2load (nghttp2) against the same pinned
+# HTTP/2 server: nginx (one worker, TLS 1.3, AES-128-GCM, bench/lib/nginx.sh)
+# on CPU 0, every client on CPU 1 (one thread each), same connections,
+# streams per connection and duration, RUNS times interleaved. Prints req/s
+# and requests per client CPU-second as median [min–max], and the ratio to
+# h2load.
+#
+#   bench/h2-peers.sh                                  # 10 connections × 10 streams, 5 s, 3 runs
+#   CONNECTIONS=4 STREAMS=100 DURATION=10 RUNS=5 bench/h2-peers.sh
+#   H2C=1 bench/h2-peers.sh     # cleartext HTTP/2 (prior knowledge) instead of TLS
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONNECTIONS=${CONNECTIONS:-10}
+STREAMS=${STREAMS:-10}
+DURATION=${DURATION:-5}
+RUNS=${RUNS:-3}
+H2C=${H2C:-0}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+
+work=$(mktemp -d -t benchrig-h2peers.XXXXXX)
+source bench/lib/nginx.sh
+cleanup() {
+	stop_nginx
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+command -v h2load >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nghttp2-client >/dev/null; }
+command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
+make -s build >/dev/null
+
+start_nginx "$work" "$SERVER_CPU"
+url="https://127.0.0.1:$nginx_port/"
+flags=(--http2 --insecure)
+what="over TLS 1.3"
+if [ "$H2C" = 1 ]; then
+	url="http://127.0.0.1:$nginx_h2c_port/" # h2load: prior knowledge for http://
+	flags=(--h2c)
+	what="cleartext (h2c, prior knowledge)"
+fi
+echo "server: nginx pid $nginx_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections × $STREAMS streams, ${DURATION}s, $RUNS runs each; $(uptime)" >&2
+
+measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
+cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+
+: >"$work/rows"
+for run in $(seq "$RUNS"); do
+	# h2load: one thread (-t1), as the client has one core; -D runs for a duration.
+	cpu=$(measure h2load -t1 -c"$CONNECTIONS" -m"$STREAMS" -D"$DURATION" "$url" | cpu_of)
+	reqs=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/out")
+	echo "h2load $reqs $DURATION $cpu" >>"$work/rows"
+
+	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" "${flags[@]}" -c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
+	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
+	echo "benchrig $reqs $secs $cpu" >>"$work/rows"
+	echo "run $run done" >&2
+done
+echo
+echo "HTTP/2 GET $what against a pinned nginx, $CONNECTIONS connections × $STREAMS streams, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage):"
+python3 bench/lib/summary.py h2load <"$work/rows"
