@@ -299,5 +299,6 @@ func AddressDriver(env Env, c suite.Cell, base Spec, vars map[string]string, res
 		base.PreChecks = probe
 	}
 	base.PostChecks = base.PreChecks
+	base.Remote = &Remote{Vars: vars, RESPAddr: respAddr}
 	return base, nil
 }
