@@ -272,6 +272,9 @@ func (a *agentRun) window(ctx context.Context, w *windowReq) (*Part, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("window interrupted: %w", context.Cause(ctx))
+	}
 	secs, err := a.eng.SecondHistograms()
 	if err != nil {
 		return nil, err

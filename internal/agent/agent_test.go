@@ -116,8 +116,9 @@ func startCluster(t *testing.T, n int, s *suite.Suite) *cluster {
 	for i := 0; i < n; i++ {
 		ctx, cancel := context.WithCancel(context.Background())
 		cl.cancels = append(cl.cancels, cancel)
+		idx := i // agents ask for their index, as an Indexed Job's do
 		go func() {
-			cl.errs <- Run(ctx, Config{Coordinator: coord.Addr(), Index: -1, Token: testToken, DialFor: 10 * time.Second, Logf: logs.logf})
+			cl.errs <- Run(ctx, Config{Coordinator: coord.Addr(), Index: idx, Token: testToken, DialFor: 10 * time.Second, Logf: logs.logf})
 		}()
 	}
 	t.Cleanup(func() {

@@ -135,6 +135,9 @@ func (s *session) Run(ctx context.Context, w load.Window) (*result.Load, error) 
 			return fmt.Errorf("%s: %s", a.name(), reply.Error)
 		}
 		p := reply.Part
+		if p.Load.Interrupted {
+			return fmt.Errorf("%s: its window was interrupted", a.name())
+		}
 		began := time.Unix(0, p.StartNS).Add(-s.offsets[i].Offset)
 		placed[i] = Placed{Part: p, Start: began}
 		s.parts[i].StartSkewUS = began.Sub(start).Microseconds()
