@@ -41,6 +41,8 @@ type execution struct {
 	onPrepared func(prov map[string]result.Provenance)
 	// notes receive the systems' progress notes (fills, pre-flights).
 	notes func(format string, args ...any)
+	// executor, if set, runs the load on agents (run --agents).
+	executor runner.Executor
 }
 
 // executed is what a run produced.
@@ -114,6 +116,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		},
 		Notes:         x.notes,
 		OnInterrupted: func(smp *result.Sample) { partial = smp },
+		Executor:      x.executor,
 	})
 	defer r.Close()
 	prov, err := r.Prepare(ctx)

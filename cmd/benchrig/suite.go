@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -91,6 +92,7 @@ func runCmd(a *app) *cobra.Command {
 		out                                 string
 		smoke, resume, force, failUnhealthy bool
 		resumeChanged                       bool
+		agents                              agentsOpts
 	)
 	c := &cobra.Command{
 		Use:   "run SUITE.yaml -o RESULTS.json",
@@ -106,7 +108,10 @@ func runCmd(a *app) *cobra.Command {
 			if resume && force {
 				return usagef("give --resume or --force, not both")
 			}
-			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy)
+			if agents.n == 0 && (agents.local || c.Flags().Changed("listen")) {
+				return usagef("--local and --listen go with --agents N")
+			}
+			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy, agents)
 		},
 	}
 	f := c.Flags()
@@ -117,10 +122,15 @@ func runCmd(a *app) *cobra.Command {
 	f.BoolVar(&force, "force", false, "replace an existing results file")
 	f.BoolVar(&resumeChanged, "resume-changed", false, "resume although a target's binary, version or settings changed since the file began")
 	f.BoolVar(&failUnhealthy, "fail-unhealthy", false, "exit with code 3 when some sample is UNHEALTHY or failed (after the whole plan ran)")
+	f.IntVar(&agents.n, "agents", 0, "run the load from N agents (benchrig agent), each a share of every cell, merged into one results file")
+	f.StringVar(&agents.listen, "listen", "127.0.0.1:7946", "with --agents: the coordinator's address for the agents")
+	f.BoolVar(&agents.local, "local", false, "with --agents: start the N agents on this machine")
+	f.StringVar(&agents.tokenFile, "token-file", "", "with --agents: file holding the agents' shared token (default: $BENCHRIG_AGENT_TOKEN; --local makes one)")
+	f.DurationVar(&agents.joinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
 	return c
 }
 
-func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealthy bool) error {
+func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealthy bool, agents agentsOpts) error {
 	var (
 		s   *suite.Suite
 		p   *suite.Plan
@@ -134,6 +144,19 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 	}
 	x := execution{file: path, args: a.args, out: out, progress: true,
 		notes: func(format string, args ...any) { fmt.Fprintf(a.stderr, format, args...) }}
+	if agents.n > 0 {
+		isSmoke := p != nil && p.IsSmoke
+		resolved, sm, err := resolvedFor(s, out, isSmoke)
+		if err != nil {
+			return err
+		}
+		exec, done, err := coordinate(a, agents, resolved, sm)
+		if err != nil {
+			return err
+		}
+		defer done()
+		x.executor = exec
+	}
 	res, err := x.execute(a.ctx, s, p, a.stdout, a.stderr)
 	if err != nil {
 		return err
