@@ -57,7 +57,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	a := &agentRun{cfg: cfg, l: newLink(c)}
 	defer c.Close()
-	if err := a.join(); err != nil {
+	hb, stopHB := context.WithCancel(ctx)
+	defer stopHB()
+	if err := a.join(hb); err != nil {
 		return err
 	}
 	cfg.Logf("joined coordinator %s as agent %d of %d", cfg.Coordinator, a.index, a.n)
@@ -86,7 +88,7 @@ func dial(ctx context.Context, cfg Config) (net.Conn, error) {
 }
 
 // join proves the token both ways and receives the index and the suite.
-func (a *agentRun) join() error {
+func (a *agentRun) join(ctx context.Context) error {
 	mine := nonce()
 	hello := &message{Type: mHello, Host: result.ReadHost(), Version: a.cfg.Version, Nonce: mine}
 	if a.cfg.Index >= 0 {
@@ -109,9 +111,14 @@ func (a *agentRun) join() error {
 	if err := a.l.send(&message{Type: mAuth, Proof: a.cfg.Token.mac("agent", ch.Nonce)}); err != nil {
 		return err
 	}
-	w, err := a.l.recv(0) // the coordinator answers once all agents joined
-	if err != nil {
-		return fmt.Errorf("join %s: %w", a.cfg.Coordinator, err)
+	// The coordinator answers once all agents joined; both sides beat
+	// meanwhile, and a silent coordinator is given up after DeadMan.
+	go a.l.heartbeat(ctx)
+	var w *message
+	for w == nil || w.Type == mPing {
+		if w, err = a.l.recv(DeadMan); err != nil {
+			return fmt.Errorf("join %s: waiting for the other agents: %w", a.cfg.Coordinator, err)
+		}
 	}
 	if w.Type == mRefused {
 		return fmt.Errorf("join %s: %w: %s", a.cfg.Coordinator, ErrRefused, w.Reason)
@@ -137,7 +144,6 @@ func (a *agentRun) serve(ctx context.Context) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	defer a.closeEngine()
-	go a.l.heartbeat(ctx)
 	go a.l.watchdog(ctx, DeadMan, func() {
 		stop(fmt.Errorf("coordinator %s silent for %s", a.cfg.Coordinator, DeadMan))
 		_ = a.l.c.Close()

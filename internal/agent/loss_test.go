@@ -143,3 +143,41 @@ func TestDeadManSwitch(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestSlowJoin: an agent that joined early waits, beating, for the others
+// however long they take (longer than AgentTimeout here), and is still
+// there when the run begins.
+func TestSlowJoin(t *testing.T) {
+	coord, err := NewCoordinator(CoordinatorConfig{Agents: 2, Token: testToken, JoinFor: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := coord.Listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	defer coord.Close()
+	errs := make(chan error, 2)
+	start := func(i int) {
+		go func() { errs <- Run(ctx, Config{Coordinator: coord.Addr(), Index: i, Token: testToken, DialFor: 10 * time.Second}) }()
+	}
+	start(0)
+	go func() {
+		waitFor(5*time.Second, func() bool { return coord.count() == 1 })
+		time.Sleep(AgentTimeout + 500*time.Millisecond)
+		start(1)
+	}()
+	if err := coord.Wait(ctx, []byte(rateSuite("http://127.0.0.1:1", 1)), false); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // a welcome read as anything else would end the agent here
+	if n := len(coord.live()); n != 2 {
+		t.Fatalf("%d agents live after a slow join, want 2", n)
+	}
+	select {
+	case err := <-errs:
+		t.Fatalf("an agent left: %v", err)
+	default:
+	}
+}
