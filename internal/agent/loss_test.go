@@ -160,7 +160,9 @@ func TestSlowJoin(t *testing.T) {
 	defer coord.Close()
 	errs := make(chan error, 2)
 	start := func(i int) {
-		go func() { errs <- Run(ctx, Config{Coordinator: coord.Addr(), Index: i, Token: testToken, DialFor: 10 * time.Second}) }()
+		go func() {
+			errs <- Run(ctx, Config{Coordinator: coord.Addr(), Index: i, Token: testToken, DialFor: 10 * time.Second})
+		}()
 	}
 	start(0)
 	go func() {
