@@ -75,6 +75,8 @@ type agentsOpts struct {
 	local     bool
 	tokenFile string
 	joinFor   time.Duration
+	// logResults prints the results file between markers at the end.
+	logResults bool
 }
 
 // coordinate starts a coordinator for the run: it listens, starts the

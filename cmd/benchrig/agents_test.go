@@ -115,3 +115,44 @@ func TestRunAgentsBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestK8sCommand: benchrig k8s prints the Indexed Job of the agents for a
+// suite, refuses bad flags as usage errors, and k8s fetch recovers what run
+// --log-results printed.
+func TestK8sCommand(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "s.yaml")
+	os.WriteFile(suite, []byte(`name: My_Bench
+targets: {web: {address: {addr: "web:8080"}}}
+paths: {root: {http: {url: "http://web:8080/"}}}
+matrix: {targets: [web], paths: [root], connections: [8]}
+`), 0o644)
+	out, e, code := cli(t, "k8s", suite, "--agents", "3", "--image", "r/benchrig:1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	for _, want := range []string{"completionMode: Indexed", "completions: 3", "name: my-bench-agents", "name: my-bench-token", "--coordinator\n        - my-bench-coordinator:7946"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("manifests lack %q", want)
+		}
+	}
+	if _, e, code := cli(t, "k8s", suite, "--agents", "0", "--image", "r/b:1"); code != exitUsage || !strings.Contains(e, "--agents") {
+		t.Errorf("--agents 0: exit %d %q", code, e)
+	}
+	log := filepath.Join(dir, "pod.log")
+	res := filepath.Join(dir, "results.json")
+	os.WriteFile(res, []byte("{\"a\":1}\n"), 0o644)
+	f, _ := os.Create(log)
+	a := &app{stdout: f}
+	if err := logResults(a, res); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got := filepath.Join(dir, "got.json")
+	if _, e, code := cli(t, "k8s", "fetch", log, "-o", got); code != 0 {
+		t.Fatalf("fetch: exit %d %s", code, e)
+	}
+	if readFile(t, got) != "{\"a\":1}\n" {
+		t.Errorf("fetched %q", readFile(t, got))
+	}
+}

@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	root.AddCommand(versionCmd(stdout), httpCmd(a), respCmd(a), pgCmd(a),
 		planCmd(stdout), runCmd(a), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout), exportCmd(stdout),
-		agentCmd(a))
+		agentCmd(a), k8sCmd(a))
 	err := root.ExecuteContext(ctx)
 	stopProfile()
 	if err != nil && isCobraUsage(err) {

@@ -127,6 +127,7 @@ func runCmd(a *app) *cobra.Command {
 	f.BoolVar(&agents.local, "local", false, "with --agents: start the N agents on this machine")
 	f.StringVar(&agents.tokenFile, "token-file", "", "with --agents: file holding the agents' shared token (default: $BENCHRIG_AGENT_TOKEN; --local makes one)")
 	f.DurationVar(&agents.joinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
+	f.BoolVar(&agents.logResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
 	return c
 }
 
@@ -160,6 +161,13 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 	res, err := x.execute(a.ctx, s, p, a.stdout, a.stderr)
 	if err != nil {
 		return err
+	}
+	if agents.logResults {
+		defer func() {
+			if err := logResults(a, out.path); err != nil {
+				fmt.Fprintf(a.stderr, "benchrig: --log-results: %v\n", err)
+			}
+		}()
 	}
 	if res.interrupted {
 		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out.path, path, out.path)
