@@ -200,8 +200,9 @@ type secondMerge struct {
 }
 
 // mergeSeconds adds a part's timeline, shifted by shift seconds, with its
-// per-second histograms (hists[s] for the part's second s).
-func mergeSeconds(into map[int]*secondMerge, tl []result.Second, hists []string, shift int) error {
+// per-second histograms (hists[s], value and count pairs, for the part's
+// second s).
+func mergeSeconds(into map[int]*secondMerge, tl []result.Second, hists [][]int64, shift int) error {
 	for _, s := range tl {
 		t := s.T + shift
 		m := into[t]
@@ -212,15 +213,22 @@ func mergeSeconds(into map[int]*secondMerge, tl []result.Second, hists []string,
 		m.count.Requests += s.Requests
 		m.count.Bytes += s.Bytes
 		m.count.Errors += s.Errors
-		if s.T < len(hists) && hists[s.T] != "" {
-			h, err := hdr.Decode([]byte(hists[s.T]))
-			if err != nil {
-				return fmt.Errorf("second %d: %w", s.T, err)
+		if s.T >= 0 && s.T < len(hists) && len(hists[s.T]) > 0 {
+			pairs := hists[s.T]
+			if len(pairs)%2 != 0 {
+				return fmt.Errorf("second %d: %d numbers, want value and count pairs", s.T, len(pairs))
 			}
 			if m.hist == nil {
 				m.hist = load.NewSecondHistogram()
 			}
-			m.hist.Merge(h)
+			for i := 0; i < len(pairs); i += 2 {
+				if pairs[i+1] < 0 {
+					return fmt.Errorf("second %d: negative count %d", s.T, pairs[i+1])
+				}
+				if err := m.hist.RecordValues(pairs[i], pairs[i+1]); err != nil {
+					return fmt.Errorf("second %d: %w", s.T, err)
+				}
+			}
 		}
 	}
 	return nil

@@ -47,19 +47,15 @@ func fakePart(t testing.TB, rng *rand.Rand, secs, n int, rate bool) (*Part, *hdr
 // withSeconds fills a part's per-second histograms with the values of its
 // timeline drawn again from the same seed, as the engine would have kept
 // them.
-func withSeconds(t testing.TB, seed uint64, secs, n int) []string {
+func withSeconds(t testing.TB, seed uint64, secs, n int) [][]int64 {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	out := make([]string, secs)
+	out := make([][]int64, secs)
 	for s := 0; s < secs; s++ {
 		sh := load.NewSecondHistogram()
 		for i := 0; i < n; i++ {
 			_ = sh.RecordValue(int64(50 + rng.IntN(20000)))
 		}
-		enc, err := sh.Encode(hdr.V2CompressedEncodingCookieBase)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[s] = string(enc)
+		out[s] = load.SparseBuckets(sh)
 	}
 	return out
 }
@@ -124,6 +120,18 @@ func TestMergeIsExact(t *testing.T) {
 			if s.P50US <= 0 || s.P99US < s.P50US {
 				t.Errorf("second %d: p50 %d p99 %d", i, s.P50US, s.P99US)
 			}
+		}
+		// second 0 holds agents 0, 1 and 3's first seconds: its
+		// percentiles are those of their values together.
+		sec0 := load.NewSecondHistogram()
+		for _, k := range []int{0, 1, 3} {
+			pairs := ps[k].Part.Seconds[0]
+			for i := 0; i < len(pairs); i += 2 {
+				_ = sec0.RecordValues(pairs[i], pairs[i+1])
+			}
+		}
+		if res.Timeline[0].P50US != sec0.ValueAtQuantile(50) || res.Timeline[0].P99US != sec0.ValueAtQuantile(99) {
+			t.Errorf("second 0: p50 %d p99 %d, want %d %d", res.Timeline[0].P50US, res.Timeline[0].P99US, sec0.ValueAtQuantile(50), sec0.ValueAtQuantile(99))
 		}
 		if tl != res.Requests {
 			t.Errorf("timeline sums to %d, requests %d", tl, res.Requests)

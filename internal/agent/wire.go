@@ -93,9 +93,9 @@ type windowReq struct {
 // coordinator's merge is lossless.
 type Part struct {
 	Load *result.Load `json:"load"`
-	// Seconds are the per-second latency histograms, encoded
+	// Seconds are the per-second latency histograms as value, count pairs
 	// (load.Engine.SecondHistograms).
-	Seconds []string `json:"seconds,omitempty"`
+	Seconds [][]int64 `json:"seconds,omitempty"`
 	// StartNS is when the window began, Unix ns on the agent's clock.
 	StartNS int64 `json:"start_ns"`
 }

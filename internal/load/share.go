@@ -183,16 +183,18 @@ func (c *Config) ownedBefore(from, to uint64) uint64 {
 }
 
 // SecondHistograms returns the per-second latency histograms of the last
-// window Run measured, encoded as result.Latency encodes its histogram
-// (HdrHistogram V2 compressed, base64), indexed like its timeline ("" for
-// a second without requests). A coordinator merges them to compute the
-// merged timeline's per-second percentiles losslessly.
-func (e *Engine) SecondHistograms() ([]string, error) {
+// window Run measured, indexed like its timeline, each as its non-empty
+// buckets: value, count, value, count, … (nil for a second without
+// requests). Recording each value count times into a NewSecondHistogram
+// restores the histogram exactly, without decoding a full one per second:
+// a coordinator merges them to compute the merged timeline's per-second
+// percentiles losslessly.
+func (e *Engine) SecondHistograms() [][]int64 {
 	e.lastMu.Lock()
 	tl := e.lastTL
 	e.lastMu.Unlock()
 	if tl == nil {
-		return nil, nil
+		return nil
 	}
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
@@ -200,18 +202,26 @@ func (e *Engine) SecondHistograms() ([]string, error) {
 	for s := range tl.secs {
 		last = max(last, s)
 	}
-	out := make([]string, last+1)
+	out := make([][]int64, last+1)
 	for s, a := range tl.secs {
-		if a.hist.TotalCount() == 0 {
-			continue
-		}
-		b, err := a.hist.Encode(hdr.V2CompressedEncodingCookieBase)
-		if err != nil {
-			return nil, fmt.Errorf("encode second %d: %w", s, err)
-		}
-		out[s] = string(b)
+		out[s] = SparseBuckets(a.hist)
 	}
-	return out, nil
+	return out
+}
+
+// SparseBuckets lists a histogram's non-empty buckets as value, count
+// pairs (nil when it is empty).
+func SparseBuckets(h *hdr.Histogram) []int64 {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	var out []int64
+	for _, b := range h.Distribution() {
+		if b.Count > 0 {
+			out = append(out, b.From, b.Count)
+		}
+	}
+	return out
 }
 
 // NewSecondHistogram returns an empty per-second histogram, with the
