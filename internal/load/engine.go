@@ -271,6 +271,9 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 func (e *Engine) runClosed(ctx context.Context, w Window, start, deadline int64, recs []*recorder) {
 	var next atomic.Uint64 // sequence numbers handed out
 	limit := e.cfg.shareLimit(uint64(w.Requests))
+	if w.Requests > 0 && limit == 0 {
+		return // a share with none of the window's requests
+	}
 	var wg sync.WaitGroup
 	for i := range recs {
 		wg.Add(1)

@@ -129,7 +129,8 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 	}
 
 	limit := e.cfg.shareLimit(uint64(w.Requests))
-	for j := uint64(0); limit == 0 || j < limit; j++ {
+	none := w.Requests > 0 && limit == 0 // a share with none of the window's requests
+	for j := uint64(0); !none && (limit == 0 || j < limit); j++ {
 		seq := e.cfg.seqOf(j)
 		d := pacer.Next()
 		if w.Duration > 0 && d >= int64(w.Duration) {

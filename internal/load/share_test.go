@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestShareOwnsEveryIndexOnce(t *testing.T) {
@@ -132,42 +133,48 @@ func TestEngineSharesSendEachSeqOnce(t *testing.T) {
 		{Connections: 5, Pipeline: 1, Rate: 20000},
 		{Connections: 5, Pipeline: 1, Rate: 20000, Arrival: "poisson", Seed: 7},
 	} {
-		const n = 1001
-		seen := map[uint64]int{}
-		var total int64
-		for i := 0; i < 3; i++ {
-			sc, err := Share{Index: i, Count: 3}.Config(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := &fakeDriver{maxPipe: 8, seqSeen: map[uint64]int{}}
-			e, err := New(sc, d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := e.Open(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			res, err := e.Run(context.Background(), Window{Requests: n})
-			e.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := (Share{Index: i, Count: 3}).Requests(n); res.Requests != want {
-				t.Errorf("%+v share %d: %d requests, want %d", cfg, i, res.Requests, want)
-			}
-			total += res.Requests
-			for s, c := range d.seqSeen {
-				seen[s] += c
-			}
+		for _, n := range []int64{1001, 2} { // 2: the third share has none
+			engineShares(t, cfg, n)
 		}
-		if total != n || len(seen) != n {
-			t.Errorf("%+v: %d requests, %d distinct seqs, want %d", cfg, total, len(seen), n)
+	}
+}
+
+func engineShares(t *testing.T, cfg Config, n int64) {
+	t.Helper()
+	seen := map[uint64]int{}
+	var total int64
+	for i := 0; i < 3; i++ {
+		sc, err := Share{Index: i, Count: 3}.Config(cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for s := uint64(0); s < n; s++ {
-			if seen[s] != 1 {
-				t.Fatalf("%+v: seq %d sent %d times", cfg, s, seen[s])
-			}
+		d := &fakeDriver{maxPipe: 8, seqSeen: map[uint64]int{}}
+		e, err := New(sc, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Run(context.Background(), Window{Requests: n, Duration: 20 * time.Second})
+		e.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (Share{Index: i, Count: 3}).Requests(n); res.Requests != want {
+			t.Errorf("%+v share %d: %d requests, want %d", cfg, i, res.Requests, want)
+		}
+		total += res.Requests
+		for s, c := range d.seqSeen {
+			seen[s] += c
+		}
+	}
+	if total != n || int64(len(seen)) != n {
+		t.Errorf("%+v: %d requests, %d distinct seqs, want %d", cfg, total, len(seen), n)
+	}
+	for s := uint64(0); s < uint64(n); s++ {
+		if seen[s] != 1 {
+			t.Fatalf("%+v: seq %d sent %d times", cfg, s, seen[s])
 		}
 	}
 }
