@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/load"
@@ -39,6 +40,9 @@ type agentRun struct {
 	suite *suite.Suite
 	plan  *suite.Plan
 	eng   *load.Engine
+	// abort ends the window in flight (the reader calls it on mAbort).
+	amu   sync.Mutex
+	abort context.CancelFunc
 }
 
 // Run connects to the coordinator, joins, and runs every share it is sent
@@ -164,6 +168,12 @@ func (a *agentRun) serve(ctx context.Context) error {
 			case mBye:
 				stop(errBye)
 				return
+			case mAbort:
+				a.amu.Lock()
+				if a.abort != nil {
+					a.abort()
+				}
+				a.amu.Unlock()
 			default:
 				select {
 				case work <- m:
@@ -273,13 +283,19 @@ func (a *agentRun) window(ctx context.Context, w *windowReq) (*Part, error) {
 		case <-t.C:
 		}
 	}
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	a.amu.Lock()
+	a.abort = func() { cancel(errors.New("aborted by the coordinator")) }
+	a.amu.Unlock()
+	defer func() { a.amu.Lock(); a.abort = nil; a.amu.Unlock() }()
 	start := time.Now().UnixNano()
-	res, err := a.eng.Run(ctx, w.Window)
+	res, err := a.eng.Run(wctx, w.Window)
 	if err != nil {
 		return nil, err
 	}
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("window interrupted: %w", context.Cause(ctx))
+	if wctx.Err() != nil {
+		return nil, fmt.Errorf("window interrupted: %w", context.Cause(wctx))
 	}
 	return &Part{Load: res, Seconds: a.eng.SecondHistograms(), StartNS: start}, nil
 }

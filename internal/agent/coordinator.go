@@ -117,15 +117,19 @@ func (c *Coordinator) Wait(ctx context.Context, resolved []byte, smoke bool) err
 	stop := context.AfterFunc(wctx, func() { _ = c.ln.SetDeadline(time.Now()) })
 	defer stop()
 	go func() {
-		<-c.joined
-		_ = c.ln.SetDeadline(time.Now())
+		select {
+		case <-c.joined:
+			_ = c.ln.SetDeadline(time.Now())
+		case <-wctx.Done():
+		}
 	}()
 	for {
 		conn, err := c.ln.Accept()
 		if err != nil {
 			select {
 			case <-c.joined:
-				_ = c.ln.SetDeadline(time.Time{})
+				// no one else joins this run: stop listening.
+				_ = c.ln.Close()
 				return c.welcome(resolved, smoke)
 			default:
 			}

@@ -183,3 +183,49 @@ func TestSlowJoin(t *testing.T) {
 	default:
 	}
 }
+
+// TestInterruptAbortsAgents: Ctrl-C on the coordinator mid-window (its
+// context cancelled) ends the agents' window at once: the run returns
+// interrupted within a grace, the agents stay connected, and the server
+// counts no request after that.
+func TestInterruptAbortsAgents(t *testing.T) {
+	srv := newCountingServer(t)
+	s, err := suite.Parse("test", []byte(strings.Replace(rateSuite(srv.URL, 1), "load: 2s", "load: 60s", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := startCluster(t, 3, s)
+	p, _ := s.Plan()
+	r := run.NewRunner(p, run.PlanOptions{Executor: cl.coord.Executor()})
+	defer r.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, err := r.Prepare(ctx); err != nil {
+		t.Fatal(err)
+	}
+	type ran struct {
+		interrupted bool
+		err         error
+	}
+	done := make(chan ran, 1)
+	go func() { i, err := r.Run(ctx, &run.Memory{}); done <- ran{i, err} }()
+	if !waitFor(20*time.Second, func() bool { return srv.total() > 100 }) {
+		t.Fatal("no load reached the server")
+	}
+	cancel()
+	select {
+	case got := <-done:
+		if !got.interrupted || got.err != nil {
+			t.Errorf("run: interrupted %v, err %v", got.interrupted, got.err)
+		}
+	case <-time.After(AgentTimeout + 2*time.Second):
+		t.Fatal("the run did not end after its context was cancelled")
+	}
+	after := srv.total()
+	time.Sleep(time.Second)
+	if n := srv.total(); n != after {
+		t.Errorf("the server counted %d requests after the interrupted run returned", n-after)
+	}
+	if n := len(cl.coord.live()); n != 3 {
+		t.Errorf("%d agents still connected, want 3", n)
+	}
+}

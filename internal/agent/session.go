@@ -148,6 +148,13 @@ func (s *session) Run(ctx context.Context, w load.Window) (*result.Load, error) 
 		return nil
 	})
 	if err != nil {
+		if ctx.Err() != nil { // interrupted (Ctrl-C): the agents stop now
+			for _, a := range s.agents {
+				if !a.gone() {
+					_ = a.l.send(&message{Type: mAbort})
+				}
+			}
+		}
 		return nil, oneLine(err)
 	}
 	return Merge(placed, s.spec.Engine, w)
@@ -158,11 +165,14 @@ func (s *session) Close() error {
 	s.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), AgentTimeout)
 		defer cancel()
+		var wg sync.WaitGroup
 		for _, a := range s.agents {
 			if !a.gone() {
-				_, _ = s.c.call(ctx, a, &message{Type: mClose}, mReply)
+				wg.Add(1)
+				go func() { defer wg.Done(); _, _ = s.c.call(ctx, a, &message{Type: mClose}, mReply) }()
 			}
 		}
+		wg.Wait()
 	})
 	return nil
 }

@@ -41,6 +41,7 @@ const (
 	mWindow    = "window"    // coordinator → agent: run a window at a time
 	mPart      = "part"      // agent → coordinator: the window's part
 	mClose     = "close"     // coordinator → agent: close the sample's connections
+	mAbort     = "abort"     // coordinator → agent: end the window in flight now (Ctrl-C)
 	mReply     = "reply"     // agent → coordinator: open/close done (Error if not)
 	mPing      = "ping"      // both ways: heartbeat
 	mBye       = "bye"       // coordinator → agent: the run is over
