@@ -208,6 +208,9 @@ func (a *agentRun) serve(ctx context.Context) error {
 
 var errBye = errors.New("bye")
 
+// maxLead bounds how far ahead a window's start may be.
+const maxLead = time.Minute
+
 func (a *agentRun) handle(ctx context.Context, m *message) *message {
 	switch m.Type {
 	case mOpen:
@@ -215,7 +218,7 @@ func (a *agentRun) handle(ctx context.Context, m *message) *message {
 		r := &message{Type: mReply, ID: m.ID}
 		if err != nil {
 			r.Error = err.Error()
-			a.cfg.Logf("sample %s: %v", m.Open.Key, err)
+			a.cfg.Logf("open a share: %v", err)
 		}
 		return r
 	case mWindow:
@@ -274,7 +277,11 @@ func (a *agentRun) window(ctx context.Context, w *windowReq) (*Part, error) {
 	if a.eng == nil || w == nil {
 		return nil, errors.New("window before open")
 	}
-	if d := time.Until(time.Unix(0, w.StartAt)); d > 0 {
+	d := time.Until(time.Unix(0, w.StartAt))
+	if d > maxLead {
+		return nil, fmt.Errorf("window start %s ahead: at most %s accepted (are the clocks that far apart?)", d.Round(time.Millisecond), maxLead)
+	}
+	if d > 0 {
 		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
