@@ -25,6 +25,7 @@ func agentCmd(a *app) *cobra.Command {
 		coord     string
 		index     int
 		tokenFile string
+		tlsCA     string
 		dialFor   time.Duration
 	)
 	c := &cobra.Command{
@@ -56,8 +57,14 @@ func agentCmd(a *app) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, "benchrig agent: "+format+"\n", args...) }
-			return agent.Run(a.ctx, agent.Config{Coordinator: coord, Index: index, Token: tok, DialFor: dialFor, Version: version, Logf: logf})
+			cfg := agent.Config{Coordinator: coord, Index: index, Token: tok, DialFor: dialFor, Version: version,
+				Logf: func(format string, args ...any) { fmt.Fprintf(a.stderr, "benchrig agent: "+format+"\n", args...) }}
+			if tlsCA != "" {
+				if cfg.TLS, err = agent.ClientTLS(tlsCA, coord); err != nil {
+					return usageError{err}
+				}
+			}
+			return agent.Run(a.ctx, cfg)
 		},
 	}
 	f := c.Flags()
@@ -65,6 +72,7 @@ func agentCmd(a *app) *cobra.Command {
 	f.IntVar(&index, "index", -1, "this agent's index, 0 … N−1 (default: $JOB_COMPLETION_INDEX, else the coordinator picks)")
 	f.StringVar(&tokenFile, "token-file", "", "file holding the shared token (default: $"+agent.TokenEnv+")")
 	f.DurationVar(&dialFor, "dial-for", 2*time.Minute, "how long to retry reaching the coordinator")
+	f.StringVar(&tlsCA, "tls-ca", "", "speak TLS to the coordinator, trusting the CA certificate(s) of this PEM file")
 	return c
 }
 
@@ -75,6 +83,8 @@ type agentsOpts struct {
 	local     bool
 	tokenFile string
 	joinFor   time.Duration
+	// tlsCert and tlsKey, if set, make the coordinator speak TLS.
+	tlsCert, tlsKey string
 	// logResults prints the results file between markers at the end.
 	logResults bool
 }
@@ -95,7 +105,16 @@ func coordinate(a *app, o agentsOpts, resolved []byte, smoke bool) (runner.Execu
 		return nil, nil, usageError{err}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, "benchrig coordinator: "+format+"\n", args...) }
-	c, err := agent.NewCoordinator(agent.CoordinatorConfig{Agents: o.n, Token: tok, JoinFor: o.joinFor, Logf: logf})
+	cc := agent.CoordinatorConfig{Agents: o.n, Token: tok, JoinFor: o.joinFor, Logf: logf}
+	if o.tlsCert != "" || o.tlsKey != "" {
+		if o.local {
+			return nil, nil, usagef("--local agents connect over loopback: --tls-cert and --tls-key are for remote agents")
+		}
+		if cc.TLS, err = agent.ServerTLS(o.tlsCert, o.tlsKey); err != nil {
+			return nil, nil, usageError{err}
+		}
+	}
+	c, err := agent.NewCoordinator(cc)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}

@@ -127,6 +127,8 @@ func runCmd(a *app) *cobra.Command {
 	f.BoolVar(&agents.local, "local", false, "with --agents: start the N agents on this machine")
 	f.StringVar(&agents.tokenFile, "token-file", "", "with --agents: file holding the agents' shared token (default: $BENCHRIG_AGENT_TOKEN; --local makes one)")
 	f.DurationVar(&agents.joinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
+	f.StringVar(&agents.tlsCert, "tls-cert", "", "with --agents: speak TLS to the agents with this certificate (PEM; with --tls-key)")
+	f.StringVar(&agents.tlsKey, "tls-key", "", "with --agents: the certificate's key (PEM)")
 	f.BoolVar(&agents.logResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
 	return c
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -29,6 +30,9 @@ type Config struct {
 	Version string
 	// Logf receives the agent's log lines (never the token).
 	Logf func(format string, args ...any)
+	// TLS, if set, is how the agent checks the coordinator's certificate
+	// (RootCAs, ServerName); the connection is then encrypted.
+	TLS *tls.Config
 }
 
 // agentRun is one agent's connection to its coordinator.
@@ -80,6 +84,14 @@ func dial(ctx context.Context, cfg Config) (net.Conn, error) {
 	var d net.Dialer
 	for {
 		c, err := d.DialContext(dctx, "tcp", cfg.Coordinator)
+		if err == nil && cfg.TLS != nil {
+			tc := tls.Client(c, cfg.TLS)
+			if err = tc.HandshakeContext(dctx); err != nil {
+				_ = c.Close()
+				return nil, fmt.Errorf("TLS with coordinator %s: %w", cfg.Coordinator, err)
+			}
+			return tc, nil
+		}
 		if err == nil {
 			return c, nil
 		}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -25,6 +26,9 @@ type CoordinatorConfig struct {
 	// Logf receives the coordinator's log lines (joins, refusals, losses;
 	// never the token).
 	Logf func(format string, args ...any)
+	// TLS, if set, encrypts every agent's connection (its certificate
+	// is what agents check); the token still proves both sides.
+	TLS *tls.Config
 }
 
 // Coordinator hands out shares to agents and merges their parts.
@@ -137,6 +141,9 @@ func (c *Coordinator) Wait(ctx context.Context, resolved []byte, smoke bool) err
 				return fmt.Errorf("waited %s for %d agents, %d joined: %w", limit, c.cfg.Agents, c.count(), wctx.Err())
 			}
 			return fmt.Errorf("accept agents: %w", err)
+		}
+		if c.cfg.TLS != nil {
+			conn = tls.Server(conn, c.cfg.TLS) // handshakes on the hello's read, within its deadline
 		}
 		go c.admit(ctx, conn)
 	}
