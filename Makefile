@@ -48,7 +48,8 @@ FUZZ_TARGETS := \
 	./internal/suite:FuzzParseExpr \
 	./internal/result:FuzzReadFile \
 	./internal/quick:FuzzSplitCommand \
-	./internal/report:FuzzQuickDoc
+	./internal/report:FuzzQuickDoc \
+	./internal/agent/k8s:FuzzFetch
 FUZZTIME ?= 10s
 
 # Each fuzz target for FUZZTIME (18 × 10 s ≈ 3 minutes), under a soft memory

@@ -50,6 +50,8 @@ type execution struct {
 	notes func(format string, args ...any)
 	// noCalibrate skips measuring benchrig's own floor before the run.
 	noCalibrate bool
+	// executor, if set, runs the load on agents (run --agents).
+	executor runner.Executor
 }
 
 // executed is what a run produced.
@@ -132,6 +134,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		},
 		Notes:         x.notes,
 		OnInterrupted: func(smp *result.Sample) { partial = smp },
+		Executor:      x.executor,
 	})
 	defer r.Close()
 	prov, err := r.Prepare(ctx)

@@ -120,7 +120,8 @@ func runCLI(a *app, args []string) error {
 		return nil
 	}
 	root.AddCommand(versionCmd(stdout), httpCmd(a), respCmd(a), pgCmd(a),
-		planCmd(stdout), runCmd(a), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout), exportCmd(stdout), calibrateCmd(a))
+		planCmd(stdout), runCmd(a), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout), exportCmd(stdout), calibrateCmd(a),
+		agentCmd(a), k8sCmd(a))
 	err := root.ExecuteContext(ctx)
 	stopProfile()
 	if err != nil && isCobraUsage(err) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -94,6 +95,7 @@ func runCmd(a *app) *cobra.Command {
 		out                                              string
 		smoke, resume, force, failUnhealthy, noCalibrate bool
 		resumeChanged                                    bool
+		agents                                           agentsOpts
 	)
 	c := &cobra.Command{
 		Use:   "run SUITE.yaml -o RESULTS.json",
@@ -109,7 +111,10 @@ func runCmd(a *app) *cobra.Command {
 			if resume && force {
 				return usagef("give --resume or --force, not both")
 			}
-			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate)
+			if agents.n == 0 && (agents.local || c.Flags().Changed("listen")) {
+				return usagef("--local and --listen go with --agents N")
+			}
+			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate, agents)
 		},
 	}
 	f := c.Flags()
@@ -121,10 +126,18 @@ func runCmd(a *app) *cobra.Command {
 	f.BoolVar(&resumeChanged, "resume-changed", false, "resume although a target's binary, version or settings changed since the file began")
 	f.BoolVar(&failUnhealthy, "fail-unhealthy", false, "exit with code 3 when some sample is UNHEALTHY or failed (after the whole plan ran)")
 	f.BoolVar(&noCalibrate, "no-calibrate", false, "do not measure benchrig's own floor (latency and CPU per request against a null peer, ≤ 1 s) before the first sample")
+	f.IntVar(&agents.n, "agents", 0, "run the load from N agents (benchrig agent), each a share of every cell, merged into one results file")
+	f.StringVar(&agents.listen, "listen", "127.0.0.1:7946", "with --agents: the coordinator's address for the agents")
+	f.BoolVar(&agents.local, "local", false, "with --agents: start the N agents on this machine")
+	f.StringVar(&agents.tokenFile, "token-file", "", "with --agents: file holding the agents' shared token (default: $BENCHRIG_AGENT_TOKEN; --local makes one)")
+	f.DurationVar(&agents.joinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
+	f.StringVar(&agents.tlsCert, "tls-cert", "", "with --agents: speak TLS to the agents with this certificate (PEM; with --tls-key)")
+	f.StringVar(&agents.tlsKey, "tls-key", "", "with --agents: the certificate's key (PEM)")
+	f.BoolVar(&agents.logResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
 	return c
 }
 
-func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealthy, noCalibrate bool) error {
+func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealthy, noCalibrate bool, agents agentsOpts) error {
 	var (
 		s   *suite.Suite
 		p   *suite.Plan
@@ -138,9 +151,29 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 	}
 	x := execution{file: path, args: a.args, out: out, progress: true, noCalibrate: noCalibrate, secrets: a.secrets, secretHeaders: a.secretHeaders, secretParams: a.secretParams,
 		notes: func(format string, args ...any) { fmt.Fprintf(a.stderr, format, args...) }}
+	if agents.n > 0 {
+		isSmoke := p != nil && p.IsSmoke
+		resolved, sm, err := resolvedFor(s, out, isSmoke)
+		if err != nil {
+			return err
+		}
+		exec, done, err := coordinate(a, agents, resolved, sm)
+		if err != nil {
+			return err
+		}
+		defer done()
+		x.executor = exec
+	}
 	res, err := x.execute(a.ctx, s, p, a.stdout, a.stderr)
 	if err != nil {
 		return err
+	}
+	if agents.logResults {
+		defer func() {
+			if err := logResults(a, out.path); err != nil {
+				fmt.Fprintf(a.stderr, "benchrig: --log-results: %v\n", err)
+			}
+		}()
 	}
 	if res.interrupted {
 		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out.path, path, out.path)

@@ -28,6 +28,10 @@ type Config struct {
 	// 0 means rate × 1 s, capped at MaxBacklog; the backlog grows as
 	// requests wait, it is not allocated up front.
 	MaxBacklog int `json:"max_backlog,omitempty"`
+	// Share, when set, makes the engine send only its share of the
+	// cell's schedule and sequence numbers (an agent of a distributed
+	// run; see Share). Rate stays the whole cell's rate.
+	Share *Share `json:"share,omitempty"`
 }
 
 // Record returns the configuration as the results file records it.
@@ -65,6 +69,11 @@ func (c *Config) Validate() error {
 	case "", "constant", "poisson":
 	default:
 		return fmt.Errorf("arrival must be constant or poisson, got %q", c.Arrival)
+	}
+	if c.Share != nil {
+		if err := c.Share.Validate(); err != nil {
+			return err
+		}
 	}
 	if c.MaxBacklog < 0 || c.MaxBacklog > MaxBacklog {
 		return fmt.Errorf("max backlog must be 1 to %d (0: rate × 1 s, capped there), got %d", MaxBacklog, c.MaxBacklog)

@@ -31,6 +31,7 @@ type Engine struct {
 	closeOnce sync.Once
 	mu        sync.Mutex // guards conns during reconnects and Close
 	closed    bool
+	lastWindow
 }
 
 type progress struct {
@@ -252,6 +253,7 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.keep(tl)
 	res.Start = wallStart.UTC()
 	res.End = wallStart.Add(time.Duration(end - start)).UTC()
 	res.Interrupted = ctx.Err() != nil
@@ -268,7 +270,10 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 // pipeline of operations) as soon as the previous responses arrived.
 func (e *Engine) runClosed(ctx context.Context, w Window, start, deadline int64, recs []*recorder) {
 	var next atomic.Uint64 // sequence numbers handed out
-	limit := uint64(w.Requests)
+	limit := e.cfg.shareLimit(uint64(w.Requests))
+	if w.Requests > 0 && limit == 0 {
+		return // a share with none of the window's requests
+	}
 	var wg sync.WaitGroup
 	for i := range recs {
 		wg.Add(1)
@@ -293,7 +298,7 @@ func (e *Engine) runClosed(ctx context.Context, w Window, start, deadline int64,
 					}
 				}
 				for j := 0; j < n; j++ {
-					reqs[j].Seq = seq + uint64(j)
+					reqs[j].Seq = e.cfg.seqOf(seq + uint64(j))
 				}
 				if !e.exchange(ctx, wi, rec, reqs[:n], out[:n], backoff, nil, deadline) {
 					return

@@ -74,7 +74,7 @@ func (w *loopWork) Reconnected(cause string, resent int) {
 // driver.ErrNoLoop for its configuration.
 func (e *Engine) openLoops(ctx context.Context) (bool, error) {
 	mx, ok := e.drv.(driver.Multiplexer)
-	if !ok || e.cfg.Rate > 0 {
+	if !ok || e.cfg.Rate > 0 || e.cfg.Share != nil { // loops claim contiguous sequence numbers
 		return false, nil
 	}
 	n := min(UsableCores(), e.cfg.Connections)

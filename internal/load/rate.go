@@ -21,7 +21,8 @@ type ticket struct {
 
 // rateState counts what the dispatcher did in a constant-rate window.
 type rateState struct {
-	rate      float64
+	rate      float64 // this engine's part of the rate (the whole without a share)
+	full      float64 // the whole schedule's rate
 	arrival   string
 	backlog   int
 	scheduled int64
@@ -67,7 +68,10 @@ const overflowPoll = 200 * time.Microsecond
 // workers, then an overflow ring only the dispatcher touches, grown on
 // demand: nothing of rate × 1 s is allocated up front.
 func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, recs []*recorder) *rateState {
-	rs := &rateState{rate: e.cfg.Rate, arrival: e.cfg.Arrival, backlog: min(e.cfg.backlog(), MaxBacklog)}
+	rs := &rateState{rate: e.cfg.Rate, full: e.cfg.Rate, arrival: e.cfg.Arrival, backlog: min(e.cfg.backlog(), MaxBacklog)}
+	if e.cfg.Share != nil {
+		rs.rate = e.cfg.Share.Rate(e.cfg.Rate)
+	}
 	if rs.arrival == "" {
 		rs.arrival = "constant"
 	}
@@ -81,6 +85,9 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 	}
 	if rs.err != nil {
 		return rs
+	}
+	if e.cfg.Share != nil {
+		pacer = SharePacer(pacer, *e.cfg.Share)
 	}
 	ch := make(chan ticket, min(rs.backlog, handoffCap))
 	over := newOverflow(rs.backlog - cap(ch))
@@ -121,8 +128,10 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 		}(i, recs[i])
 	}
 
-	limit := uint64(w.Requests)
-	for seq := uint64(0); limit == 0 || seq < limit; seq++ {
+	limit := e.cfg.shareLimit(uint64(w.Requests))
+	none := w.Requests > 0 && limit == 0 // a share with none of the window's requests
+	for j := uint64(0); !none && (limit == 0 || j < limit); j++ {
+		seq := e.cfg.seqOf(j)
 		d := pacer.Next()
 		if w.Duration > 0 && d >= int64(w.Duration) {
 			break
@@ -135,7 +144,7 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 			// Fallen behind: what was due before the deadline and not
 			// handed out is dropped. (Up to dispatchSlack late for a
 			// request due before the deadline is not falling behind.)
-			missed := rs.missed(constant, seq, d, w.Duration)
+			missed := rs.missed(&e.cfg, constant, seq, d, w.Duration)
 			rs.scheduled += missed
 			rs.dropped += missed
 			e.prog.failures.Add(missed)
@@ -214,7 +223,7 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 // hand out: exact for a constant rate, the expected count for Poisson
 // arrivals. Without a duration it is 0 (a count-bounded window ends by
 // its count).
-func (rs *rateState) missed(c *ConstantPacer, seq uint64, d int64, dur time.Duration) int64 {
+func (rs *rateState) missed(cfg *Config, c *ConstantPacer, seq uint64, d int64, dur time.Duration) int64 {
 	if dur <= 0 {
 		return 0
 	}
@@ -223,7 +232,7 @@ func (rs *rateState) missed(c *ConstantPacer, seq uint64, d int64, dur time.Dura
 		if n <= seq {
 			return 0
 		}
-		return int64(min(n-seq, math.MaxInt64))
+		return int64(min(cfg.ownedBefore(seq, n), math.MaxInt64))
 	}
 	return int64(math.Max(0, rs.rate*float64(int64(dur)-d)/1e9))
 }
@@ -272,7 +281,7 @@ func (rs *rateState) finish(res *result.Load, w Window) error {
 	// what elapsed.
 	planned := w.Duration.Seconds()
 	if planned == 0 {
-		planned = float64(w.Requests) / rs.rate
+		planned = float64(w.Requests) / rs.full
 	}
 	if res.Interrupted && res.Seconds < planned {
 		planned = res.Seconds

@@ -42,6 +42,9 @@ type Sample struct {
 	// Stats are target statistics over the load window (pg_stat_database
 	// deltas, redis INFO deltas), by name.
 	Stats map[string]float64 `json:"stats,omitempty"`
+	// Agents lists the parts of a sample measured by several agents
+	// (Load is their merge); empty for a sample of one machine.
+	Agents []AgentPart `json:"agents,omitempty"`
 
 	// Assertions are the suite's assertions evaluated on this sample, in
 	// order (the target's, then the path's): a failed one is also a

@@ -29,14 +29,17 @@ const stopTimeout = 15 * time.Second
 // yields a sample that says so (Error, or an UNHEALTHY verdict with the exit
 // status and log tail). The target is stopped before Measure returns, also
 // when ctx is cancelled.
-func Measure(ctx context.Context, spec system.Spec) *result.Sample {
-	m := &measurement{spec: spec, s: &result.Sample{
+func Measure(ctx context.Context, spec system.Spec) *result.Sample { return measure(ctx, spec, nil) }
+
+func measure(ctx context.Context, spec system.Spec, exec Executor) *result.Sample {
+	m := &measurement{spec: spec, exec: exec, s: &result.Sample{
 		Key: spec.Key, Cell: spec.Cell, Repeat: spec.Repeat, Smoke: spec.Smoke,
 		Case: spec.Case, Variant: spec.Variant,
 		Protocol: spec.Protocol, Config: spec.Config, Started: time.Now().UTC(),
 		Verdict: result.Verdict{Healthy: true},
 	}}
 	m.run(ctx)
+	m.annotate()
 	if spec.Judge != nil && m.s.Load != nil {
 		spec.Judge(m.s)
 	}
@@ -46,6 +49,8 @@ func Measure(ctx context.Context, spec system.Spec) *result.Sample {
 
 type measurement struct {
 	spec    system.Spec
+	exec    Executor   // nil: the local engine
+	eng     LoadEngine // the executor's engine, once made
 	s       *result.Sample
 	tgt     system.Target
 	sampler *sample.Sampler
@@ -158,7 +163,7 @@ func (m *measurement) run(ctx context.Context) {
 		defer restore()
 		placement.ClientCPUs = spec.ClientCPUs
 	}
-	e, err := load.New(spec.Engine, spec.Driver)
+	e, err := m.newEngine(ctx)
 	if err != nil {
 		m.fail("%v", err)
 		return
@@ -182,8 +187,8 @@ func (m *measurement) run(ctx context.Context) {
 		return
 	}
 	defer e.Close()
-	if spec.OnEngine != nil {
-		spec.OnEngine(e)
+	if le, ok := e.(*load.Engine); ok && spec.OnEngine != nil {
+		spec.OnEngine(le)
 	}
 	if spec.Phases.Warmup > 0 {
 		m.enter("warmup", spec.Phases.Warmup)

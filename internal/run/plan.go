@@ -42,6 +42,9 @@ type PlanOptions struct {
 	// written (a resumed run measures it again).
 	Notes         func(format string, args ...any)
 	OnInterrupted func(s *result.Sample)
+	// Executor, if set, runs each sample's load windows in place of the
+	// local engine (a distributed run's agents).
+	Executor Executor
 }
 
 // Sink is where finished samples go: a results file (*result.Writer), or
@@ -183,7 +186,7 @@ func (r *Runner) Run(ctx context.Context, w Sink) (interrupted bool, err error) 
 		}
 		spec.OnEngine = r.opts.OnEngine
 		t0 := time.Now()
-		s := Measure(ctx, spec)
+		s := measure(ctx, spec, r.opts.Executor)
 		measured += time.Since(t0)
 		if ctx.Err() != nil {
 			if r.opts.OnInterrupted != nil {

@@ -352,5 +352,6 @@ func AddressDriver(env Env, c suite.Cell, base Spec, vars map[string]string, res
 	if m := env.Target.Metrics; m != nil {
 		base.Metrics = &metrics.Config{URL: suite.Expand(m.URL, vars), Every: m.Every.D(), Series: m.Series}
 	}
+	base.Remote = &Remote{Vars: vars, RESPAddr: respAddr}
 	return base, nil
 }

@@ -156,4 +156,17 @@ type Spec struct {
 	// OnEngine, if set, receives the engine once it is open (for a live
 	// status line).
 	OnEngine func(e *load.Engine)
+
+	// Remote, when set, is how an agent of a distributed run rebuilds
+	// Driver on its own machine: AddressDriver's inputs. nil when the
+	// driver cannot be rebuilt elsewhere (the pg paths).
+	Remote *Remote
+}
+
+// Remote is what an agent needs, beside the resolved suite and the cell, to
+// build a sample's driver with AddressDriver: the placeholders ({port} and
+// the params) and the RESP address.
+type Remote struct {
+	Vars     map[string]string `json:"vars,omitempty"`
+	RESPAddr string            `json:"resp_addr,omitempty"`
 }

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchrig/benchrig/internal/agent/k8s"
+)
+
+// k8sCmd is `benchrig k8s SUITE --agents N --image IMAGE`: the manifests of a
+// distributed run on Kubernetes, printed for kubectl apply -f -; and `k8s
+// fetch`, which recovers the results file from the coordinator's log.
+func k8sCmd(a *app) *cobra.Command {
+	var (
+		sets  []string
+		smoke bool
+		o     = k8s.Options{Port: k8s.DefaultPort}
+	)
+	c := &cobra.Command{
+		Use:   "k8s SUITE.yaml --agents N --image IMAGE",
+		Short: "Print Kubernetes manifests (ConfigMap, coordinator Job + Service, agents as an Indexed Job) for kubectl apply -f -",
+		Example: `  kubectl create secret generic mybench-token --from-literal=token="$(head -c 32 /dev/urandom | base64)"
+  benchrig k8s suite.yaml --agents 4 --image registry.example/benchrig:v1 --name mybench | kubectl apply -f -
+  kubectl wait --for=condition=complete job/mybench-coordinator --timeout=1h
+  kubectl logs job/mybench-coordinator | benchrig k8s fetch -o results.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, p, err := loadPlan(args[0], sets, smoke)
+			if err != nil {
+				return err
+			}
+			if o.Name == "" {
+				o.Name = dnsLabel(s.Name)
+			}
+			if !c.Flags().Changed("token-secret") {
+				o.TokenSecret = o.Name + "-token"
+			}
+			if o.Suite, err = s.Resolved(); err != nil {
+				return err
+			}
+			_ = p
+			m, err := k8s.Build(o)
+			if err != nil {
+				return usageError{err}
+			}
+			return m.Write(a.stdout)
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.Agents, "agents", 0, "agent pods (the Indexed Job's completions and parallelism)")
+	f.StringVar(&o.Image, "image", "", "benchrig's container image (see deploy/Dockerfile)")
+	f.StringVar(&o.Name, "name", "", "prefix of every object (default: the suite's name)")
+	f.StringVar(&o.Namespace, "namespace", "", "namespace written into every object")
+	f.StringVar(&o.TokenSecret, "token-secret", "", "Secret whose key \"token\" is the shared token (default: NAME-token)")
+	f.IntVar(&o.Port, "port", k8s.DefaultPort, "the coordinator's port")
+	f.StringVar(&o.AgentCPU, "agent-cpu", "1", "CPU request of each agent pod")
+	f.StringVar(&o.AgentMemory, "agent-memory", "256Mi", "memory request (and limit) of each agent pod")
+	f.StringVar(&o.CoordinatorCPU, "coordinator-cpu", "500m", "CPU request of the coordinator pod")
+	f.StringVar(&o.CoordinatorMemory, "coordinator-memory", "512Mi", "memory request (and limit) of the coordinator pod")
+	f.StringVar(&o.JoinFor, "join-for", "10m", "how long the coordinator waits for the agents, and they for it")
+	f.StringArrayVar(&sets, "set", nil, "override a suite value (as run --set)")
+	f.BoolVar(&smoke, "smoke", false, "the suite's smoke plan")
+	c.AddCommand(k8sFetchCmd(a))
+	return c
+}
+
+func k8sFetchCmd(a *app) *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "fetch [LOG] -o RESULTS.json",
+		Short: "Recover the results file from the coordinator pod's log (a file, or stdin)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("-o/--out RESULTS.json is required")
+			}
+			var in io.Reader = os.Stdin
+			if len(args) == 1 && args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in = f
+			}
+			data, err := k8s.Fetch(in)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(out); err == nil {
+				return fmt.Errorf("%s exists: not overwriting it (remove it or give another -o)", out)
+			}
+			if err := os.WriteFile(out, data, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s: %d bytes recovered; `benchrig verify %s` checks it\n", out, len(data), out)
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&out, "out", "o", "", "where to write the results file")
+	return c
+}
+
+// logResults prints the results file to stdout between k8s markers (run
+// --log-results: a completed pod's files cannot be copied out, its log can).
+func logResults(a *app, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return k8s.Emit(a.stdout, f)
+}
+
+// dnsLabel makes a Kubernetes object name of a suite name.
+func dnsLabel(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if len(out) > 40 {
+		out = strings.Trim(out[:40], "-")
+	}
+	if out == "" {
+		out = "benchrig"
+	}
+	return out
+}
