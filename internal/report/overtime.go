@@ -172,8 +172,10 @@ func samplePanels(s *result.Sample) []Chart {
 	if len(pss.Points) > 0 {
 		mem.Series = append(mem.Series, pss)
 	}
+	cpu := panel("Server CPU", "cores", ax, bands, serverCPUSeries(s))
+	withCompanions(s, ax, &mem, &cpu)
 	add(mem)
-	add(panel("Server CPU", "cores", ax, bands, serverCPUSeries(s)))
+	add(cpu)
 	add(panel("Client CPU (benchrig)", "cores", ax, bands, clientCPUSeries(s)))
 	add(panel("Requests per second", "req/s", ax, bands, perSecond("requests", s, ax, secRequests)))
 	p50 := perSecond("p50", s, ax, secP50)

@@ -43,6 +43,7 @@ func Terminal(w io.Writer, s *result.Sample, o TerminalOptions) error {
 		if s.Server != nil {
 			serverTable(p, s.Server, l)
 		}
+		companionTables(p, s, l)
 		client(p, l)
 	} else if s.Server != nil {
 		serverTable(p, s.Server, nil)
