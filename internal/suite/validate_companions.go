@@ -69,7 +69,7 @@ func (s *Suite) checkCompanions(f, name string, t *Target) {
 			case other == nil || other.Postgres == nil:
 				l.errf(cf+".dsn_env", "only a postgres companion target has a DSN to pass")
 			case t.Kind() != KindCommand:
-				l.errf(cf+".dsn_env", "the DSN is passed in the environment of a started command; a %s target is not started by benchrig with an environment of its choosing", t.Kind())
+				l.errf(cf+".dsn_env", "the DSN is passed in the environment of a started command; %s target %q is not started by benchrig", t.Kind(), name)
 			case t.Env[c.DSNEnv] != "":
 				l.errf(cf+".dsn_env", "$%s is also set in env: give the DSN one place", c.DSNEnv)
 			}
@@ -81,11 +81,11 @@ func (s *Suite) checkCompanions(f, name string, t *Target) {
 	}
 	if t.Headline != "" && t.Headline != name {
 		if _, ok := names[t.Headline]; !ok {
-			accepted := []string{name}
+			var accepted []string
 			for _, c := range t.Companions {
 				accepted = append(accepted, c.CompanionName())
 			}
-			l.errf(f+".headline", "unknown process %q; accepted: the target itself (%s) or one of its companions: %s", t.Headline, name, joinQuoted(accepted))
+			l.errf(f+".headline", "unknown process %q; accepted: %q (the target itself, the default) or a companion: %s", t.Headline, name, joinQuoted(accepted))
 		}
 	}
 	if t.Kind() == KindAddress && len(t.Companions) > 0 && t.Headline == "" {
