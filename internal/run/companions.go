@@ -137,8 +137,8 @@ func resolveProcess(c suite.Companion) (system.Companion, error) {
 
 // prepareCompanions prepares, before target variant key, the targets its
 // target names as companions (each once, for the whole run: cells are its
-// own cells plus the user's, so that a database is sized for the
-// application's connections too), finds the ones given by PID or port,
+// own cells plus those of every target that names it, so that a database
+// is sized for the applications' connections too), finds the ones given by PID or port,
 // and returns the environment the user's command is started with (the
 // companions' DSNs).
 func (r *Runner) prepareCompanions(ctx context.Context, key string, t *suite.Target, cells map[string][]suite.Cell, prov map[string]result.Provenance) ([]string, error) {
@@ -159,7 +159,7 @@ func (r *Runner) prepareCompanions(ctx context.Context, key string, t *suite.Tar
 			if ct == nil {
 				return nil, fmt.Errorf("target %q: companion %s: unknown target %q", key, name, c.Target)
 			}
-			envCells := append(append([]suite.Cell(nil), cells[c.Target]...), cells[key]...)
+			envCells := append(append([]suite.Cell(nil), cells[c.Target]...), r.companionUsers(c.Target)...)
 			var err error
 			sys, err = system.New(system.Env{Suite: r.s, Name: c.Target, Target: ct, Cells: envCells, LogDir: r.logDir, Notes: r.opts.Notes})
 			if err != nil {
@@ -185,6 +185,23 @@ func (r *Runner) prepareCompanions(ctx context.Context, key string, t *suite.Tar
 		}
 	}
 	return env, nil
+}
+
+// companionUsers are the plan's cells of every target that names target
+// as a companion: a database is sized for their connections too.
+func (r *Runner) companionUsers(target string) []suite.Cell {
+	var out []suite.Cell
+	for _, c := range r.plan.Cells {
+		if t := r.s.Targets[c.Target]; t != nil {
+			for _, cc := range t.Companions {
+				if cc.Target == target {
+					out = append(out, c)
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // withCompanions resets the companion targets' data (as their own samples
