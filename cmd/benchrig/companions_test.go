@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/benchrig/benchrig/internal/result"
 )
@@ -20,34 +18,8 @@ func startHello(t *testing.T, bin string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		if sc.Scan() {
-			line <- sc.Text()
-		}
-		close(line)
-	}()
-	select {
-	case l := <-line:
-		addr, ok := strings.CutPrefix(l, "listening on ")
-		if !ok {
-			t.Fatalf("hello said %q", l)
-		}
-		_, port, _ := strings.Cut(addr, ":")
-		return cmd, port
-	case <-time.After(20 * time.Second):
-		t.Fatal("hello did not say where it listens")
-	}
-	return nil, ""
+	_, port, _ := strings.Cut(startListening(t, cmd), ":")
+	return cmd, port
 }
 
 // TestCompanionsByPIDAndPort: an address target (not sampled itself) with
