@@ -32,7 +32,10 @@ func processesOf(s *result.Sample) []process {
 			role = "target"
 		}
 	}
-	out := []process{{name: main, role: role, server: s.Server}}
+	var out []process
+	if s.Server != nil && len(s.Server.Samples) > 0 {
+		out = append(out, process{name: main, role: role, server: s.Server})
+	}
 	for _, c := range s.Companions {
 		out = append(out, process{name: c.Name, role: c.Role, server: c.Server})
 	}
@@ -44,9 +47,9 @@ func processesOf(s *result.Sample) []process {
 func processNames(ss []*result.Sample) (names []string, roles map[string]string) {
 	roles = map[string]string{}
 	for _, s := range ss {
-		for i, p := range processesOf(s) {
+		for _, p := range processesOf(s) {
 			name := p.name
-			if i == 0 {
+			if p.role == "target" || (p.role == result.RoleHeadline && p.server == s.Server) {
 				name = targetLabel
 			}
 			if _, ok := roles[name]; !ok {
@@ -64,9 +67,12 @@ const targetLabel = "(target)"
 
 // processServer is the server of the process named name in s.
 func processServer(s *result.Sample, name string) *result.Server {
-	for i, p := range processesOf(s) {
-		if (i == 0 && name == targetLabel) || (i > 0 && p.name == name) {
-			return p.server
+	if name == targetLabel {
+		return s.Server
+	}
+	for _, c := range s.Companions {
+		if c.Name == name {
+			return c.Server
 		}
 	}
 	return nil
@@ -196,6 +202,9 @@ func withCompanions(s *result.Sample, ax timeAxis, mem, cpu *Chart) {
 	name := targetLabel
 	if s.Target != nil && s.Target.Name != "" {
 		name = s.Target.Name
+	}
+	if s.Server == nil || len(s.Server.Samples) == 0 {
+		mem.Series, cpu.Series = nil, nil // the target itself was not sampled (an address)
 	}
 	for i := range mem.Series {
 		mem.Series[i].Name = fmt.Sprintf("%s %s", name, mem.Series[i].Name)
