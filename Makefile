@@ -4,7 +4,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; })
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build test demo clean fuzz fuzz-short
+.PHONY: build test demo clean fuzz fuzz-short seed-000 seed-001
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/benchrig ./cmd/benchrig
@@ -21,6 +21,33 @@ test:
 # The README's first command: the built-in demo.
 demo: build
 	./scripts/demo.sh
+
+# The seeds' examples, one command each: the full runs (tens of minutes),
+# then the reports, in $(SEED_OUT). A results file already there is
+# continued (--resume), not overwritten.
+SEED_OUT ?= seed-out
+
+# Seed 000: the Node.js app on node-postgres (Node 24 and pg from npm) with
+# PostgreSQL as its headline companion, beside benchrig's own pg driver:
+# the connections × keys matrix, then hot reads and the 5 % update mix.
+seed-000: build
+	cd examples/seeds/000 && npm ci --no-audit --no-fund
+	mkdir -p $(SEED_OUT)
+	./bin/benchrig run examples/seeds/000/suite.yaml -o $(SEED_OUT)/seed-000.json $$([ -f $(SEED_OUT)/seed-000.json ] && echo --resume)
+	./bin/benchrig run examples/seeds/000/workloads.yaml -o $(SEED_OUT)/seed-000-workloads.json $$([ -f $(SEED_OUT)/seed-000-workloads.json ] && echo --resume)
+	./bin/benchrig report $(SEED_OUT)/seed-000.json -o $(SEED_OUT)/seed-000.html
+	./bin/benchrig report $(SEED_OUT)/seed-000-workloads.json -o $(SEED_OUT)/seed-000-workloads.html
+	./bin/benchrig report $(SEED_OUT)/seed-000.json
+	./bin/benchrig report $(SEED_OUT)/seed-000-workloads.json
+
+# Seed 001: one PostgreSQL serving prepared SQL, ANY, the SQL function and
+# RESP MGET (the in-repo sidecar), 64 connections × 1/64 keys × 3 repeats.
+seed-001: build
+	mkdir -p $(SEED_OUT)
+	PATH="$(CURDIR)/bin:$$PATH" RESPCACHE_TOKEN="$${RESPCACHE_TOKEN:-$$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')}" \
+		./bin/benchrig run examples/seeds/001/suite.yaml -o $(SEED_OUT)/seed-001.json $$([ -f $(SEED_OUT)/seed-001.json ] && echo --resume)
+	./bin/benchrig report $(SEED_OUT)/seed-001.json -o $(SEED_OUT)/seed-001.html
+	./bin/benchrig report $(SEED_OUT)/seed-001.json
 
 fuzz:
 	$(GO) test ./internal/resp -run '^$$' -fuzz FuzzReader -fuzztime 60s

@@ -52,14 +52,15 @@ func Matrix(w io.Writer, rows []Row) error {
 	}
 	p.f("\nLatency and resources, median [min–max] (peak memory is PSS where the server has several processes):\n")
 	p.table(t)
+	processesText(p, g)
 	return p.err
 }
 
 func machinePct(ss []*result.Sample) string {
 	var v []float64
 	for _, s := range ss {
-		if s.Server != nil && s.Server.Figures.WindowSeconds > 0 {
-			v = append(v, s.Server.Figures.MachinePercent)
+		if sv := s.HeadlineServer(); sv != nil && sv.Figures.WindowSeconds > 0 {
+			v = append(v, sv.Figures.MachinePercent)
 		}
 	}
 	if len(v) == 0 {

@@ -175,9 +175,11 @@ func samplePanels(s *result.Sample) []Chart {
 	}
 	inBytes, other := metricSeries(s, ax)
 	mem.Series = append(mem.Series, inBytes...)
+	cpu := panel("Server CPU", "cores", ax, bands, serverCPUSeries(s))
+	withCompanions(s, ax, &mem, &cpu)
 	add(mem)
 	add(panel("Target metrics", "value", ax, bands, other...))
-	add(panel("Server CPU", "cores", ax, bands, serverCPUSeries(s)))
+	add(cpu)
 	add(panel("Client CPU (benchrig)", "cores", ax, bands, clientCPUSeries(s)))
 	add(panel("Requests per second", "req/s", ax, bands, perSecond("requests", s, ax, secRequests)))
 	p50 := perSecond("p50", s, ax, secP50)

@@ -74,22 +74,25 @@ var (
 		return float64(s.Load.Latency.MaxUS) / 1000, true
 	}}
 	mServerCores = metric{name: "Server cores", unit: "cores", format: "%.2f", get: func(s *result.Sample) (float64, bool) {
-		if s.Server == nil || s.Server.Figures.WindowSeconds == 0 {
+		sv := s.HeadlineServer()
+		if sv == nil || sv.Figures.WindowSeconds == 0 {
 			return 0, false
 		}
-		return s.Server.Figures.Cores, true
+		return sv.Figures.Cores, true
 	}}
 	mServerUS = metric{name: "Server µs/request", unit: "µs", format: "%.1f", better: -1, get: func(s *result.Sample) (float64, bool) {
-		if s.Server == nil || s.Server.Figures.MicrosPerRequest == 0 {
+		sv := s.HeadlineServer()
+		if sv == nil || sv.Figures.MicrosPerRequest == 0 {
 			return 0, false
 		}
-		return s.Server.Figures.MicrosPerRequest, true
+		return sv.Figures.MicrosPerRequest, true
 	}}
 	mPeakMiB = metric{name: "Server peak MiB", unit: "MiB", format: "%.1f", better: -1, get: func(s *result.Sample) (float64, bool) {
-		if s.Server == nil || s.Server.Figures.RSSPeak == 0 {
+		sv := s.HeadlineServer()
+		if sv == nil || sv.Figures.RSSPeak == 0 {
 			return 0, false
 		}
-		f := s.Server.Figures
+		f := sv.Figures
 		if f.PSSPeak > 0 {
 			return float64(f.PSSPeak) / (1 << 20), true
 		}

@@ -65,6 +65,7 @@ func ReportDoc(src *Source) *Doc {
 			g.memoryTable(),
 		},
 	})
+	addProcesses(&d.Sections[len(d.Sections)-1], g)
 
 	if hasRate(src.Rows) {
 		d.Sections = append(d.Sections, Section{
@@ -199,20 +200,22 @@ func samplesCount(n int, one, several string) string {
 // rssMetric is a memory figure of the server in MiB.
 func rssMetric(name string, f func(result.ServerFigures) uint64) metric {
 	return metric{name: name, unit: "MiB", format: "%.1f", get: func(s *result.Sample) (float64, bool) {
-		if s.Server == nil {
+		sv := s.HeadlineServer()
+		if sv == nil {
 			return 0, false
 		}
-		v := f(s.Server.Figures)
+		v := f(sv.Figures)
 		return float64(v) / (1 << 20), v > 0
 	}}
 }
 
 // mCPUPercent is the server's CPU in % of one core over the load window.
 var mCPUPercent = metric{name: "CPU % of a core", format: "%.1f", get: func(s *result.Sample) (float64, bool) {
-	if s.Server == nil || s.Server.Figures.WindowSeconds == 0 {
+	sv := s.HeadlineServer()
+	if sv == nil || sv.Figures.WindowSeconds == 0 {
 		return 0, false
 	}
-	return s.Server.Figures.Cores * 100, true
+	return sv.Figures.Cores * 100, true
 }}
 
 // memoryTable is the server's RSS and PSS by phase.

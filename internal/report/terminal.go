@@ -45,6 +45,7 @@ func Terminal(w io.Writer, s *result.Sample, o TerminalOptions) error {
 		if s.Server != nil {
 			serverTable(p, s.Server, l)
 		}
+		companionTables(p, s, l)
 		client(p, l)
 		if line := FloorLine(o.Floor); line != "" {
 			p.f("%s\n", line)

@@ -33,6 +33,10 @@ type Sample struct {
 	Warmup *WarmupSummary `json:"warmup,omitempty"`
 	Load   *Load          `json:"load,omitempty"`
 	Server *Server        `json:"server,omitempty"`
+	// Companions are further process trees sampled beside the target
+	// (its database), each with its own figures; one of them may be the
+	// headline (see HeadlineServer).
+	Companions []Companion `json:"companions,omitempty"`
 	// ClientCPU is benchrig's own cumulative CPU once per second through
 	// every phase, beside the server's resource samples.
 	ClientCPU []ClientCPUSample `json:"client_cpu,omitempty"`

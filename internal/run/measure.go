@@ -67,6 +67,8 @@ type measurement struct {
 	pmu       sync.Mutex
 	exitPhase string
 	exited    <-chan struct{} // the target's, nil if it cannot exit on its own
+	// companions are sampled beside the target (companions.go).
+	companions []*companionSampler
 }
 
 func (m *measurement) fail(format string, args ...any) {
@@ -138,6 +140,8 @@ func (m *measurement) run(ctx context.Context) {
 		m.sampler = smp
 		defer m.finishSampler()
 	}
+	m.startCompanions(ctx)
+	defer m.finishCompanions()
 	m.client = startClientSampler(spec.SamplerInterval)
 	defer func() { m.s.ClientCPU = m.client.stop() }()
 	m.scraper = startMetrics(ctx, spec.Metrics)
@@ -272,6 +276,9 @@ func (m *measurement) enter(phase string, planned time.Duration) {
 	}
 	if m.sampler != nil && phase != "pre-check" && phase != "post-check" {
 		m.sampler.Mark(phase)
+	}
+	if phase != "pre-check" && phase != "post-check" {
+		m.markCompanions(phase)
 	}
 	if m.client != nil {
 		m.client.mark(phase)

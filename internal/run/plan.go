@@ -80,11 +80,14 @@ type Runner struct {
 	// order they were prepared.
 	systems map[string]system.System
 	order   []string
+	// procCompanions are the companions found by PID or port, by variant
+	// key + "/" + companion name (companions.go).
+	procCompanions map[string]system.Companion
 }
 
 // NewRunner returns a runner for the plan.
 func NewRunner(p *suite.Plan, opts PlanOptions) *Runner {
-	return &Runner{plan: p, s: p.Suite, opts: opts, systems: map[string]system.System{}}
+	return &Runner{plan: p, s: p.Suite, opts: opts, systems: map[string]system.System{}, procCompanions: map[string]system.Companion{}}
 }
 
 // VariantKey names a cell's target with its params ("node-http[node=node20]").
@@ -123,11 +126,18 @@ func (r *Runner) Prepare(ctx context.Context) (map[string]result.Provenance, err
 	prov := map[string]result.Provenance{}
 	for _, key := range keys {
 		c := cells[key][0]
+		if _, done := r.systems[key]; done {
+			continue // prepared first, as another target's companion
+		}
 		t, err := r.s.TargetFor(c)
 		if err != nil {
 			return nil, err
 		}
-		sys, err := system.New(system.Env{Suite: r.s, Name: key, Target: t, Params: c.Params, Cells: cells[key], LogDir: r.logDir, Notes: r.opts.Notes})
+		cenv, err := r.prepareCompanions(ctx, key, t, cells, prov)
+		if err != nil {
+			return nil, err
+		}
+		sys, err := system.New(system.Env{Suite: r.s, Name: key, Target: t, Params: c.Params, Cells: cells[key], LogDir: r.logDir, Notes: r.opts.Notes, CompanionEnv: cenv})
 		if err != nil {
 			return nil, err
 		}
@@ -243,6 +253,9 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 	}
 	spec, err := sys.Spec(ctx, c, base)
 	if err != nil {
+		return spec, err
+	}
+	if spec, err = r.withCompanions(ctx, c, spec); err != nil {
 		return spec, err
 	}
 	// The suite's assertions hold for every kind of target: judged here,

@@ -37,6 +37,13 @@ workloads:
   cold: {kind: cold, rows: 4096}
 `
 
+// compSuite is a suite whose target app (line 5) is given; db, cache and
+// the command target web are beside it.
+func compSuite(app string) string {
+	return "name: t\ntargets:\n  db: {postgres: {ephemeral: true}}\n  cache: {redis: {ephemeral: true}}\n  app: " + app +
+		"\n  web: {command: [./b]}\npaths:\n  one: {pg: {path: prepared-one}}\nmatrix: {targets: [db], paths: [one], connections: [4]}\n"
+}
+
 func TestMalformed(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -47,7 +54,7 @@ func TestMalformed(t *testing.T) {
 		{"unknown top-level key", "name: t\nrepeets: 3\n" + okHead[8:] + okMatrix,
 			2, 1, "", `unknown key "repeets"; accepted: arrival, matrix, max_backlog, name, paths, phases, placement, repeats, requests, sampler, secret_headers, secret_params, seed, targets, thresholds, workloads`},
 		{"unknown nested key", strings.Replace(okHead, "port: 8080", "prot: 8080", 1) + okMatrix,
-			3, 37, "targets.web", `unknown key "prot"; accepted: address, assert, attach, checks, command, cpus, dir, env, metrics, params, port, postgres, ready, redis, serves`},
+			3, 37, "targets.web", `unknown key "prot"; accepted: address, assert, attach, checks, command, companions, cpus, dir, env, headline, metrics, params, port, postgres, ready, redis, serves`},
 		{"wrong type: string for integer", "name: t\nrepeats: three\n" + okHead[8:] + okMatrix,
 			2, 10, "repeats", `must be an integer, got string "three"`},
 		{"wrong type: fraction for integer", "name: t\nrepeats: 3.5\n" + okHead[8:] + okMatrix,
@@ -76,6 +83,22 @@ func TestMalformed(t *testing.T) {
 			10, 16, "matrix.rates[1]", `must be > 0 requests per second, got 0 (omit rates for closed loop)`},
 		{"rate with a cold workload", pgHead + "matrix: {targets: [db], paths: [one], workloads: [cold], connections: [4], rates: [100]}\n",
 			13, 84, "matrix.rates[0]", `rate 100 with cold workload "cold": a cold sweep is count-bounded`},
+		{"companion: unknown target", strings.Replace(okHead, "port: 8080}", "port: 8080, companions: [{target: db}]}", 1) + okMatrix,
+			3, 71, "targets.web.companions[0].target", `unknown target "db"; accepted: none (the suite has no other target)`},
+		{"companion: a command target", compSuite(`{command: [./app], companions: [{target: web}]}`),
+			5, 49, "targets.app.companions[0].target", `target "web" is a command target: it is started per sample (command) or not sampled (address)`},
+		{"companion: found two ways", compSuite(`{command: [./app], companions: [{pid: 1, port: 80}]}`),
+			5, 40, "targets.app.companions[0]", `pid and port are exclusive: a companion is found one way`},
+		{"companion: dsn_env from redis", compSuite(`{command: [./app], companions: [{target: cache, dsn_env: DATABASE_URL}]}`),
+			5, 65, "targets.app.companions[0].dsn_env", `only a postgres companion target has a DSN to pass`},
+		{"companion: dsn_env to an attached target", compSuite(`{attach: {pid: 1}, companions: [{target: db, dsn_env: DATABASE_URL}]}`),
+			5, 62, "targets.app.companions[0].dsn_env", `the DSN is passed in the environment of a started command; attach target "app" is not started by benchrig`},
+		{"companion: tree without port", compSuite(`{command: [./app], companions: [{pid: 7, tree: true}]}`),
+			5, 55, "targets.app.companions[0].tree", `tree samples the processes listening on a port: give port, not pid or target`},
+		{"companion: duplicate name", compSuite(`{command: [./app], companions: [{target: db}, {name: db, pid: 9}]}`),
+			5, 61, "targets.app.companions[1].name", `duplicate companion name "db" (also companions[0]); give each a name`},
+		{"headline: unknown process", compSuite(`{command: [./app], companions: [{target: db}], headline: database}`),
+			5, 65, "targets.app.headline", `unknown process "database"; accepted: "app" (the target itself, the default) or a companion: "db"`},
 		{"http path on a postgres target", pgHead + "matrix: {targets: [db], paths: [one, hello], connections: [4]}\n",
 			13, 38, "matrix.paths[1]", `path "hello" speaks http but target "db" serves pg; pair targets and paths explicitly with matrix.cases`},
 		{"connections < 1", okHead + strings.Replace(okMatrix, "[4]", "[4, 0]", 1),

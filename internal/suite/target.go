@@ -1,5 +1,7 @@
 package suite
 
+import "strconv"
+
 // Protocol names the wire protocol a path speaks and a target serves.
 type Protocol string
 
@@ -62,6 +64,16 @@ type Target struct {
 	// Metrics is the target's own metrics endpoint (Prometheus text
 	// format), scraped through every phase.
 	Metrics *Metrics `json:"metrics,omitempty"`
+
+	// Companions are further process trees sampled through every phase of
+	// every sample of this target and recorded under their own names
+	// beside it: another target of the suite (a database the target
+	// uses), or a running process found by PID or listening port.
+	Companions []Companion `json:"companions,omitempty"`
+	// Headline names the process whose figures are the sample's "server
+	// µs/request", cores and peak memory in reports: a companion's name,
+	// or "" (the default) for the target itself.
+	Headline string `json:"headline,omitempty"`
 
 	// Postgres makes this a PostgreSQL target.
 	Postgres *Postgres `json:"postgres,omitempty"`
@@ -324,4 +336,40 @@ type Attach struct {
 	// SO_REUSEPORT or forked) through their nearest common ancestor's
 	// tree, not the eldest one alone.
 	Tree bool `json:"tree,omitempty"`
+}
+
+// Companion is a process tree sampled beside a target: exactly one of
+// Target, PID and Port finds it.
+type Companion struct {
+	// Name labels the companion's figures (default: the target's name,
+	// pid-N or port-N).
+	Name string `json:"name,omitempty"`
+	// Target names another target of the suite: a postgres, redis or
+	// attach target, prepared once for the run (before this one) and
+	// sampled as its own samples sample it.
+	Target string `json:"target,omitempty"`
+	// PID is a running process (its whole tree is sampled).
+	PID int `json:"pid,omitempty"`
+	// Port finds the process listening on it; Tree samples every process
+	// listening there through their nearest common ancestor's tree.
+	Port int  `json:"port,omitempty"`
+	Tree bool `json:"tree,omitempty"`
+	// DSNEnv, with a postgres Target and a command target, is the
+	// environment variable the started command finds the companion's DSN
+	// in (never on its command line), as a sidecar does.
+	DSNEnv string `json:"dsn_env,omitempty"`
+}
+
+// CompanionName is the companion's label: Name, else the target's name,
+// pid-N or port-N.
+func (c Companion) CompanionName() string {
+	switch {
+	case c.Name != "":
+		return c.Name
+	case c.Target != "":
+		return c.Target
+	case c.PID != 0:
+		return "pid-" + strconv.Itoa(c.PID)
+	}
+	return "port-" + strconv.Itoa(c.Port)
 }

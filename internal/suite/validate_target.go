@@ -77,6 +77,7 @@ func (s *Suite) validateTarget(name string, t *Target) {
 	if len(t.Checks) > 0 && !t.Serve(HTTP) {
 		l.errf(f+".checks", "checks are HTTP requests; target %q does not serve http (serves: %s)", name, protoList(t.Protocols()))
 	}
+	s.checkCompanions(f, name, t)
 	switch kind {
 	case KindPostgres:
 		s.checkPostgres(f+".postgres", t.Postgres)

@@ -129,6 +129,13 @@ type Spec struct {
 	Attach     Target
 	AttachInfo *result.TargetInfo
 
+	// Companions are further process trees sampled beside the target,
+	// through every phase, each recorded under its own name
+	// (result.Sample.Companions); Headline names the one whose figures
+	// are the headline ("" for the target itself).
+	Companions []Companion
+	Headline   string
+
 	Driver     driver.Driver
 	Engine     load.Config
 	Phases     Phases

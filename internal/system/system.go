@@ -45,6 +45,9 @@ type Env struct {
 	Cells []suite.Cell
 	// LogDir is the run's directory for target logs (removed at the end).
 	LogDir string
+	// CompanionEnv are NAME=value pairs added to the environment of a
+	// started target: its companions' DSNs (suite Companion.DSNEnv).
+	CompanionEnv []string
 	// Notes, if set, receives progress notes (a fill, a pre-flight).
 	Notes func(format string, args ...any)
 }

@@ -73,6 +73,7 @@ func (c *System) spec() target.Spec {
 	for k, val := range c.t.Env {
 		env = append(env, k+"="+suite.Expand(val, v))
 	}
+	env = append(env, c.env.CompanionEnv...) // a companion's DSN, never on argv
 	sort.Strings(env)
 	argv := make([]string, len(c.t.Command))
 	for i, a := range c.t.Command {
