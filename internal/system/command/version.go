@@ -61,6 +61,10 @@ func Version(ctx context.Context, program string, argv []string, dir string, env
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	what := strings.Join(argv, " ")
 	err := cmd.Run()
+	if cmd.Process != nil {
+		// Whatever it left running in its group (a daemon it forked) goes too.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		return "", fmt.Errorf("version: %s: no answer within %s", what, timeout)
