@@ -121,7 +121,8 @@ func (c *cappedBuffer) Bytes() []byte { return c.buf.Bytes() }
 
 // runtimeVersion is the version of the variant's runtime for its
 // provenance: its version_command's answer, else that of the program it
-// runs (bin) with --version; "" with a note when there is none.
+// runs (bin) with --version; "" when there is none (with a note when the
+// declared version_command failed).
 func (c *System) runtimeVersion(ctx context.Context, bin string) string {
 	s := c.spec()
 	argv := make([]string, len(c.t.VersionCommand))
@@ -133,7 +134,11 @@ func (c *System) runtimeVersion(ctx context.Context, bin string) string {
 	}
 	v, err := Version(ctx, bin, argv, s.Dir, s.Env, VersionTimeout)
 	if err != nil {
-		c.env.Note("target %s: no runtime version (%v); set version_command to record one\n", c.env.Name, err)
+		// Many programs know no --version (a Go server's flag package
+		// refuses it): only a declared version_command's failure is news.
+		if len(argv) > 0 {
+			c.env.Note("target %s: no runtime version: %v\n", c.env.Name, err)
+		}
 		return ""
 	}
 	return v
