@@ -4,7 +4,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; })
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build test demo clean fuzz fuzz-short seed-000 seed-001
+.PHONY: build test demo clean fuzz fuzz-short seed-000 seed-001 seed-002 seed-003
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/benchrig ./cmd/benchrig
@@ -48,6 +48,30 @@ seed-001: build
 		./bin/benchrig run examples/seeds/001/suite.yaml -o $(SEED_OUT)/seed-001.json $$([ -f $(SEED_OUT)/seed-001.json ] && echo --resume)
 	./bin/benchrig report $(SEED_OUT)/seed-001.json -o $(SEED_OUT)/seed-001.html
 	./bin/benchrig report $(SEED_OUT)/seed-001.json
+
+# Seed 002 (examples/seeds/002): six Node frameworks × four workloads × 100
+# and 1,000 req/s on Node 24 from npm, ~4.5 h. SEED002_SET selects, e.g.
+# make seed-002 SEED002_SET="--set targets=node-http" (~46 min).
+SEED002_SET ?=
+seed-002: build
+	cd examples/seeds/002 && npm ci --no-audit --no-fund
+	cd examples/seeds/002 && ../../../bin/benchrig run suite.yaml -o seed002.json $(SEED002_SET)
+	cd examples/seeds/002 && ../../../bin/benchrig verify seed002.json && ../../../bin/benchrig report seed002.json -o seed002.html
+
+# Seed 003 (examples/seeds/003): raw http, Express 4 and Express reading
+# PostgreSQL through node-postgres, on Node 12.13.0 and 16.13.2 from npm,
+# 10 connections, 10 s, 5 repeats (~10 min); the database started once by
+# withpg; then compare the runtimes case by case (Mann–Whitney U).
+SEED003_CASES := raw=root express=root express=small express=medium
+seed-003: build
+	$(GO) build -o bin/withpg ./examples/seeds/003/withpg
+	cd examples/seeds/003 && npm ci --no-audit --no-fund
+	cd examples/seeds/003 && ../../../bin/withpg -sql data.sql -env SEED003_PG -- ../../../bin/benchrig run suite.yaml -o seed003.json --force
+	cd examples/seeds/003 && ../../../bin/benchrig verify seed003.json && ../../../bin/benchrig report seed003.json -o seed003.html
+	@cd examples/seeds/003 && for c in $(SEED003_CASES); do t=$${c%%=*}; p=$${c#*=}; \
+		echo "== $$t $$p: Node 12.13.0 (A) vs 16.13.2 (B)"; \
+		../../../bin/benchrig compare seed003.json --a "$$t node=node_modules/node12/bin/node $$p" --b "$$t node=node_modules/node16/bin/node $$p" || exit 1; \
+	done
 
 fuzz:
 	$(GO) test ./internal/resp -run '^$$' -fuzz FuzzReader -fuzztime 60s

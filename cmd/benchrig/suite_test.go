@@ -230,8 +230,10 @@ func checkReports(t *testing.T, dir, results string) {
 // from here (no bin/hello) plan refuses it as run would; from a directory
 // that has it, plan accepts every example.
 func TestExampleSuitesPlan(t *testing.T) {
+	// (The seeds' suites, examples/seeds/00N, run from their own directory
+	// in their smoke tests.)
 	files, _ := filepath.Glob("../../examples/suites/*.yaml")
-	if len(files) < 3 {
+	if len(files) < 2 {
 		t.Fatalf("example suites: %v", files)
 	}
 	demo, _ := filepath.Abs("../../examples/suites/http-demo.yaml")

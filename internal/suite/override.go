@@ -44,6 +44,20 @@ var overrideKeys = []overrideKey{
 		s.Matrix.Rates, err = positiveNumbers(v)
 		return err
 	}},
+	{"targets", "", "matrix.targets", func(s *Suite, v string) (err error) {
+		if len(s.Matrix.Cases) > 0 {
+			return fmt.Errorf("the matrix lists cases; targets selects from matrix.targets only")
+		}
+		s.Matrix.Targets, err = names(v, "targets", "node-http,fastify")
+		return err
+	}},
+	{"paths", "", "matrix.paths", func(s *Suite, v string) (err error) {
+		if len(s.Matrix.Cases) > 0 {
+			return fmt.Errorf("the matrix lists cases; paths selects from matrix.paths only")
+		}
+		s.Matrix.Paths, err = names(v, "paths", "hello,json")
+		return err
+	}},
 	{"pipeline", "", "matrix.pipeline", func(s *Suite, v string) (err error) {
 		s.Matrix.Pipeline, err = positiveInts(v)
 		return err
@@ -104,7 +118,8 @@ func durationKey(key string, field func(*Suite) *Duration) overrideKey {
 // BATCHES=1,64, RATES=100,1000, REPEATS=5, REQUESTS=50000,
 // DURATION_SECONDS=2 (the load phase) and GOMAXPROCS=8 (the client's) are
 // read, in that order. Then each of sets, "key=value", is applied in order;
-// keys are the variables' lower-case names plus pipeline, seed,
+// keys are the variables' lower-case names plus targets and paths
+// (a comma-separated selection of matrix.targets / matrix.paths), pipeline, seed,
 // phases.<name> and sampler.interval, and "rates=" (empty) selects closed
 // loop. Applied overrides are listed in s.Overrides and recorded by
 // Resolved. On error s may be partly changed and should be discarded; the
@@ -196,6 +211,32 @@ func positiveInt(v string) (int, error) {
 	}
 	return n, nil
 }
+
+// names parses a comma-separated list of distinct names (at most
+// maxOverrideNames), for the targets and paths overrides; whether each is
+// defined is checked with the suite.
+func names(v, what, example string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, part := range strings.Split(v, ",") {
+		n := strings.TrimSpace(part)
+		if n == "" || !nameRE.MatchString(n) {
+			return nil, fmt.Errorf("not a list of %s names, e.g. %s", what, example)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("%q is listed twice", n)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	if len(out) > maxOverrideNames {
+		return nil, fmt.Errorf("%d %s, at most %d", len(out), what, maxOverrideNames)
+	}
+	return out, nil
+}
+
+// maxOverrideNames bounds the targets and paths overrides.
+const maxOverrideNames = 1000
 
 func positiveInts(v string) ([]int, error) {
 	var out []int

@@ -103,7 +103,7 @@ func TestApplyOverridesErrors(t *testing.T) {
 		{"set without =", nil, []string{"connections"},
 			`--set connections: expected key=value, e.g. --set connections=4,64`},
 		{"unknown set key", nil, []string{"conections=4"},
-			`--set conections: unknown key "conections"; accepted: connections, clients, batches, rates, pipeline, repeats, requests, duration_seconds, gomaxprocs, seed, phases.baseline, phases.warmup, phases.settle, phases.load, phases.recovery, sampler.interval`},
+			`--set conections: unknown key "conections"; accepted: connections, clients, batches, rates, targets, paths, pipeline, repeats, requests, duration_seconds, gomaxprocs, seed, phases.baseline, phases.warmup, phases.settle, phases.load, phases.recovery, sampler.interval`},
 		{"bad set duration", nil, []string{"phases.load=fast"},
 			`--set phases.load="fast": not a duration: "fast"; accepted: a number of seconds (10, 1.5) or a number with a unit (250ms, 1.5s, 1m)`},
 		{"valid value, invalid suite", nil, []string{"sampler.interval=50ms"},

@@ -33,6 +33,11 @@ type Target struct {
 	// Command is the program and arguments of a command target. {port} and
 	// {param} placeholders are substituted (see Params).
 	Command []string `json:"command,omitempty"`
+	// VersionCommand prints the runtime's version for the provenance (e.g.
+	// ["node_modules/node16/bin/node", "--version"]); by default the
+	// program Command names is run with --version. Placeholders are
+	// substituted; it runs in Dir with Env, bounded by a timeout.
+	VersionCommand []string `json:"version_command,omitempty"`
 	// Dir is the working directory of Command (default: the current one).
 	Dir string `json:"dir,omitempty"`
 	// Env is added to the environment of Command, or of the ephemeral

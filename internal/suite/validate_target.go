@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"regexp"
@@ -10,7 +11,7 @@ import (
 
 var (
 	paramNameRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	paramValueRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+:@-]*$`)
+	paramValueRE    = regexp.MustCompile(`^[A-Za-z0-9./][A-Za-z0-9._+:@/-]*$`)
 	sharedBuffersRE = regexp.MustCompile(`^[0-9]+(kB|MB|GB|TB)?$`)
 	pgSettingRE     = regexp.MustCompile(`^[a-z_][a-z0-9_.]*$`)
 	keywordPassRE   = regexp.MustCompile(`(^|\s)password\s*=`)
@@ -103,6 +104,7 @@ func (s *Suite) checkTargetFields(f, kind string, t *Target) {
 		why  string
 	}{
 		{"dir", t.Dir != "", kind == KindCommand, "only a command target has a working directory"},
+		{"version_command", t.VersionCommand != nil, kind == KindCommand, "only a command target's runtime is run for its version (postgres and redis targets report theirs)"},
 		{"ready", t.Ready != nil, kind == KindCommand, "postgres and redis targets have their own readiness probe; attached ones are running"},
 		{"env", t.Env != nil, started, "an attached target is not started by benchrig"},
 		{"params", t.Params != nil, started, "params vary how benchrig starts a target; an attached one is not started"},
@@ -129,6 +131,33 @@ func (s *Suite) checkServes(f string, t *Target) {
 	}
 }
 
+// maxParamValueLen bounds a param value (a path to a runtime binary fits),
+// maxVersionArgs a version_command.
+const (
+	maxParamValueLen = 1024
+	maxVersionArgs   = 64
+)
+
+// paramValueProblem says what is wrong with a param value, "" when it is
+// accepted: letters, digits and . _ + : @ - /, starting with a letter, a
+// digit, '.' or '/', at most maxParamValueLen bytes. A '/' makes a path to
+// a binary (node_modules/node16/bin/node, ../bin/node); an empty path
+// segment ("a//b") or a trailing '/' (a directory) is refused.
+func paramValueProblem(v string) string {
+	const accepted = "accepted: letters, digits and . _ + : @ - /, starting with a letter, a digit, '.' or '/'"
+	switch {
+	case len(v) > maxParamValueLen:
+		return fmt.Sprintf("%d bytes, at most %d", len(v), maxParamValueLen)
+	case !paramValueRE.MatchString(v):
+		return accepted
+	case strings.Contains(v, "//"):
+		return "empty path segment (\"//\")"
+	case strings.HasSuffix(v, "/") && v != "/":
+		return "a path ending in '/' names a directory, not a binary"
+	}
+	return ""
+}
+
 // checkParams checks a target's params and every placeholder of the fields
 // they are substituted into; a param no placeholder uses would make
 // identical variants, so it is reported.
@@ -149,8 +178,8 @@ func (s *Suite) checkParams(f string, t *Target) {
 		}
 		seen := map[string]int{}
 		for i, v := range values {
-			if !paramValueRE.MatchString(v) {
-				l.errf(index(pf, i), "invalid value %q; accepted: letters, digits and . _ + : @ -, starting with a letter or digit", v)
+			if msg := paramValueProblem(v); msg != "" {
+				l.errf(index(pf, i), "invalid value %q: %s", v, msg)
 			}
 			if j, dup := seen[v]; dup {
 				l.errf(index(pf, i), "duplicate value %q (also at [%d])", v, j)
@@ -163,6 +192,15 @@ func (s *Suite) checkParams(f string, t *Target) {
 	check := func(field, v string) { l.checkPlaceholders(field, v, allowed, used) }
 	for i, a := range t.Command {
 		check(index(f+".command", i), a)
+	}
+	if t.VersionCommand != nil && (len(t.VersionCommand) == 0 || strings.TrimSpace(t.VersionCommand[0]) == "") {
+		l.errf(f+".version_command", "needs [program, args…], e.g. [node, --version]")
+	}
+	if len(t.VersionCommand) > maxVersionArgs {
+		l.errf(f+".version_command", "%d arguments, at most %d", len(t.VersionCommand), maxVersionArgs)
+	}
+	for i, a := range t.VersionCommand {
+		check(index(f+".version_command", i), a)
 	}
 	check(f+".dir", t.Dir)
 	for _, k := range sortedKeys(t.Env) {

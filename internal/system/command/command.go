@@ -35,7 +35,7 @@ func New(env system.Env) (system.System, error) {
 }
 
 // Prepare picks the port (the target's, or a free one) and records the
-// binary's provenance (path, SHA-256, git revision).
+// binary's provenance (path, SHA-256, git revision, runtime version).
 func (c *System) Prepare(ctx context.Context) (result.Provenance, error) {
 	c.port = c.t.Port
 	if c.port == 0 {
@@ -45,7 +45,9 @@ func (c *System) Prepare(ctx context.Context) (result.Provenance, error) {
 		}
 		c.port = p
 	}
-	return c.provenance(), nil
+	pv := c.provenance()
+	pv.Version = c.runtimeVersion(ctx, pv.Binary)
+	return pv, nil
 }
 
 // Close has nothing to stop: each sample stops its own process.

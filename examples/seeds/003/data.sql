@@ -1,0 +1,7 @@
+-- Seed 003's two objects, in place of its MongoDB documents: a small one
+-- (about 80 B of JSON) and a medium one (about 1 KB). withpg runs this file
+-- once on the ephemeral server before benchrig starts.
+CREATE TABLE objects (id text PRIMARY KEY, doc jsonb NOT NULL);
+INSERT INTO objects VALUES
+  ('small', '{"_id":"small","name":"Ada Lovelace","email":"ada@example.org","age":36,"active":true}'),
+  ('medium', '{"_id":"medium","title":"Notes on the Analytical Engine","author":{"name":"Ada Lovelace","born":1815,"country":"UK"},"tags":["engine","bernoulli","notes","1843","babbage","computing"],"sections":[{"n":0,"heading":"Note A","words":700,"summary":"On the operations of the engine and the numbers it computes, part 0."},{"n":1,"heading":"Note B","words":737,"summary":"On the operations of the engine and the numbers it computes, part 1."},{"n":2,"heading":"Note C","words":774,"summary":"On the operations of the engine and the numbers it computes, part 2."},{"n":3,"heading":"Note D","words":811,"summary":"On the operations of the engine and the numbers it computes, part 3."},{"n":4,"heading":"Note E","words":848,"summary":"On the operations of the engine and the numbers it computes, part 4."},{"n":5,"heading":"Note F","words":885,"summary":"On the operations of the engine and the numbers it computes, part 5."},{"n":6,"heading":"Note G","words":922,"summary":"On the operations of the engine and the numbers it computes, part 6."}],"published":"1843-09-01","pages":65,"translated_from":"Sketch of the Analytical Engine by L. F. Menabrea"}');
