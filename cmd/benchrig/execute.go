@@ -83,7 +83,9 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		if w, hdr, err = result.Resume(path); err != nil {
 			return nil, err
 		}
-		if p, err = resumePlan(hdr, stderr); err != nil {
+		if live := liveResume(s, p, hdr, x.secrets); live != nil {
+			p = live // the same suite as recorded, with its real credentials
+		} else if p, err = resumePlan(hdr, stderr); err != nil {
 			w.Abandon()
 			return nil, fmt.Errorf("%s: the recorded suite: %w", path, err)
 		}

@@ -304,6 +304,35 @@ func resumePlan(hdr *result.Header, stderr io.Writer) (*suite.Plan, error) {
 	return replan(hdr.Suite.Resolved, hdr.Smoke)
 }
 
+// liveResume returns the plan of the suite this command was given (the
+// quick mode's flags, or the suite file with this run's overrides) when it
+// resolves, redacted and scrubbed as the header was, to the suite the file
+// recorded: then the resumed samples get the real credentials, not the
+// record's placeholders. nil when there is none or it differs.
+func liveResume(s *suite.Suite, p *suite.Plan, hdr *result.Header, set *secret.Set) *suite.Plan {
+	if s == nil || p == nil {
+		return nil
+	}
+	resolved, err := s.Resolved()
+	if err != nil {
+		return nil
+	}
+	rec := struct {
+		R json.RawMessage `json:"r"`
+	}{resolved}
+	scrubRecord(&rec, set)
+	if !sameJSON(rec.R, hdr.Suite.Resolved) {
+		return nil
+	}
+	if hdr.Smoke != p.IsSmoke {
+		if !hdr.Smoke {
+			return nil
+		}
+		p = p.Smoke()
+	}
+	return p
+}
+
 // sameJSON reports whether two JSON texts hold the same value, whatever
 // their key order and escaping.
 func sameJSON(a, b []byte) bool {
