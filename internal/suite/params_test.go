@@ -52,7 +52,7 @@ func TestParamValuesRefused(t *testing.T) {
 		{`["node 12"]`, `targets.web.params.node[0]: invalid value "node 12": accepted: letters, digits and . _ + : @ - /, starting with a letter, a digit, '.' or '/'`},
 		{`["-rf"]`, `targets.web.params.node[0]: invalid value "-rf": accepted:`},
 		{`["{port}"]`, `targets.web.params.node[0]: invalid value "{port}": accepted:`},
-		{`[` + long + `]`, `targets.web.params.node[0]: invalid value "` + long + `": 1025 bytes, at most 1024`},
+		{`[` + long + `]`, `targets.web.params.node[0]: invalid value "` + long[:256] + `… (1025 bytes in all)": 1025 bytes, at most 1024`},
 		{`[a/b, a/b]`, `targets.web.params.node[1]: duplicate value "a/b" (also at [0])`},
 	} {
 		_, err := Parse("s.yaml", []byte(paramsSuite(c.values, "")))
