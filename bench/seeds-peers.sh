@@ -251,33 +251,28 @@ for c in cases:
 print()
 print("The seeds' ratios of req/s (median), each tool against itself:")
 print()
-print("| ratio | peers | benchrig | benchrig ÷ peers |")
-print("|---|---|---|---|")
-for a, b in [("resp-1", "any-1"), ("fn-1", "any-1"), ("any-1", "one"), ("fn-64", "any-64"), ("resp-64", "any-64")]:
-    r = {}
-    for tool in ("peer", "benchrig"):
-        va, vb = rows.get((a, tool)), rows.get((b, tool))
-        if va and vb:
-            r[tool] = m([x[0] for x in va]) / m([x[0] for x in vb])
-    if len(r) == 2:
-        note = ""
-        if any(bound(x, t) for x in (a, b) for t in ("peer", "benchrig")):
-            note = " (a client-bound case: not comparable)"
-        print(f"| {a} ÷ {b} | {r['peer']:.2f} | {r['benchrig']:.2f} | {r['benchrig'] / r['peer']:.2f}{note} |")
+PAIRS = [("resp-1", "any-1"), ("fn-1", "any-1"), ("any-1", "one"), ("fn-64", "any-64"), ("resp-64", "any-64")]
+def ratios(of, note_bound):
+    """One table of the seeds' ratios: of(a's rows, b's rows) for each tool."""
+    print("| ratio | peers | benchrig | benchrig ÷ peers |")
+    print("|---|---|---|---|")
+    for a, b in PAIRS:
+        r = {}
+        for tool in ("peer", "benchrig"):
+            va, vb = rows.get((a, tool)), rows.get((b, tool))
+            if va and vb:
+                r[tool] = of(va, vb)
+        if len(r) == 2:
+            note = ""
+            if note_bound and any(bound(x, t) for x in (a, b) for t in ("peer", "benchrig")):
+                note = " (a client-bound case: not comparable)"
+            print(f"| {a} ÷ {b} | {r['peer']:.2f} | {r['benchrig']:.2f} | {r['benchrig'] / r['peer']:.2f}{note} |")
+ratios(lambda va, vb: m([x[0] for x in va]) / m([x[0] for x in vb]), True)
 print()
 print("The same ratios from the server's own cost (server µs/op of b ÷ of a: how much")
 print("cheaper a is for the server), which a client-bound tool does not distort as much:")
 print()
-print("| ratio | peers | benchrig | benchrig ÷ peers |")
-print("|---|---|---|---|")
-for a, b in [("resp-1", "any-1"), ("fn-1", "any-1"), ("any-1", "one"), ("fn-64", "any-64"), ("resp-64", "any-64")]:
-    r = {}
-    for tool in ("peer", "benchrig"):
-        va, vb = rows.get((a, tool)), rows.get((b, tool))
-        if va and vb:
-            r[tool] = m([x[2] for x in vb]) / m([x[2] for x in va])
-    if len(r) == 2:
-        print(f"| {a} ÷ {b} | {r['peer']:.2f} | {r['benchrig']:.2f} | {r['benchrig'] / r['peer']:.2f} |")
+ratios(lambda va, vb: m([x[2] for x in vb]) / m([x[2] for x in va]), False)
 print()
 print("Client cost against the goal (benchrig's client µs/op ≤ the peer's plus decoding")
 print("that case's rows; decoder ns/row from BenchmarkDecode on the client's CPU):")
