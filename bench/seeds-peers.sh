@@ -279,7 +279,7 @@ print("that case's rows; decoder ns/row from BenchmarkDecode on the client's CPU
 print()
 ns = {}
 for line in open(sys.argv[2]):
-    mt = re.match(r"BenchmarkDecode/(\S+?)-\d+\s.*?([\d.]+) ns/row", line)
+    mt = re.match(r"BenchmarkDecode/(\S+?)(?:-\d+)?\s.*?([\d.]+) ns/row", line)
     if mt:
         ns[mt.group(1)] = float(mt.group(2))
 shape = {"one": ("rows", 1), "any-1": ("rows", 1), "any-64": ("rows", 64), "fn-1": ("json-strings", 1), "fn-64": ("json-strings", 64)}
