@@ -160,3 +160,24 @@ func OnPinnedThread(cpus []int, fn func() error) error {
 	}()
 	return <-done
 }
+
+// CheckOnline reports an error naming the first CPU of cpus that is not
+// online, with the online CPUs. A target benchrig starts may be pinned to
+// any online CPU, whatever benchrig's own affinity (benchrig under
+// taskset -c 1 may start its server on CPU 0).
+func CheckOnline(cpus []int) error {
+	online, err := ParseCPUList(OnlineCPUs())
+	if err != nil {
+		return nil // unknown: the kernel says at start
+	}
+	ok := make(map[int]bool, len(online))
+	for _, c := range online {
+		ok[c] = true
+	}
+	for _, c := range cpus {
+		if !ok[c] {
+			return fmt.Errorf("CPU %d is not online: this machine's online CPUs are %s", c, OnlineCPUs())
+		}
+	}
+	return nil
+}
