@@ -1,17 +1,16 @@
 package http
 
-import "regexp"
-
-// secretHeader matches header names whose values are credentials.
-var secretHeader = regexp.MustCompile(`(?i)(auth|cookie|token|secret|pass|api[-_]?key|session|credential)`)
+import "github.com/benchrig/benchrig/internal/secret"
 
 // RedactedValue replaces a secret header value in records.
-const RedactedValue = "[redacted]"
+const RedactedValue = secret.Placeholder
 
 // IsSecretHeader reports whether a header's value is a credential
-// (Authorization, Cookie, X-Api-Key, …) that must not reach results files,
-// reports or logs.
-func IsSecretHeader(name string) bool { return secretHeader.MatchString(name) }
+// (Authorization, Cookie, X-Api-Key, X-Upstream-Key, …) that must not reach
+// results files, reports or logs: the one policy of package secret, without
+// the names a suite or --secret-header adds (system.AddressDriver redacts
+// the recorded config with those too).
+func IsSecretHeader(name string) bool { return secret.Policy{}.Header(name) }
 
 // Redacted returns the config with the values of secret headers replaced,
 // the common ones and every request's, for recording. The driver itself
