@@ -39,17 +39,34 @@ func (p Policy) Text(s string, found *Set) string {
 		})
 	}
 	s = p.assignments(s, found)
-	s = flagPairRE.ReplaceAllStringFunc(s, func(m string) string {
-		g := flagPairRE.FindStringSubmatch(m)
-		if !p.Name(g[2]) || g[4] == Placeholder {
-			return m
+	return p.flagPairs(s, found)
+}
+
+// flagPairs hides the values of secret-named "--flag value" pairs. The scan
+// resumes at the whitespace after each value, not past it, so that a pair
+// right after another ("-A 0 --db-password X") is seen too.
+func (p Policy) flagPairs(s string, found *Set) string {
+	var b strings.Builder
+	i := 0
+	for i < len(s) {
+		m := flagPairRE.FindStringSubmatchIndex(s[i:])
+		if m == nil {
+			break
 		}
-		if found != nil {
-			found.Add(g[4], strings.Trim(g[4], `'"`))
+		name, val := s[i+m[4]:i+m[5]], s[i+m[8]:i+m[9]]
+		b.WriteString(s[i : i+m[8]])
+		if p.Name(name) && val != Placeholder {
+			if found != nil {
+				found.Add(val, strings.Trim(val, `'"`))
+			}
+			b.WriteString(Placeholder)
+		} else {
+			b.WriteString(val)
 		}
-		return g[1] + g[2] + g[3] + Placeholder + g[5]
-	})
-	return s
+		i += m[9] // the separator after the value starts the next search
+	}
+	b.WriteString(s[i:])
+	return b.String()
 }
 
 // assignments hides the values of secret-named key=value pairs. A pair
