@@ -108,7 +108,7 @@ func coordinate(a *app, o agentsOpts, resolved []byte, smoke bool) (runner.Execu
 	cc := agent.CoordinatorConfig{Agents: o.n, Token: tok, JoinFor: o.joinFor, Logf: logf}
 	if o.tlsCert != "" || o.tlsKey != "" {
 		if o.local {
-			return nil, nil, usagef("--local agents connect over loopback: --tls-cert and --tls-key are for remote agents")
+			return nil, nil, usagef("--local agents connect over loopback: --tls-cert and --tls-key, the coordinator's certificate and key, are for remote agents")
 		}
 		if cc.TLS, err = agent.ServerTLS(o.tlsCert, o.tlsKey); err != nil {
 			return nil, nil, usageError{err}

@@ -180,7 +180,7 @@ func TestHTTPSFlagErrors(t *testing.T) {
 		{[]string{"http", "http://127.0.0.1:1/", "--streams", "4"}, "--streams is HTTP/2's concurrent streams"},
 		{[]string{"http", "http://127.0.0.1:1/", "--http2"}, "--http2 is HTTP/2 over TLS: it takes an https:// URL"},
 		{[]string{"http", "https://127.0.0.1:1/", "--h2c"}, "--h2c is cleartext HTTP/2"},
-		{[]string{"http", "https://127.0.0.1:1/", "--cert", "c.pem"}, "--cert and --key go together"},
+		{[]string{"http", "https://127.0.0.1:1/", "--cert", "c.pem"}, "--cert and --key, a PEM client certificate and its private key, go together"},
 		{[]string{"http", "http://127.0.0.1:1/", "--cacert", "ca.pem"}, "--cacert is for https:// URLs"},
 		{[]string{"http", "https://127.0.0.1:1/", "--http2", "--streams", "0"}, "--streams must be 1–1024, got 0"},
 		{[]string{"http", "https://127.0.0.1:1/", "--http2", "--streams", "4", "-p", "2"}, "give --streams or --pipeline, not both"},

@@ -12,7 +12,7 @@ import (
 // ServerTLS loads the coordinator's certificate and key (PEM files).
 func ServerTLS(certFile, keyFile string) (*tls.Config, error) {
 	if certFile == "" || keyFile == "" {
-		return nil, errors.New("--tls-cert and --tls-key go together")
+		return nil, errors.New("--tls-cert and --tls-key, a PEM certificate and its private key, go together: give both or neither")
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {

@@ -54,7 +54,7 @@ func (h *HTTP) wireDoc(path, d Doc, rawURL string) error {
 		return fmt.Errorf("--insecure is for https:// URLs, got %s://", scheme)
 	}
 	if (w.Cert == "") != (w.Key == "") {
-		return fmt.Errorf("--cert and --key go together: a PEM client certificate and its private key")
+		return fmt.Errorf("--cert and --key, a PEM client certificate and its private key, go together: give both or neither")
 	}
 	if len(tls) > 0 {
 		path["tls"] = tls
