@@ -11,6 +11,8 @@
 #   HTTPS=0 bench/http-peers.sh    # cleartext only; HTTP=0: https only
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/nocalibrate.sh
+. bench/lib/nocalibrate.sh
 CONNECTIONS=${CONNECTIONS:-10}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
@@ -63,7 +65,7 @@ for run in $(seq "$RUNS"); do
 	reqs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"]["total"])' "$work/out")
 	echo "autocannon $reqs $DURATION $cpu" >>"$work/rows"
 
-	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" $(nocal ./bin/benchrig) -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
 	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 	echo "benchrig $reqs $secs $cpu" >>"$work/rows"
 	echo "run $run done" >&2
@@ -86,7 +88,7 @@ for run in $(seq "$RUNS"); do
 	reqs=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$work/out")
 	echo "wrk-https $reqs $DURATION $cpu" >>"$work/rows"
 
-	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" --insecure -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" --insecure $(nocal ./bin/benchrig) -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
 	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 	echo "benchrig-https $reqs $secs $cpu" >>"$work/rows"
 	echo "https run $run done" >&2

@@ -34,6 +34,8 @@
 # load generator's own cost.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/nocalibrate.sh
+. bench/lib/nocalibrate.sh
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
@@ -110,7 +112,7 @@ benchrig_row() {
 	local tool=$1 rows=$2 cpu
 	shift 2
 	cpu=$(GOMAXPROCS=1 measure "$benchrig" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
-		--baseline 0 --warmup 0 --settle 0 --recovery 0 --json "$@" | cpu_of)
+		--baseline 0 --warmup 0 --settle 0 --recovery 0 $(nocal "$benchrig") --json "$@" | cpu_of)
 	python3 - "$work/out" "$tool" "$cpu" >>"$rows" <<'PY'
 import json, sys
 lines = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]

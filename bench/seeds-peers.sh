@@ -34,6 +34,8 @@
 #   RUNS=5 DURATION=10 bench/seeds-peers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/nocalibrate.sh
+. bench/lib/nocalibrate.sh
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
@@ -187,7 +189,7 @@ benchrig_case() {
 	local name=$1 root=$2 cpu s0 s1
 	shift 2
 	s0=$(server_cpu "$root")
-	cpu=$(GOMAXPROCS=1 measure "$benchrig" "$@" -c "$CONNECTIONS" --baseline 0 --warmup 0 --settle 0 --recovery 0 --no-pss --json | cpu_of)
+	cpu=$(GOMAXPROCS=1 measure "$benchrig" "$@" $(nocal "$benchrig") -c "$CONNECTIONS" --baseline 0 --warmup 0 --settle 0 --recovery 0 --no-pss --json | cpu_of)
 	s1=$(server_cpu "$root")
 	python3 - "$work/out" "$name" "$cpu" "$(python3 -c "print($s1 - $s0)")" >>"$work/rows" <<'PY'
 import json, sys
