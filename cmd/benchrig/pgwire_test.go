@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"net/url"
 	"strings"
 	"testing"
@@ -20,24 +19,11 @@ func TestDSNToANonPostgresPort(t *testing.T) {
 	}
 	t.Cleanup(func() { rs.Close() })
 	hu, _ := url.Parse(helloServer(t))
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { silent.Close() })
-	go func() { // accept and say nothing
-		for {
-			c, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-		}
-	}()
+	silent := silentListener(t)
 	for _, tc := range []struct{ name, addr, want string }{
 		{"redis", rs.Addr(), "did not answer PostgreSQL's SSLRequest within 2s: it does not speak PostgreSQL's protocol (a Redis or HTTP server"},
 		{"http", hu.Host, "does not speak PostgreSQL's protocol"},
-		{"silent", silent.Addr().String(), "did not answer PostgreSQL's SSLRequest within 2s"},
+		{"silent", silent, "did not answer PostgreSQL's SSLRequest within 2s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := cli(t, "pg", "--dsn", "postgres://bench:s3cret@"+tc.addr+"/bench", "--path", "prepared-one", "-d", "1s")

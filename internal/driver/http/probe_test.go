@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"net"
@@ -9,24 +10,11 @@ import (
 	"time"
 )
 
-// silentServer accepts connections and never answers.
+// silentServer reads requests and never answers (until the test ends).
 func silentServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-		}
-	}()
-	return "http://" + ln.Addr().String() + "/"
+	quiet := make(chan struct{})
+	t.Cleanup(func() { close(quiet) })
+	return rawServer(t, func(net.Conn, *bufio.Reader, int) bool { <-quiet; return false })
 }
 
 // TestProbeBounded: the pre-flight request against a silent server ends
