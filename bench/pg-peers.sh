@@ -36,6 +36,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
 . bench/lib/nocalibrate.sh
+# shellcheck source=lib/pg.sh
+. bench/lib/pg.sh
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
@@ -43,24 +45,15 @@ ROWS=${ROWS:-4096}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 
-pgbin=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
-[ -x "$pgbin/pgbench" ] && [ -x "$pgbin/initdb" ] || { echo "PostgreSQL server binaries and pgbench are needed (PGBIN=…/bin)" >&2; exit 1; }
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
 
 work=$(mktemp -d -t benchrig-pg-peers.XXXXXX)
-chmod 755 "$work"
-as=()
-if [ "$(id -u)" = 0 ]; then
-	id postgres >/dev/null 2>&1 || { echo "run as a user other than root, or create the postgres user" >&2; exit 1; }
-	as=(runuser -u postgres --)
-	chown postgres "$work"
-fi
-started=
 cleanup() {
-	[ -n "$started" ] && "${as[@]}" "$pgbin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
+	pg_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+pg_init
 
 benchrig=${BENCHRIG:-}
 if [ -z "$benchrig" ]; then
@@ -68,20 +61,8 @@ if [ -z "$benchrig" ]; then
 	benchrig=$work/benchrig
 fi
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"${as[@]}" "$pgbin/initdb" -D "$work/data" -U postgres -A trust --no-sync >"$work/initdb.log" 2>&1
-taskset -c "$SERVER_CPU" "${as[@]}" "$pgbin/pg_ctl" -D "$work/data" -l "$work/server.log" -w -o \
-	"-c port=$port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$work -c max_connections=$((CONNECTIONS + 10)) \
-	 -c shared_buffers=128MB -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c jit=off -c autovacuum=off" \
-	start >/dev/null
-started=1
-dsn="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
-"$pgbin/psql" -q -X -v ON_ERROR_STOP=1 "$dsn" <<SQL
-CREATE TABLE items (id bigint PRIMARY KEY, revision bigint NOT NULL DEFAULT 0, payload text NOT NULL);
-INSERT INTO items SELECT i, 0, rpad('item-' || i || '-', 128, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')
-	FROM generate_series(1, $ROWS) i;
-VACUUM (FREEZE, ANALYZE) items;
-SQL
+pg_start "$CONNECTIONS" "$SERVER_CPU"
+pg_items "$ROWS"
 
 printf '\\set id random(1, %d)\nSELECT row_to_json(t) FROM items t WHERE id = :id;\n' "$ROWS" >"$work/one.sql"
 {

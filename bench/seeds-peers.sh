@@ -36,6 +36,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
 . bench/lib/nocalibrate.sh
+# shellcheck source=lib/pg.sh
+. bench/lib/pg.sh
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
@@ -43,45 +45,26 @@ ROWS=${ROWS:-4096}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 
-pgbin=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
-[ -x "$pgbin/pgbench" ] && [ -x "$pgbin/initdb" ] || { echo "PostgreSQL server binaries and pgbench are needed (PGBIN=…/bin)" >&2; exit 1; }
 command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || { echo "redis-server and redis-benchmark are needed (redis-server, redis-tools)" >&2; exit 1; }
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
 
 work=$(mktemp -d -t benchrig-seeds-peers.XXXXXX)
-chmod 755 "$work"
-as=()
-if [ "$(id -u)" = 0 ]; then
-	id postgres >/dev/null 2>&1 || { echo "run as a user other than root, or create the postgres user" >&2; exit 1; }
-	as=(runuser -u postgres --)
-	chown postgres "$work"
-fi
-started= redis_pid=
+redis_pid=
 cleanup() {
-	[ -n "$started" ] && "${as[@]}" "$pgbin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
+	pg_stop
 	if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+pg_init
 
 go build -o "$work/benchrig" ./cmd/benchrig
 benchrig=$work/benchrig
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-pgport=$(freeport)
-"${as[@]}" "$pgbin/initdb" -D "$work/data" -U postgres -A trust --no-sync >"$work/initdb.log" 2>&1
-taskset -c "$SERVER_CPU" "${as[@]}" "$pgbin/pg_ctl" -D "$work/data" -l "$work/server.log" -w -o \
-	"-c port=$pgport -c listen_addresses=127.0.0.1 -c unix_socket_directories=$work -c max_connections=$((CONNECTIONS + 10)) \
-	 -c shared_buffers=128MB -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c jit=off -c autovacuum=off" \
-	start >/dev/null
-started=1
-postmaster=$(head -1 "$work/data/postmaster.pid")
-dsn="postgres://postgres@127.0.0.1:$pgport/postgres?sslmode=disable"
+pg_start "$CONNECTIONS" "$SERVER_CPU"
+pg_items "$ROWS"
 "$pgbin/psql" -q -X -v ON_ERROR_STOP=1 "$dsn" <<SQL
-CREATE TABLE items (id bigint PRIMARY KEY, revision bigint NOT NULL DEFAULT 0, payload text NOT NULL);
-INSERT INTO items SELECT i, 0, rpad('item-' || i || '-', 128, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')
-	FROM generate_series(1, $ROWS) i;
-VACUUM (FREEZE, ANALYZE) items;
 CREATE FUNCTION items_mget(keys bigint[]) RETURNS text[] LANGUAGE sql STABLE AS
 \$\$ SELECT array_agg(row_to_json(t)::text ORDER BY k.n) FROM unnest(keys) WITH ORDINALITY k(id, n) LEFT JOIN items t ON t.id = k.id \$\$;
 SQL
