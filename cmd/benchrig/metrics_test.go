@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/benchrig/benchrig/internal/result"
 )
 
 // metricsTarget serves "hello" at / and, at /metrics, the Prometheus text
@@ -187,5 +185,4 @@ func TestMetricsNodeHeap(t *testing.T) {
 	if s.Server == nil || s.Server.Figures.RSSLoad == 0 {
 		t.Fatalf("no RSS sampled beside the heap")
 	}
-	_ = result.Metrics{}
 }
