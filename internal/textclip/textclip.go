@@ -17,11 +17,20 @@ func String(s string) string {
 	if len(s) <= Max {
 		return s
 	}
-	cut := Max
+	return fmt.Sprintf("%s (%d bytes in all)", Cut(s, Max), len(s))
+}
+
+// Cut returns s when it is at most n bytes, else its first n bytes (cut at
+// a character boundary) followed by "…".
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
+	return s[:cut] + "…"
 }
 
 // Args returns args with every string longer than Max clipped by String,

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/benchrig/benchrig/internal/textclip"
 )
 
 // maxCheckedBody bounds how much of a body is kept for a body check.
@@ -336,9 +338,11 @@ func containsFold(b []byte, s string) bool {
 	return false
 }
 
+// clip is a response body as an error quotes it: its first 60 bytes (only
+// those are copied: bodies may be large, and errors may be many).
 func clip(b []byte) string {
-	if len(b) > 60 {
-		return string(b[:60]) + "…"
+	if len(b) > 64 {
+		b = b[:64]
 	}
-	return string(b)
+	return textclip.Cut(string(b), 60)
 }
