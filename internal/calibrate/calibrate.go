@@ -3,7 +3,6 @@ package calibrate
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
@@ -11,6 +10,7 @@ import (
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/workload"
 )
@@ -79,10 +79,10 @@ func measureOne(ctx context.Context, protocol string, d time.Duration) result.Fl
 		e.Error = err.Error()
 		return e
 	}
-	u0, s0 := selfCPU()
+	u0, s0 := proc.SelfCPU()
 	res, warm, err := drive(ctx, drv, d)
 	peerCPU, perr := p.close() // after the engine closed its connection: every peer thread has ended
-	u1, s1 := selfCPU()
+	u1, s1 := proc.SelfCPU()
 	switch {
 	case err != nil:
 		e.Error = err.Error()
@@ -144,13 +144,4 @@ func nullDriver(protocol, addr string) (driver.Driver, error) {
 		return respdrv.New(c)
 	}
 	return nil, fmt.Errorf("unknown protocol %q; accepted: http, pg, resp", protocol)
-}
-
-// selfCPU is this process's user and system CPU so far.
-func selfCPU() (user, sys time.Duration) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0
-	}
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }

@@ -2,25 +2,19 @@ package load
 
 import (
 	"runtime"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 )
 
 type rusage struct{ user, sys time.Duration }
 
 func readRusage() rusage {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return rusage{}
-	}
-	return rusage{
-		user: time.Duration(ru.Utime.Nano()),
-		sys:  time.Duration(ru.Stime.Nano()),
-	}
+	u, s := proc.SelfCPU()
+	return rusage{user: u, sys: s}
 }
 
 // UsableCores is how many cores the client may use: its CPU affinity, capped

@@ -2,9 +2,9 @@ package run
 
 import (
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 )
 
@@ -27,7 +27,7 @@ func startClientSampler(interval time.Duration) *clientSampler {
 		interval = time.Second
 	}
 	c := &clientSampler{begin: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
-	c.u0, c.s0 = selfCPU()
+	c.u0, c.s0 = proc.SelfCPU()
 	c.take()
 	go func() {
 		defer close(c.done)
@@ -54,7 +54,7 @@ func (c *clientSampler) mark(phase string) {
 }
 
 func (c *clientSampler) take() {
-	u, s := selfCPU()
+	u, s := proc.SelfCPU()
 	now := time.Now()
 	c.mu.Lock()
 	c.samples = append(c.samples, result.ClientCPUSample{Time: now.UTC(), Offset: now.Sub(c.begin).Seconds(), Phase: c.phase,
@@ -70,13 +70,4 @@ func (c *clientSampler) stop() []result.ClientCPUSample {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.samples
-}
-
-// selfCPU is this process's user and system CPU so far.
-func selfCPU() (user, sys time.Duration) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0
-	}
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
