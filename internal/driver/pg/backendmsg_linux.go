@@ -19,11 +19,24 @@ func tooLong(typ byte, ml int, limit int64) string {
 	return fmt.Sprintf("backend message %s of %d bytes exceeds pg.max_message %d bytes", t, ml, limit)
 }
 
+// unknownMessage is the error of a backend message of a type the
+// event loop does not expect.
+func unknownMessage(typ byte) string {
+	t := strconv.QuoteRune(rune(typ))
+	if name := msgNames[typ]; name != "" {
+		return "unexpected backend message " + t + " (" + name + ")"
+	}
+	return "unknown backend message type " + t
+}
+
 // msgNames names the backend messages a read meets.
 var msgNames = map[byte]string{
 	'D': "DataRow", 'T': "RowDescription", 'C': "CommandComplete", 'E': "ErrorResponse",
 	'N': "NoticeResponse", 'A': "NotificationResponse", 'S': "ParameterStatus", 'Z': "ReadyForQuery",
 	'1': "ParseComplete", '2': "BindComplete", 'n': "NoData", 't': "ParameterDescription",
+	'3': "CloseComplete", 'I': "EmptyQueryResponse", 's': "PortalSuspended", 'R': "Authentication",
+	'K': "BackendKeyData", 'G': "CopyInResponse", 'H': "CopyOutResponse", 'W': "CopyBothResponse",
+	'd': "CopyData", 'c': "CopyDone", 'V': "FunctionCallResponse", 'v': "NegotiateProtocolVersion",
 }
 
 // rowsAffected is the row count at the end of a CommandComplete tag

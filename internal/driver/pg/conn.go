@@ -188,6 +188,8 @@ func (c *Conn) Fetch(ctx context.Context, keys []*int64) ([]any, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	ctx, cancel := opCtx(ctx, c.d.cfg.Timeout)
+	defer cancel()
 	ks := make([]int64, len(keys))
 	nulls := make([]bool, len(keys))
 	for i, k := range keys {

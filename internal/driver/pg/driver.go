@@ -92,6 +92,9 @@ func New(cfg Config) (*Driver, error) {
 	cc.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelDeadline}
 	}
+	// The connect is bounded in time, and every message from the answer
+	// to the startup message on in size (connect.go).
+	Bound(cc, cfg.MaxMessage)
 	tableID, _ := postgres.ParseIdent("pg.table", cfg.Table)
 	pkID, _ := postgres.ParseIdent("pg.pk", cfg.PK)
 	table, pk := tableID.Sanitize(), pkID.Sanitize()
@@ -208,9 +211,11 @@ func (d *Driver) Open(ctx context.Context, worker int) (driver.Conn, error) {
 }
 
 // OpenConn is Open returning the concrete connection, whose Fetch
-// pre-flight checks use.
+// pre-flight checks use. The connect is bounded by ConnectTimeout (or the
+// DSN's connect_timeout), each statement's preparation by pg.timeout, and
+// every message by pg.max_message.
 func (d *Driver) OpenConn(ctx context.Context) (*Conn, error) {
-	pc, err := postgres.ConnectConfig(ctx, d.conn, d.cfg.DSN)
+	pc, err := connectConfig(ctx, d.conn, d.cfg.DSN, "pg.max_message")
 	if err != nil {
 		return nil, err
 	}
@@ -248,9 +253,6 @@ func (d *Driver) OpenConn(ctx context.Context) (*Conn, error) {
 	if upd.fastKey() {
 		c.upd = upd
 	}
-	// pgconn refuses a longer message; the event loop checks its own
-	// framing (loopconn_linux.go).
-	pc.PgConn().Frontend().SetMaxBodyLen(int(d.cfg.MaxMessage - 4))
 	c.timer = time.AfterFunc(time.Hour, c.onTimeout)
 	c.timer.Stop()
 	return c, nil
@@ -261,6 +263,8 @@ func (c *Conn) prepare(ctx context.Context, name, sql, what, param string, n int
 	if sql == "" {
 		return nil, nil
 	}
+	ctx, cancel := opCtx(ctx, c.d.cfg.Timeout)
+	defer cancel()
 	sd, err := c.pg.Prepare(ctx, name, sql)
 	if err != nil {
 		return nil, fmt.Errorf("pg: prepare %s statement %q: %w", what, sql, err)

@@ -177,6 +177,11 @@ func (l *loop) PIDs() []uint32 {
 // Touch implements Backends: for each open connection in turn, a Run in
 // which it alone performs one operation, seq 0 of the workload; the
 // outcomes are not reported.
+//
+// Each connection's operation is bounded by TouchTimeout, and the first
+// that fails ends Touch: a server that does not answer fails it (the
+// loop's connections are then closed, and reopened by the next Run)
+// instead of holding the run for a request timeout per connection.
 func (l *loop) Touch(ctx context.Context) error {
 	defer func() { l.only = nil }()
 	for _, c := range l.conns {
@@ -184,12 +189,21 @@ func (l *loop) Touch(ctx context.Context) error {
 			continue
 		}
 		l.only = c
-		if err := l.Run(ctx, 1, 0, &touchWork{left: 1}); err != nil {
+		tctx, cancel := context.WithTimeout(ctx, TouchTimeout)
+		err := l.Run(tctx, 1, 0, &touchWork{left: 1})
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil && tctx.Err() != nil {
+				return fmt.Errorf("pg: connection %d of %d did not answer within %s", c.i+1, len(l.conns), TouchTimeout)
+			}
 			return err
 		}
 	}
 	return nil
 }
+
+// TouchTimeout bounds the operation of one connection in Touch.
+const TouchTimeout = time.Second
 
 // touchWork grants one request.
 type touchWork struct{ left int }
@@ -303,7 +317,18 @@ func (l *loop) reconnect(c *lconn, now int64) {
 		c.st = csDown
 		return
 	}
-	ctx, cancel := context.WithTimeout(l.ctx, reopenTimeout)
+	// The reopen runs on the loop's goroutine: bounded, and never past
+	// the window's end.
+	end := now + int64(reopenTimeout)
+	if l.deadline != 0 {
+		end = min(end, l.deadline)
+	}
+	if end <= now {
+		c.st = csDown
+		l.stopping = l.stopping || (l.deadline != 0 && now >= l.deadline)
+		return
+	}
+	ctx, cancel := context.WithDeadline(l.ctx, driver.Wall(end))
 	err := l.open(ctx, c)
 	cancel()
 	if err == nil {

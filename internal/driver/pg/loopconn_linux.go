@@ -264,10 +264,34 @@ func (l *loop) read(c *lconn) {
 	c.rbuf = b[:copy(b, b[off:])]
 }
 
-// message handles one backend message; false when c was closed.
+// message handles one backend message; false when c was closed. A
+// message no PostgreSQL server sends in answer to a Bind, Execute and
+// Sync, or a reply while no request is outstanding, is a framing error:
+// the connection fails (its stream can no longer be trusted to line up
+// with the requests).
 func (l *loop) message(c *lconn, typ byte, body []byte, now int64) bool {
-	if !c.busy {
-		return true // notices, parameter changes, notifications
+	switch typ {
+	case 'N', 'S', 'A':
+		return true // notices, parameter changes, notifications: any time
+	case 'E':
+		if !c.busy {
+			// A FATAL error on an idle connection (the server shutting
+			// down, an idle-session timeout): it closes next.
+			l.unsolicited(c, errorResponse(body), now)
+			return false
+		}
+	case 'D', 'C', 'Z', '2', 'n', 'T', 'I', 's':
+		if !c.busy {
+			l.unsolicited(c, "backend message with no request outstanding", now)
+			return false
+		}
+	default:
+		if !c.busy {
+			l.unsolicited(c, unknownMessage(typ), now)
+		} else {
+			l.fail(c, driver.Error, unknownMessage(typ))
+		}
+		return false
 	}
 	switch typ {
 	case 'D':
@@ -441,6 +465,23 @@ func (l *loop) finish(c *lconn, class driver.Class, msg string, now int64) {
 	l.w.Record(&o, c.sent)
 	c.backoff.Reset()
 	l.queue(c)
+}
+
+// unsolicited handles a message on an idle connection that no request
+// asked for: nothing to account it to, so a request is claimed and failed
+// with msg (as a failed reopen fails one, and the HTTP driver's loop does
+// for unsolicited bytes), and the connection is replaced after a pause.
+func (l *loop) unsolicited(c *lconn, msg string, now int64) {
+	l.drop(c)
+	if !l.stopping {
+		if seq, k := l.w.Claim(1); k > 0 {
+			o := driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: now, Msg: msg}
+			l.w.Record(&o, now)
+		} else {
+			l.stopping = true
+		}
+	}
+	l.pauseConn(c, now)
 }
 
 // fail fails c's request in flight, closes c and schedules its reopen

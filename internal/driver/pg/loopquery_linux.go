@@ -78,6 +78,14 @@ func (l *loop) doSimpleQuery(ctx context.Context, c *lconn, sql string) ([][][]b
 	var rows [][][]byte
 	var srvErr string
 	for {
+		// A server that keeps sending (notices without end) must not
+		// outlast the deadline either.
+		if time.Now().After(deadline) {
+			return nil, errors.New("no answer from the server in time")
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		// Whole messages first: a previous read may hold several.
 		for len(c.rbuf) >= 5 {
 			ml := int(binary.BigEndian.Uint32(c.rbuf[1:]))

@@ -125,6 +125,8 @@ func (c *Conn) planDelta(mode string, now map[string]PlanCount) Plans {
 func (c *Conn) PlanStats(ctx context.Context) (Plans, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	ctx, cancel := opCtx(ctx, OpTimeout)
+	defer cancel()
 	rows, err := c.pg.Query(ctx, planQuery, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		return Plans{}, fmt.Errorf("pg: read pg_prepared_statements: %w", err)

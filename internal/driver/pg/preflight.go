@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -48,7 +49,7 @@ func Preflight(ctx context.Context, dsn string, paths []Config) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	ctl, err := postgres.Connect(ctx, dsn)
+	ctl, err := Connect(ctx, dsn)
 	if err != nil {
 		return fmt.Errorf("pg preflight: %w", err)
 	}
@@ -152,6 +153,7 @@ func (c *Conn) checkHotPath(keys []*int64, fetched []any) error {
 	defer c.mu.Unlock()
 	c.rows = append(c.rows[:0], make([]any, len(ks))...)
 	var err error
+	c.arm()
 	switch c.d.cfg.Path {
 	case Any:
 		err = c.readAnyFast(ks)
@@ -159,6 +161,9 @@ func (c *Conn) checkHotPath(keys []*int64, fetched []any) error {
 		err = c.readSQLFast(ks)
 	default:
 		err = c.readOneFast(ks)
+	}
+	if c.disarm() {
+		return fmt.Errorf("hot path: no answer within pg.timeout %s", c.d.cfg.Timeout)
 	}
 	if err != nil {
 		return fmt.Errorf("hot path: %w", err)
@@ -196,10 +201,17 @@ func show(v any) string {
 	return string(b)
 }
 
+// checkTableTimeout bounds CheckTable's statements, a count of the whole
+// table among them.
+const checkTableTimeout = 2 * time.Minute
+
 // CheckTable checks that table exists, that pk alone is its primary key and
 // an integer column, and, when rows > 0, that it holds exactly the rows
 // 1 … rows the workload reads.
 func CheckTable(ctx context.Context, conn *pgx.Conn, table, pk string, rows int64) error {
+	// Counting a large table's rows takes a while: a generous bound.
+	ctx, cancel := opCtx(ctx, checkTableTimeout)
+	defer cancel()
 	tableID, err := postgres.ParseIdent("pg.table", table)
 	if err != nil {
 		return err

@@ -41,11 +41,16 @@ type samplePlans struct {
 	mu    sync.Mutex
 	sum   pgdrv.Plans
 	valid bool // some connection was read
+	// failed: a reading failed; the later connections close unread (a
+	// server that does not answer costs one planReadTimeout, not one per
+	// connection).
+	failed atomic.Bool
 }
 
 // add adds one connection's (or loop's) reading.
 func (p *samplePlans) add(q pgdrv.Plans, err error) {
 	if err != nil {
+		p.failed.Store(true)
 		return
 	}
 	p.mu.Lock()
@@ -103,7 +108,7 @@ func planCtx() (context.Context, context.CancelFunc) {
 // closes it. A connection closed while a Do is in flight on it (the engine
 // aborting a window) is closed at once, unread: its counts are lost.
 func (c *sampleConn) Close() error {
-	if c.inDo.Load() == 0 {
+	if c.inDo.Load() == 0 && !c.plans.failed.Load() {
 		c.closeOnce.Do(func() {
 			ctx, cancel := planCtx()
 			c.plans.add(c.Conn.PlanStats(ctx))
@@ -133,7 +138,7 @@ func (l *planLoop) Run(ctx context.Context, pipeline int, deadline int64, w driv
 // it. A loop closed while it runs (a cancelled window) is closed at once,
 // unread.
 func (l *planLoop) Close() error {
-	if l.running.Load() == 0 {
+	if l.running.Load() == 0 && !l.plans.failed.Load() {
 		l.closeOnce.Do(func() {
 			ctx, cancel := planCtx()
 			l.plans.add(l.sampleLoop.PlanStats(ctx))

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
@@ -34,10 +35,12 @@ func infoSettings(si postgres.Info) map[string]string {
 // which may create extensions or ALTER the database). Called with s.mu
 // held.
 func (s *PGServer) refreshInfo(ctx context.Context) error {
-	conn, err := postgres.Connect(ctx, s.dsn)
+	conn, err := pgdrv.Connect(ctx, s.dsn)
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
+	defer cancel()
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = conn.Close(cctx)

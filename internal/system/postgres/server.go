@@ -92,6 +92,7 @@ type PGServer struct {
 	writes bool // a prepared path writes: Reset reloads a DSN server's table
 	// hasRevision caches whether the table has a revision column.
 	hasRevision *bool
+	stopped     bool // Stop was called
 
 	stopOnce sync.Once
 	stopErr  error
@@ -137,12 +138,14 @@ func StartPG(ctx context.Context, opts PGOptions) (*PGServer, error) {
 
 // connect opens the control connection and fills the provenance.
 func (s *PGServer) connect(ctx context.Context) error {
-	ctl, err := postgres.Connect(ctx, s.dsn)
+	ctl, err := pgdrv.Connect(ctx, s.dsn)
 	if err != nil {
 		return err
 	}
 	s.ctl = ctl
-	si, err := postgres.ServerInfo(ctx, ctl, s.changedSettings()...)
+	octx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
+	defer cancel()
+	si, err := postgres.ServerInfo(octx, ctl, s.changedSettings()...)
 	if err != nil {
 		return fmt.Errorf("%w (server %s)", err, postgres.Redact(s.dsn))
 	}
@@ -277,6 +280,7 @@ func (s *PGServer) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		var errs []error
 		s.mu.Lock()
+		s.stopped = true
 		if s.ctl != nil {
 			cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			_ = s.ctl.Close(cctx)
@@ -321,23 +325,32 @@ func (s *PGServer) Info() *result.TargetInfo {
 func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ctl == nil || s.ctl.IsClosed() {
-		return errors.New("postgres: the server was stopped")
+	if err := s.ctlErr(); err != nil {
+		return err
 	}
 	if s.eph != nil {
-		if err := postgres.CreateDataset(ctx, s.ctl, s.opts.Dataset); err != nil {
+		dctx, cancel := context.WithTimeout(ctx, DatasetTimeout)
+		err := postgres.CreateDataset(dctx, s.ctl, s.opts.Dataset)
+		cancel()
+		if err != nil {
 			return err
 		}
 	}
 	for i, q := range s.opts.InitSQL {
-		if _, err := s.ctl.Exec(ctx, q); err != nil {
+		qctx, cancel := context.WithTimeout(ctx, DatasetTimeout)
+		_, err := s.ctl.Exec(qctx, q)
+		cancel()
+		if err != nil {
 			return fmt.Errorf("postgres.init_sql[%d]: %w", i, err)
 		}
 	}
 	if err := s.refreshInfo(ctx); err != nil {
 		return err
 	}
-	if err := postgres.CheckReserve(ctx, s.ctl, maxConns); err != nil {
+	octx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
+	err := postgres.CheckReserve(octx, s.ctl, maxConns)
+	cancel()
+	if err != nil {
 		return err
 	}
 	done := make([]pgdrv.Config, len(paths))
@@ -366,13 +379,13 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 			if d.Config().Path == pgdrv.PreparedOne {
 				args = d.ReadArgs(keys[:1])
 			}
-			if plans[label], err = postgres.Explain(ctx, s.ctl, sql, args...); err != nil {
+			if plans[label], err = s.explain(ctx, sql, args...); err != nil {
 				return err
 			}
 		}
 		if sql := d.UpdateSQL(); sql != "" {
 			writes = true
-			if plans[label+" update"], err = postgres.Explain(ctx, s.ctl, sql, int64(1)); err != nil {
+			if plans[label+" update"], err = s.explain(ctx, sql, int64(1)); err != nil {
 				return err
 			}
 		}
@@ -414,13 +427,42 @@ func (s *PGServer) Plans() map[string]string {
 func (s *PGServer) Reset(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ctl == nil || s.ctl.IsClosed() {
-		return errors.New("postgres: the server was stopped")
+	if err := s.ctlErr(); err != nil {
+		return err
 	}
 	if s.eph == nil && !s.writes {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, DatasetTimeout)
+	defer cancel()
 	return postgres.ResetDataset(ctx, s.ctl, s.opts.Dataset)
+}
+
+// DatasetTimeout bounds creating or resetting the dataset, and each
+// init_sql statement: generous, for large tables, but a server that stops
+// answering does not hold the run for ever.
+const DatasetTimeout = 30 * time.Minute
+
+// explain is postgres.Explain on the control connection, bounded.
+func (s *PGServer) explain(ctx context.Context, sql string, args ...any) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
+	defer cancel()
+	return postgres.Explain(ctx, s.ctl, sql, args...)
+}
+
+// ctlErr says why the control connection cannot be used: the server was
+// stopped, or the connection was lost (a statement on it failed or timed
+// out: pgx closes it). Called with s.mu held.
+func (s *PGServer) ctlErr() error {
+	switch {
+	case s.ctl == nil:
+		return errors.New("postgres: the server was stopped")
+	case s.ctl.IsClosed() && s.stopped:
+		return errors.New("postgres: the server was stopped")
+	case s.ctl.IsClosed():
+		return fmt.Errorf("postgres: the control connection to %s was lost (a statement on it failed or got no answer in time)", postgres.Redact(s.dsn))
+	}
+	return nil
 }
 
 // Stats returns a source of pg_stat_database readings for Spec.Stats (see

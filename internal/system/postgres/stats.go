@@ -114,16 +114,35 @@ func (d *pgSampleDriver) open() ([]*sampleConn, []*planLoop) {
 // connection's own reading transactions, and the plan count readings on
 // the sample's connections right after the warm-up's publishing operation
 // (plans.go), add a few commits to the delta.
+//
+// Every step is bounded (TouchTimeout per connection, StatsTimeout per
+// reading): a server that stops answering fails the reading, and once the
+// "before" reading failed the "after" one only closes the connections
+// (its delta could not be taken anyway).
 type pgStats struct {
 	s *PGServer
 	d *pgSampleDriver // nil: plain readings
 	n int
+	// beforeFailed: the last "before" reading failed.
+	beforeFailed bool
 }
+
+// StatsTimeout bounds one statistics reading on the control connection
+// (pg_stat_database, the table's row count, the statistics query).
+const StatsTimeout = 15 * time.Second
 
 // Snapshot takes the next reading (see pgStats).
 func (st *pgStats) Snapshot(ctx context.Context) (map[string]float64, error) {
 	st.n++
 	before := st.n%2 == 1
+	out, err := st.snapshot(ctx, before)
+	if before {
+		st.beforeFailed = err != nil
+	}
+	return out, err
+}
+
+func (st *pgStats) snapshot(ctx context.Context, before bool) (map[string]float64, error) {
 	if st.d != nil {
 		if before {
 			if err := st.publishWarmup(ctx); err != nil {
@@ -132,6 +151,9 @@ func (st *pgStats) Snapshot(ctx context.Context) (map[string]float64, error) {
 		} else if err := st.closeSample(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if !before && st.beforeFailed {
+		return nil, errors.New("postgres: no reading after the window: the one before it failed")
 	}
 	out, err := st.s.readStats(ctx, before)
 	if err == nil && !before && st.d != nil {
@@ -162,19 +184,36 @@ func (st *pgStats) publishWarmup(ctx context.Context) error {
 		return err
 	}
 	out := make([]driver.Outcome, 1)
-	for _, c := range conns {
-		_ = c.Conn.Do(ctx, []driver.Request{{Seq: 0}}, out)
+	for i, c := range conns {
+		// Do watches no context during a request: a connection that does
+		// not answer in time is closed (the engine reopens it).
+		tctx, cancel := context.WithTimeout(ctx, pgdrv.TouchTimeout)
+		stop := context.AfterFunc(tctx, func() { _ = c.Conn.Close() })
+		_ = c.Conn.Do(tctx, []driver.Request{{Seq: 0}}, out)
+		late := !stop()
+		cancel()
+		if late && ctx.Err() == nil {
+			return fmt.Errorf("pg: publishing the warm-up's statistics: connection %d of %d did not answer within %s", i+1, len(conns), pgdrv.TouchTimeout)
+		}
 	}
 	for _, l := range loops {
-		_ = l.Touch(ctx)
+		if err := l.Touch(ctx); err != nil {
+			return fmt.Errorf("publishing the warm-up's statistics: %w", err)
+		}
 	}
 	// The plan counts' base: the window's counts start here, after the
 	// warm-up and the publishing operation.
+	pctx, cancel := context.WithTimeout(ctx, StatsTimeout)
+	defer cancel()
 	for _, c := range conns {
-		_, _ = c.Conn.PlanStats(ctx)
+		if _, err := c.Conn.PlanStats(pctx); err != nil && pctx.Err() != nil {
+			break
+		}
 	}
 	for _, l := range loops {
-		_, _ = l.PlanStats(ctx)
+		if _, err := l.PlanStats(pctx); err != nil && pctx.Err() != nil {
+			break
+		}
 	}
 	return ctx.Err()
 }
@@ -243,6 +282,11 @@ func (s *PGServer) backendsLeft(ctx context.Context, pids []int) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.ctlErr(); err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
+	defer cancel()
 	var n int
 	err := s.ctl.QueryRow(ctx, "SELECT count(*)::int FROM pg_stat_get_activity(NULL) a WHERE a.pid = ANY($1)", pids).Scan(&n)
 	if err != nil {
@@ -273,9 +317,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (s *PGServer) readStats(ctx context.Context, before bool) (map[string]float64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ctl == nil || s.ctl.IsClosed() {
-		return nil, errors.New("postgres: the server was stopped")
+	if err := s.ctlErr(); err != nil {
+		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, StatsTimeout)
+	defer cancel()
 	out := map[string]float64{}
 	var err error
 	if before {

@@ -24,11 +24,14 @@ import (
 func (s *PGServer) RunSQL(ctx context.Context, field string, stmts []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ctl == nil || s.ctl.IsClosed() {
-		return errors.New("postgres: the server was stopped")
+	if err := s.ctlErr(); err != nil {
+		return err
 	}
 	for i, q := range stmts {
-		if _, err := s.ctl.Exec(ctx, q); err != nil {
+		qctx, cancel := context.WithTimeout(ctx, DatasetTimeout)
+		_, err := s.ctl.Exec(qctx, q)
+		cancel()
+		if err != nil {
 			return fmt.Errorf("%s[%d]: %w", field, i, err)
 		}
 	}
@@ -42,9 +45,11 @@ func (s *PGServer) RunSQL(ctx context.Context, field string, stmts []string) err
 func (s *PGServer) QueryStats(ctx context.Context, q string) (map[string]float64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ctl == nil || s.ctl.IsClosed() {
-		return nil, errors.New("postgres: the server was stopped")
+	if err := s.ctlErr(); err != nil {
+		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, StatsTimeout)
+	defer cancel()
 	rows, err := s.ctl.Query(ctx, q)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	wire "github.com/benchrig/benchrig/internal/resp"
@@ -181,7 +182,11 @@ func PGRows(ctx context.Context, dsn, table, pk string, maxID int64) Rows {
 		if err != nil {
 			return err
 		}
-		conn, err := postgres.Connect(ctx, dsn)
+		// Bounded: the connect and every message (pgdrv.Connect), and the
+		// read of the whole table, generously.
+		ctx, cancel := context.WithTimeout(ctx, pgRowsTimeout)
+		defer cancel()
+		conn, err := pgdrv.Connect(ctx, dsn)
 		if err != nil {
 			return err
 		}
@@ -216,6 +221,9 @@ func PGRows(ctx context.Context, dsn, table, pk string, maxID int64) Rows {
 		return nil
 	}
 }
+
+// pgRowsTimeout bounds PGRows' read of a whole table.
+const pgRowsTimeout = 30 * time.Minute
 
 // redisScrubPG removes the DSN's password from err's text.
 func redisScrubPG(err error, dsn string) error {
