@@ -58,6 +58,9 @@ func Merge(parts []Placed, cfg load.Config, w load.Window) (*result.Load, error)
 		res.Errors += p.Errors
 		res.Timeouts += p.Timeouts
 		res.Unexpected += p.Unexpected
+		res.OutstandingAtEnd += p.OutstandingAtEnd
+		res.OutstandingAnswered += p.OutstandingAnswered
+		res.OutstandingOldestUS = max(res.OutstandingOldestUS, p.OutstandingOldestUS)
 		res.Reconnects += p.Reconnects
 		res.Resent += p.Resent
 		res.ReconnectCauses = addCounts(res.ReconnectCauses, p.ReconnectCauses)
@@ -91,6 +94,7 @@ func Merge(parts []Placed, cfg load.Config, w load.Window) (*result.Load, error)
 			res.Ops[i].Errors += o.Errors
 			res.Ops[i].Timeouts += o.Timeouts
 			res.Ops[i].Unexpected += o.Unexpected
+			res.Ops[i].OutstandingAnswered += o.OutstandingAnswered
 			if err := mergeInto(ops[i], o.Latency); err != nil {
 				return nil, fmt.Errorf("part %d op %s: %w", k, o.Name, err)
 			}

@@ -59,6 +59,17 @@ const (
 	Error                   // failed: connection, protocol or server error
 	Timeout                 // no response within the per-request timeout
 	Unexpected              // a response arrived but was not the expected one
+	// Outstanding is a request sent in the window and not answered at its
+	// end (its deadline): neither a success nor a failure, it does not
+	// stretch the window. A Loop reports each at the deadline with Done =
+	// the deadline; the engine counts it, with its age, in
+	// Load.OutstandingAtEnd.
+	Outstanding
+	// Drained is the OK answer, read while the window drained (after its
+	// deadline), to a request a Loop reported Outstanding: not a request
+	// of the window, but one the server completed (its own counters hold
+	// it), counted in Load.OutstandingAnswered.
+	Drained
 )
 
 func (c Class) String() string {
@@ -71,6 +82,10 @@ func (c Class) String() string {
 		return "timeout"
 	case Unexpected:
 		return "unexpected"
+	case Outstanding:
+		return "outstanding"
+	case Drained:
+		return "drained"
 	}
 	return "unknown"
 }
@@ -116,13 +131,19 @@ type Loop interface {
 	// Run drives the closed loop: each connection sends a batch of up to
 	// pipeline requests, claimed from w, whenever its previous batch is
 	// answered, and reports every outcome to w. It returns when w.Claim
-	// says stop and every in-flight response is in; at the deadline
-	// (Now() units, 0 = none) it sends nothing more and returns once the
-	// in-flight responses are in (or timed out). When ctx ends it returns
-	// ctx.Err() promptly, without reporting the requests in flight. A
-	// failed connection is reopened (after a pause when requests failed);
-	// a failed reopen fails the requests claimed for it. Run is not called
-	// concurrently with itself.
+	// says stop and every in-flight response is in. At the deadline
+	// (Now() units, 0 = none) the window ends on time: it sends nothing
+	// more and reports every request still in flight as Outstanding
+	// (Done = the deadline, sent = its send). It then drains: the answers
+	// that come within DrainGrace are read and dropped (an OK one is
+	// reported Drained, once more for the same request), and a
+	// connection still waiting after it is closed (reopened by the next
+	// Run, a reconnect with CauseWindowEnd); so Run returns within
+	// DrainGrace of the deadline, whatever the request timeout. When ctx
+	// ends it returns ctx.Err() promptly, without reporting the requests
+	// in flight. A failed connection is reopened (after a pause when
+	// requests failed), never past the deadline; a failed reopen fails the
+	// requests claimed for it. Run is not called concurrently with itself.
 	Run(ctx context.Context, pipeline int, deadline int64, w LoopWork) error
 	// Close closes every connection. It is idempotent and safe to call
 	// concurrently with Run, which it ends.
@@ -165,7 +186,18 @@ const (
 	// CauseError: the connection failed and its failures were counted
 	// as errors (by message, in Load.Messages).
 	CauseError = "after error"
+	// CauseWindowEnd: a request was still outstanding on the connection
+	// DrainGrace after the previous window's end, and it was closed.
+	CauseWindowEnd = "request outstanding at the previous window's end"
 )
+
+// DrainGrace is how long a window waits, after its deadline, for the
+// answers to the requests outstanding at its end (counted as such,
+// whatever comes back): then the connections still waiting are closed,
+// to be reopened by the next window. A window's figures end at its
+// deadline; the window returns within DrainGrace after it, whatever the
+// per-request timeout.
+const DrainGrace = time.Second
 
 // Reconnect is the error Conn.Do returns when its connection ended the way
 // keep-alive connections end, not by a failure of the server: the server

@@ -233,7 +233,7 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	}
 	recs := make([]*recorder, nrec)
 	for i := range recs {
-		recs[i] = newRecorder(start, len(e.ops), e.cfg.Rate > 0, tl)
+		recs[i] = newRecorder(start, deadline, len(e.ops), e.cfg.Rate > 0, tl)
 	}
 	var rs *rateState
 	switch {
@@ -247,6 +247,12 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 		e.runClosed(ctx, w, start, deadline, recs)
 	}
 	end := driver.Now()
+	if deadline != 0 && end > deadline {
+		// The window is what its duration says: what was still in
+		// flight at the deadline is counted as outstanding, not waited
+		// for (it ended within DrainGrace after it).
+		end = deadline
+	}
 	cpu1 := readRusage()
 
 	res, err := e.merge(recs, tl, start, end)
@@ -258,6 +264,9 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	res.End = wallStart.Add(time.Duration(end - start)).UTC()
 	res.Interrupted = ctx.Err() != nil
 	if rs != nil {
+		for _, r := range recs {
+			rs.dropped += r.unsent
+		}
 		if err := rs.finish(res, w); err != nil {
 			return nil, err
 		}
@@ -267,13 +276,18 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 }
 
 // runClosed is the closed loop: each worker sends its next operation (or
-// pipeline of operations) as soon as the previous responses arrived.
+// pipeline of operations) as soon as the previous responses arrived. At
+// the deadline the workers send nothing more; what they still wait for
+// is outstanding at the window's end (the recorders count an outcome at
+// or after the deadline so), and a worker still waiting DrainGrace after
+// the deadline has its connection closed (reopened by the next window).
 func (e *Engine) runClosed(ctx context.Context, w Window, start, deadline int64, recs []*recorder) {
 	var next atomic.Uint64 // sequence numbers handed out
 	limit := e.cfg.shareLimit(uint64(w.Requests))
 	if w.Requests > 0 && limit == 0 {
 		return // a share with none of the window's requests
 	}
+	inDo, cut := make([]atomic.Bool, len(recs)), make([]atomic.Bool, len(recs))
 	var wg sync.WaitGroup
 	for i := range recs {
 		wg.Add(1)
@@ -300,14 +314,63 @@ func (e *Engine) runClosed(ctx context.Context, w Window, start, deadline int64,
 				for j := 0; j < n; j++ {
 					reqs[j].Seq = e.cfg.seqOf(seq + uint64(j))
 				}
-				if !e.exchange(ctx, wi, rec, reqs[:n], out[:n], backoff, nil, deadline) {
+				inDo[wi].Store(true)
+				ok := e.exchange(ctx, wi, rec, reqs[:n], out[:n], backoff, nil, deadline)
+				inDo[wi].Store(false)
+				if cut[wi].Load() {
+					e.causes[wi] = causeWindowEnd // drain closed it
+				}
+				if !ok {
 					return
 				}
 			}
 		}(i, recs[i])
 	}
-	wg.Wait()
+	e.drain(&wg, deadline, inDo, cut)
 }
+
+// DrainGrace is how long a window waits, after its deadline, for the
+// goroutines of its connections (or its event loops) to come back with
+// the requests they still had in flight (counted as outstanding at the
+// window's end, whatever comes back): then the connections still waiting
+// are closed, to be reopened by the next window. A window's figures thus
+// end at its deadline, and Run returns within DrainGrace after it,
+// whatever the per-request timeout.
+const DrainGrace = driver.DrainGrace
+
+// RateDrainGrace is DrainGrace (its older name).
+const RateDrainGrace = DrainGrace
+
+// drain waits for the workers of wg, at most DrainGrace past the
+// deadline (0: without bound); then it closes the connections of the
+// workers still in a Do (inDo), marking them cut, which makes them
+// return, and waits.
+func (e *Engine) drain(wg *sync.WaitGroup, deadline int64, inDo, cut []atomic.Bool) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	if deadline == 0 {
+		<-done
+		return
+	}
+	t := time.NewTimer(time.Duration(deadline-driver.Now()) + DrainGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	for wi := range inDo {
+		if inDo[wi].Load() {
+			cut[wi].Store(true)
+			e.abort(wi)
+		}
+	}
+	<-done
+}
+
+// causeWindowEnd is why a connection closed by drain ended, counted when
+// the next window reopens it.
+const causeWindowEnd = driver.CauseWindowEnd
 
 // exchange performs one Do on worker wi's connection and records it. due, if
 // not nil, gives each request's due time (rate mode). It returns false when
@@ -316,6 +379,7 @@ func (e *Engine) exchange(ctx context.Context, wi int, rec *recorder, reqs []dri
 	c, err := e.conn(ctx, wi, rec)
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, errEngineClosed) {
+			rec.unsent += int64(len(reqs)) // claimed, never sent
 			return false
 		}
 		// A failed reconnect fails the operations it was meant for:
@@ -340,7 +404,14 @@ func (e *Engine) exchange(ctx context.Context, wi int, rec *recorder, reqs []dri
 	err = c.Do(ctx, reqs, out)
 	if err != nil && ctx.Err() != nil {
 		// aborted by cancellation: the outcomes are artefacts of closing
-		// the connection, not of the server.
+		// the connection, not of the server. Past the window's deadline
+		// (the drain cut them) the requests were outstanding at its end.
+		if now := driver.Now(); rec.deadline != 0 && now >= rec.deadline {
+			for range out {
+				rec.record(&driver.Outcome{Class: driver.Outstanding, Done: now}, sent, sent)
+			}
+			rec.sent += int64(len(reqs))
+		}
 		return false
 	}
 	var rc *driver.Reconnect

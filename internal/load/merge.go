@@ -47,12 +47,16 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 		for m, n := range r.messages {
 			res.Messages[m] += n
 		}
+		res.OutstandingAtEnd += r.outstanding
+		res.OutstandingAnswered += r.answered
+		res.OutstandingOldestUS = max(res.OutstandingOldestUS, r.oldest/1000)
 		res.Errors += r.failed[failError]
 		res.Timeouts += r.failed[failTimeout]
 		res.Unexpected += r.failed[failUnexpected]
 		for i := range r.ops {
 			ops[i].hist.Merge(r.ops[i].hist)
 			ops[i].requests += r.ops[i].requests
+			ops[i].answered += r.ops[i].answered
 			for c := range ops[i].failed {
 				ops[i].failed[c] += r.ops[i].failed[c]
 			}
@@ -85,7 +89,8 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 				return nil, err
 			}
 			res.Ops = append(res.Ops, result.OpStats{Name: name, Requests: ops[i].requests,
-				Errors: ops[i].failed[failError], Timeouts: ops[i].failed[failTimeout], Unexpected: ops[i].failed[failUnexpected], Latency: l})
+				Errors: ops[i].failed[failError], Timeouts: ops[i].failed[failTimeout], Unexpected: ops[i].failed[failUnexpected],
+				OutstandingAnswered: ops[i].answered, Latency: l})
 		}
 	}
 	res.Timeline = tl.seconds(last)

@@ -52,10 +52,15 @@ func (w *loopWork) Claim(n int) (uint64, int) {
 // send.
 func (w *loopWork) Record(o *driver.Outcome, sent int64) {
 	w.rec.record(o, sent, sent)
+	if o.Class == driver.Drained {
+		return // reported (and counted as sent) as Outstanding before
+	}
 	w.rec.sent++
-	if o.Class == driver.OK {
+	switch o.Class {
+	case driver.OK:
 		w.prog.requests.Add(1)
-	} else {
+	case driver.Outstanding:
+	default:
 		w.prog.failures.Add(1)
 	}
 }

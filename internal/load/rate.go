@@ -33,14 +33,15 @@ type rateState struct {
 	err error
 }
 
-// RateDrainGrace is how long a constant-rate window waits, after its
-// duration, for the requests still in flight: then their connections are
-// closed and they are not counted. A window thus ends within duration +
-// RateDrainGrace whatever the rate and whatever the per-request timeout
-// (none included). The dispatcher itself stops at the deadline even when it
-// has fallen behind the schedule: the requests it could not hand out in
-// time count as scheduled and dropped.
-const RateDrainGrace = 2 * time.Second
+// A constant-rate window ends at its deadline, whatever the rate: a
+// schedule whose last request is due well before it (a rate below one per
+// second) still waits for it. Requests in flight at the deadline are
+// outstanding at the window's end; the workers get DrainGrace to come back
+// with them, then their connections are closed. A request still waiting
+// for a free connection at the deadline is never sent: scheduled and
+// dropped. The dispatcher itself stops at the deadline even when it has
+// fallen behind the schedule: the requests it could not hand out in time
+// count as scheduled and dropped.
 
 // dispatchSlack is how far behind its schedule the dispatcher may be at the
 // deadline and still hand out the requests due before it: more is a
@@ -103,8 +104,9 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var busy atomic.Int64 // workers holding a ticket
-	inFlight := make([]atomic.Bool, len(recs))
+	var busy atomic.Int64    // workers holding a ticket
+	var tooLate atomic.Int64 // tickets a worker got at or after the deadline
+	inFlight, cut := make([]atomic.Bool, len(recs)), make([]atomic.Bool, len(recs))
 	var wg sync.WaitGroup
 	for i := range recs {
 		wg.Add(1)
@@ -115,25 +117,40 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 			due := make([]int64, 1)
 			b := newBackoff()
 			for t := range ch {
+				if deadline != 0 && driver.Now() >= deadline {
+					tooLate.Add(1) // the window is over: never sent
+					continue
+				}
 				busy.Add(1)
 				inFlight[wi].Store(true)
 				reqs[0].Seq, due[0] = t.seq, t.due
 				ok := e.exchange(wctx, wi, rec, reqs, out, b, due, 0)
 				inFlight[wi].Store(false)
 				busy.Add(-1)
+				if cut[wi].Load() {
+					e.causes[wi] = causeWindowEnd // the drain closed it
+				}
 				if !ok && wctx.Err() != nil {
 					return
 				}
 			}
 		}(i, recs[i])
 	}
+	defer func() {
+		if n := tooLate.Load(); n > 0 {
+			rs.dropped += n
+			e.prog.failures.Add(n)
+		}
+	}()
 
 	limit := e.cfg.shareLimit(uint64(w.Requests))
 	none := w.Requests > 0 && limit == 0 // a share with none of the window's requests
+	scheduleEnded := false               // the next request is due after the window
 	for j := uint64(0); !none && (limit == 0 || j < limit); j++ {
 		seq := e.cfg.seqOf(j)
 		d := pacer.Next()
 		if w.Duration > 0 && d >= int64(w.Duration) {
+			scheduleEnded = true
 			break
 		}
 		due := start + d
@@ -169,9 +186,14 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 		}
 	}
 
+	if scheduleEnded && deadline != 0 {
+		// The window lasts its duration, also when its last request was
+		// due well before the end (rates below one per second).
+		sleepUntil(ctx, deadline, over, refill)
+	}
 	// Hand out what still waits, then let the workers finish, within the
-	// window's end + RateDrainGrace.
-	wait := RateDrainGrace
+	// window's end + DrainGrace.
+	wait := DrainGrace
 	if deadline != 0 {
 		wait += max(0, time.Duration(deadline-driver.Now()))
 	}
@@ -211,6 +233,7 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 	}
 	for wi := range inFlight {
 		if inFlight[wi].Load() {
+			cut[wi].Store(true)
 			e.abort(wi)
 		}
 	}
@@ -289,7 +312,13 @@ func (rs *rateState) finish(res *result.Load, w Window) error {
 	if res.Seconds > 0 {
 		r.Achieved = float64(res.Requests) / res.Seconds
 	}
-	if planned > 0 {
+	switch {
+	case rs.arrival != "poisson" && r.Scheduled > 0:
+		// A constant schedule's requests are counted, not estimated:
+		// rate × seconds is not a whole number of requests (0.5/s for
+		// 3 s schedules 2, at 0 s and 2 s).
+		r.Coverage = float64(res.Requests) / float64(r.Scheduled) * 100
+	case planned > 0:
 		r.Coverage = float64(res.Requests) / (rs.rate * planned) * 100
 	}
 	return nil

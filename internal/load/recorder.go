@@ -12,8 +12,9 @@ import (
 // recorder is one worker's private record of a window: no locks on the hot
 // path. Recorders are merged when the window ends.
 type recorder struct {
-	start int64 // driver.Now() at window start
-	rate  bool
+	start    int64 // driver.Now() at window start
+	deadline int64 // driver.Now() at the window's planned end (0: none)
+	rate     bool
 
 	latency *hdr.Histogram // headline: corrected in rate mode, service in closed loop
 	service *hdr.Histogram // rate mode only
@@ -26,6 +27,15 @@ type recorder struct {
 	// failed counts the failures by class: errors, timeouts, unexpected.
 	failed [3]int64
 	causes map[string]int64 // reconnects by cause
+	// outstanding counts the requests unanswered at the deadline, and
+	// oldest is the largest age (ns) one of them had there.
+	outstanding, oldest int64
+	// answered counts those of them answered OK after the deadline.
+	answered int64
+	// unsent counts requests handed to the worker and never sent (the
+	// window ended while its connection was being reopened): in rate
+	// mode they are scheduled and dropped.
+	unsent int64
 
 	// the per-second timeline: the current second's figures, handed to
 	// the shared timeline when the second changes.
@@ -38,12 +48,14 @@ type recorder struct {
 type opRecorder struct {
 	hist     *hdr.Histogram
 	requests int64
+	answered int64 // outstanding at the deadline, answered OK after it
 	failed   [3]int64 // by failure class (failError, failTimeout, failUnexpected)
 }
 
-func newRecorder(start int64, nops int, rate bool, tl *timeline) *recorder {
+func newRecorder(start, deadline int64, nops int, rate bool, tl *timeline) *recorder {
 	r := &recorder{
 		start:    start,
+		deadline: deadline,
 		rate:     rate,
 		latency:  result.NewHistogram(),
 		messages: map[string]int64{},
@@ -77,7 +89,26 @@ func us(ns int64) int64 {
 
 // record stores one outcome. from is when the latency clock started (the
 // due time in rate mode, the send in closed loop); sent is the actual send.
+// An outcome at or after the window's deadline (or one a Loop reported
+// Outstanding) belongs to no class: its request was outstanding at the
+// window's end, counted with its age there.
 func (r *recorder) record(o *driver.Outcome, from, sent int64) {
+	if o.Class == driver.Drained {
+		r.answer(o) // reported Outstanding before
+		return
+	}
+	if o.Class == driver.Outstanding || (r.deadline != 0 && o.Done >= r.deadline) {
+		end := o.Done
+		if r.deadline != 0 {
+			end = r.deadline
+		}
+		r.outstanding++
+		r.oldest = max(r.oldest, end-sent)
+		if o.Class == driver.OK {
+			r.answer(o)
+		}
+		return
+	}
 	sec := int((o.Done - r.start) / 1e9)
 	if sec < 0 {
 		sec = 0
@@ -111,6 +142,15 @@ func (r *recorder) record(o *driver.Outcome, from, sent int64) {
 	if op != nil {
 		op.requests++
 		_ = op.hist.RecordValue(v)
+	}
+}
+
+// answer counts an OK answer, after the deadline, to a request
+// outstanding there.
+func (r *recorder) answer(o *driver.Outcome) {
+	r.answered++
+	if r.ops != nil && int(o.Op) < len(r.ops) {
+		r.ops[o.Op].answered++
 	}
 }
 

@@ -166,6 +166,10 @@ func totals(p *printer, l *result.Load) {
 		p.f(" (interrupted)")
 	}
 	p.f("\n")
+	if l.OutstandingAtEnd > 0 {
+		p.f("%s requests outstanding at the window's end, the oldest for %s (neither completed nor failed; the window did not wait for them)\n",
+			count(l.OutstandingAtEnd), result.FormatUS(l.OutstandingOldestUS))
+	}
 	if len(l.ReconnectCauses) > 0 {
 		causes := make([]string, 0, len(l.ReconnectCauses))
 		for k := range l.ReconnectCauses {

@@ -19,12 +19,28 @@ type Load struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 
 	// Sent counts operations sent; Requests counts those completed OK.
+	// Every one sent is in exactly one of Requests, Errors, Timeouts,
+	// Unexpected and OutstandingAtEnd.
 	Sent       int64 `json:"sent"`
 	Requests   int64 `json:"requests"`
 	Bytes      int64 `json:"bytes"`
 	Errors     int64 `json:"errors"`
 	Timeouts   int64 `json:"timeouts"`
 	Unexpected int64 `json:"unexpected"`
+	// OutstandingAtEnd counts the requests sent in the window and still
+	// unanswered at its end: the window ends on time (Seconds is the
+	// planned duration), they are neither successes nor failures, and
+	// OutstandingOldestUS is the age the oldest of them had at the end.
+	// A closed loop always ends with up to one request per connection in
+	// flight, each as old as a response takes; one older than the p99
+	// threshold makes the sample UNHEALTHY.
+	OutstandingAtEnd    int64 `json:"outstanding_at_end,omitempty"`
+	OutstandingOldestUS int64 `json:"outstanding_oldest_us,omitempty"`
+	// OutstandingAnswered counts those of OutstandingAtEnd answered OK
+	// within the drain after the window (driver.DrainGrace): read and
+	// dropped, not requests of the window, but completed by the server,
+	// whose own statistics count them.
+	OutstandingAnswered int64 `json:"outstanding_answered,omitempty"`
 	// Reconnects counts connections reopened during the window: after a
 	// failure, or because the server ended a keep-alive connection (closed
 	// it while idle, said Connection: close); ReconnectCauses says which.
@@ -65,12 +81,14 @@ type Load struct {
 
 // OpStats are the figures of one class of operation.
 type OpStats struct {
-	Name       string  `json:"name"`
-	Requests   int64   `json:"requests"`
-	Errors     int64   `json:"errors"`
-	Timeouts   int64   `json:"timeouts"`
-	Unexpected int64   `json:"unexpected"`
-	Latency    Latency `json:"latency"`
+	Name       string `json:"name"`
+	Requests   int64  `json:"requests"`
+	Errors     int64  `json:"errors"`
+	Timeouts   int64  `json:"timeouts"`
+	Unexpected int64  `json:"unexpected"`
+	// OutstandingAnswered is Load.OutstandingAnswered of this class.
+	OutstandingAnswered int64   `json:"outstanding_answered,omitempty"`
+	Latency             Latency `json:"latency"`
 }
 
 // RateStats are the open-loop figures of a constant-rate window.

@@ -70,6 +70,10 @@ func Judge(l *Load, th Thresholds) Verdict {
 	if l.Unexpected > th.Unexpected {
 		v.Add("%d unexpected responses > %d", l.Unexpected, th.Unexpected)
 	}
+	if l.OutstandingAtEnd > 0 && time.Duration(l.OutstandingOldestUS)*time.Microsecond > th.P99 {
+		v.Add("%d requests outstanding at the window's end, the oldest for %s > p99 %s: the server stopped answering them",
+			l.OutstandingAtEnd, FormatUS(l.OutstandingOldestUS), th.P99)
+	}
 	if l.Rate != nil && l.Rate.Dropped > th.Dropped {
 		v.Add("%d sends dropped (backlog of %d full) > %d", l.Rate.Dropped, l.Rate.MaxBacklog, th.Dropped)
 	}

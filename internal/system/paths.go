@@ -237,7 +237,11 @@ func Judges(js ...func(*result.Sample)) func(*result.Sample) {
 // AssertionVars are the values an assertion of a finished sample reads:
 // the sample's counters (requests, sent, errors, timeouts, unexpected,
 // keys = the batch, connections, pipeline, and scheduled, late, dropped
-// at a rate, 0 in closed loop) and its statistics deltas.
+// at a rate, 0 in closed loop) and its statistics deltas. requests is
+// what the server completed OK for the sample, as its statistics count
+// it: the window's requests and those outstanding at its end that were
+// answered OK in the drain after it (Load.OutstandingAnswered), so that
+// "cache_hits == requests * keys" holds exactly.
 func AssertionVars(s *result.Sample, c suite.Cell) map[string]float64 {
 	v := make(map[string]float64, len(s.Stats)+len(suite.SampleCounters))
 	for k, x := range s.Stats {
@@ -246,7 +250,7 @@ func AssertionVars(s *result.Sample, c suite.Cell) map[string]float64 {
 	l := s.Load
 	v["keys"], v["connections"], v["pipeline"] = float64(c.Batch), float64(c.Connections), float64(max(c.Pipeline, 1))
 	if l != nil {
-		v["requests"], v["sent"], v["errors"] = float64(l.Requests), float64(l.Sent), float64(l.Errors)
+		v["requests"], v["sent"], v["errors"] = float64(l.Requests+l.OutstandingAnswered), float64(l.Sent), float64(l.Errors)
 		v["timeouts"], v["unexpected"] = float64(l.Timeouts), float64(l.Unexpected)
 		v["scheduled"], v["late"], v["dropped"] = 0, 0, 0
 		if l.Rate != nil {

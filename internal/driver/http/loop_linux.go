@@ -44,6 +44,8 @@ type loop struct {
 	deadline int64
 	stopping bool         // no more batches: the claim or the deadline said so
 	inflight int          // responses outstanding over all connections
+	ended    bool         // the deadline passed: the in-flight requests were reported Outstanding
+	stale    int          // connections whose batch was reported Outstanding, answers not all in
 	alarm    evloop.Alarm // when scan must run next
 	ready    []*lconn
 }
@@ -180,6 +182,7 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		pipeline = 1
 	}
 	l.w, l.pipeline, l.deadline, l.stopping, l.inflight = w, pipeline, deadline, false, 0
+	l.ended, l.stale = false, 0
 	if len(l.pipe) != pipeline*len(l.d.t.request) {
 		l.pipe = bytes.Repeat(l.d.t.request, pipeline)
 	}
@@ -211,7 +214,17 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 	}
 	for {
 		l.sendReady()
-		if l.stopping && l.inflight == 0 {
+		if l.deadline != 0 && l.stopping {
+			if now := driver.Now(); now >= l.deadline {
+				if !l.ended {
+					l.endWindow()
+				}
+				if l.stale > 0 && now >= l.deadline+int64(driver.DrainGrace) {
+					l.cutStale()
+				}
+			}
+		}
+		if l.stopping && l.inflight == 0 && l.stale == 0 {
 			return nil
 		}
 		evs, err := l.p.Wait(l.alarm.WaitMS(driver.Now()))
@@ -243,14 +256,59 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 
 var errLoopClosed = evloop.ErrClosed
 
+// endWindow ends the window at its deadline: every request still in
+// flight is reported Outstanding (Done = the deadline). A batch on the
+// wire stays on its connection, stale, for DrainGrace: its responses, when
+// they come, are read and dropped (complete, failOutstanding); then
+// cutStale closes the connection. Requests waiting for a reopen to be
+// sent again are forgotten.
+func (l *loop) endWindow() {
+	l.ended = true
+	l.alarm.Set(l.deadline + int64(driver.DrainGrace))
+	t := l.d.t
+	for _, c := range l.conns {
+		if c.inflight == 0 || c.stale {
+			continue
+		}
+		o := driver.Outcome{Class: driver.Outstanding, Done: l.deadline}
+		for j := c.inflight; j > 0; j-- {
+			if t.ops != nil {
+				o.Op = t.op(c.idx[len(c.idx)-j])
+			}
+			l.w.Record(&o, c.sent)
+		}
+		l.inflight -= c.inflight
+		if c.st == csOpen && c.resend == 0 {
+			c.stale = true
+			l.stale++
+		} else {
+			c.inflight, c.resend = 0, 0
+		}
+	}
+}
+
+// cutStale closes, DrainGrace after the deadline, the connections whose
+// batch is still outstanding: the next Run reopens them (a reconnect with
+// driver.CauseWindowEnd).
+func (l *loop) cutStale() {
+	for _, c := range l.conns {
+		if c.stale {
+			l.drop(c)
+			c.inflight, c.stale = 0, false
+			c.cause, c.reopen = driver.CauseWindowEnd, true
+		}
+	}
+	l.stale = 0
+}
+
 // abort closes every connection after cancellation, forgetting the
 // requests in flight.
 func (l *loop) abort() {
 	for _, c := range l.conns {
 		l.drop(c)
-		c.inflight, c.resend = 0, 0
+		c.inflight, c.resend, c.stale = 0, 0, false
 	}
-	l.inflight = 0
+	l.inflight, l.stale = 0, 0
 }
 
 // Close implements driver.Loop.
@@ -302,6 +360,9 @@ func (l *loop) scan(now int64) {
 	if l.deadline != 0 {
 		if now >= l.deadline {
 			l.stopping = true
+			if l.ended && l.stale > 0 {
+				l.alarm.Set(l.deadline + int64(driver.DrainGrace))
+			}
 		} else {
 			l.alarm.Set(l.deadline)
 		}

@@ -34,6 +34,7 @@ type lconn struct {
 	cause    string        // why the last socket ended (driver.Cause…), reported at the reopen
 	queued   bool          // in loop.ready
 	inflight int           // responses outstanding in the batch
+	stale    bool          // the batch was reported Outstanding at a window's end: its responses are dropped
 	sent     int64         // when the batch was first sent
 	used     bool          // a response completed on this socket: it is being reused
 	resend   int           // requests to send again once the new socket is open
@@ -356,9 +357,22 @@ func (l *loop) complete(c *lconn, now int64) bool {
 		o.Class, o.Msg = driver.Unexpected, msg
 	}
 	c.inflight--
-	l.inflight--
 	c.used = true
-	l.w.Record(&o, c.sent)
+	if !c.stale {
+		l.inflight--
+		l.w.Record(&o, c.sent)
+	} else {
+		// outstanding at a window's end: counted then, and now only as
+		// answered after it
+		if o.Class == driver.OK {
+			o.Class = driver.Drained
+			l.w.Record(&o, c.sent)
+		}
+		if c.inflight == 0 {
+			c.stale = false
+			l.stale--
+		}
+	}
 	if t := l.d.t; t.multi() && c.inflight > 0 {
 		c.done++
 		c.p.head = t.reqs[c.idx[c.done]].head
@@ -385,8 +399,14 @@ func (l *loop) complete(c *lconn, now int64) bool {
 	return true
 }
 
-// failOutstanding records o for each request c has outstanding.
+// failOutstanding records o for each request c has outstanding (none
+// when they were outstanding at a window's end: reported then).
 func (l *loop) failOutstanding(c *lconn, o *driver.Outcome) {
+	if c.stale {
+		c.inflight, c.stale = 0, false
+		l.stale--
+		return
+	}
 	t := l.d.t
 	for ; c.inflight > 0; c.inflight-- {
 		if t.ops != nil {
@@ -439,7 +459,7 @@ func (l *loop) lost(c *lconn, err error) {
 		l.idleEnded(c, cs, driver.Now())
 		return
 	}
-	if !c.used || c.p.started || c.again || !l.retryable(c) {
+	if !c.used || c.p.started || c.again || c.stale || !l.retryable(c) {
 		l.fail(c, err)
 		return
 	}

@@ -438,8 +438,11 @@ func TestTLSEventLoopIdleClose(t *testing.T) {
 	if n := second.ReconnectCauses[driver.CauseIdleClosed] + second.ReconnectCauses[driver.CauseReset]; n != 4 {
 		t.Errorf("second window: reconnects %v, want the 4 idle-closed connections", second.ReconnectCauses)
 	}
-	if got := srv.count("HTTP/1.1"); got != int(first.Sent+second.Sent) {
-		t.Errorf("server saw %d requests, want %d", got, first.Sent+second.Sent)
+	// A request outstanding at a window's end may not have reached the
+	// server's handler yet when it is counted.
+	sent, outstanding := int(first.Sent+second.Sent), int(first.OutstandingAtEnd+second.OutstandingAtEnd)
+	if got := srv.count("HTTP/1.1"); got < sent-outstanding || got > sent {
+		t.Errorf("server saw %d requests, want %d (%d of them outstanding at a window's end)", got, sent, outstanding)
 	}
 	if n := d.Negotiated(); n.Handshakes != 8 || n.Resumed < 4 {
 		t.Errorf("handshakes %d, resumed %d: want 8, the 4 reconnects resumed", n.Handshakes, n.Resumed)

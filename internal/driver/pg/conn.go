@@ -205,6 +205,9 @@ func (c *Conn) Fetch(ctx context.Context, keys []*int64) ([]any, error) {
 	return append([]any(nil), c.rows[:len(keys)]...), nil
 }
 
+// Closed reports whether the connection is closed (Close, or lost).
+func (c *Conn) Closed() bool { return c.pg.IsClosed() }
+
 // PID returns the server backend's process ID.
 func (c *Conn) PID() uint32 { return c.pg.PgConn().PID() }
 

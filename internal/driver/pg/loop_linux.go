@@ -43,6 +43,8 @@ type loop struct {
 	deadline int64
 	stopping bool         // no more requests: the claim or the deadline said so
 	inflight int          // requests outstanding over all connections
+	ended    bool         // the deadline passed: the in-flight requests were reported Outstanding
+	stale    int          // connections whose request was reported Outstanding, answer not in yet
 	alarm    evloop.Alarm // when scan must run next
 	ready    []*lconn
 
@@ -112,6 +114,7 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 
 	// Requests are not pipelined (MaxPipeline is 1): one per connection.
 	l.ctx, l.w, l.deadline, l.stopping, l.inflight = ctx, w, deadline, false, 0
+	l.ended, l.stale = false, 0
 	defer func() { l.w, l.ctx = nil, nil }()
 	l.scan(driver.Now())
 	for _, c := range l.conns {
@@ -128,7 +131,17 @@ func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 	}
 	for {
 		l.sendReady()
-		if l.stopping && l.inflight == 0 {
+		if l.deadline != 0 && l.stopping {
+			if now := driver.Now(); now >= l.deadline {
+				if !l.ended {
+					l.endWindow()
+				}
+				if l.stale > 0 && now >= l.deadline+int64(driver.DrainGrace) {
+					l.cutStale()
+				}
+			}
+		}
+		if l.stopping && l.inflight == 0 && l.stale == 0 {
 			return nil
 		}
 		evs, err := l.p.Wait(l.alarm.WaitMS(driver.Now()))
@@ -219,14 +232,46 @@ func (w *touchWork) Claim(int) (uint64, int) {
 func (w *touchWork) Record(*driver.Outcome, int64) {}
 func (w *touchWork) Reconnected(string, int)       {}
 
+// endWindow ends the window at its deadline: every request still in
+// flight is reported Outstanding (Done = the deadline) and left on its
+// connection, stale: its answer, when it comes, is read and dropped
+// (finish, fail), in this Run or a later one.
+func (l *loop) endWindow() {
+	l.ended = true
+	for _, c := range l.conns {
+		if c.busy && !c.stale {
+			o := driver.Outcome{Class: driver.Outstanding, Op: l.d.wl.Index(c.op), Done: l.deadline}
+			l.w.Record(&o, c.sent)
+			c.stale = true
+			l.stale++
+			l.inflight--
+		}
+	}
+	l.alarm.Set(l.deadline + int64(driver.DrainGrace))
+}
+
+// cutStale closes, DrainGrace after the deadline, the connections whose
+// request is still outstanding: the next Run reopens them (a reconnect
+// with driver.CauseWindowEnd).
+func (l *loop) cutStale() {
+	for _, c := range l.conns {
+		if c.busy && c.stale {
+			l.drop(c)
+			c.busy, c.stale = false, false
+			c.reopen, c.cause = true, driver.CauseWindowEnd
+		}
+	}
+	l.stale = 0
+}
+
 // abort closes every connection after cancellation, forgetting the
 // requests in flight.
 func (l *loop) abort() {
 	for _, c := range l.conns {
 		l.drop(c)
-		c.busy = false
+		c.busy, c.stale = false, false
 	}
-	l.inflight = 0
+	l.inflight, l.stale = 0, 0
 }
 
 // Close implements driver.Loop.
@@ -281,6 +326,9 @@ func (l *loop) scan(now int64) {
 	if l.deadline != 0 {
 		if now >= l.deadline {
 			l.stopping = true
+			if l.ended && l.stale > 0 {
+				l.alarm.Set(l.deadline + int64(driver.DrainGrace))
+			}
 		} else {
 			l.alarm.Set(l.deadline)
 		}
@@ -333,8 +381,12 @@ func (l *loop) reconnect(c *lconn, now int64) {
 	cancel()
 	if err == nil {
 		if c.reopen {
-			c.reopen = false
-			l.w.Reconnected(driver.CauseError, 0)
+			cause := c.cause
+			if cause == "" {
+				cause = driver.CauseError
+			}
+			c.reopen, c.cause = false, ""
+			l.w.Reconnected(cause, 0)
 		}
 		l.queue(c)
 		return

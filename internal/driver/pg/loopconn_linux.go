@@ -40,8 +40,9 @@ type lconn struct {
 	st      connState
 	until   int64 // reopen time (csBackoff)
 	backoff driver.Backoff
-	reopen  bool // count a reconnect when the reopen succeeds
-	queued  bool // in loop.ready
+	reopen  bool   // count a reconnect when the reopen succeeds
+	cause   string // why the last socket ended, when not a failure (driver.CauseWindowEnd)
+	queued  bool   // in loop.ready
 
 	wbuf  []byte        // the request's messages
 	out   evloop.Outbox // their unwritten rest
@@ -50,6 +51,7 @@ type lconn struct {
 
 	// the request in flight
 	busy     bool
+	stale    bool // reported Outstanding at a window's end: its answer is dropped
 	seq      uint64
 	sent     int64
 	op       workload.Op
@@ -453,16 +455,26 @@ func (l *loop) finishErr(c *lconn, err error) {
 	l.finish(c, driver.Error, shortMsg(err), driver.Now())
 }
 
-// finish records c's request and queues c for the next.
+// finish records c's request and queues c for the next. A stale request
+// (outstanding at a window's end) is not recorded again.
 func (l *loop) finish(c *lconn, class driver.Class, msg string, now int64) {
 	if !c.busy {
 		return
 	}
-	o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
 	c.busy = false
-	l.inflight--
 	l.last = now
-	l.w.Record(&o, c.sent)
+	if c.stale {
+		c.stale = false
+		l.stale--
+		if class == driver.OK {
+			o := driver.Outcome{Class: driver.Drained, Op: l.d.wl.Index(c.op), Done: now}
+			l.w.Record(&o, c.sent)
+		}
+	} else {
+		o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
+		l.inflight--
+		l.w.Record(&o, c.sent)
+	}
 	c.backoff.Reset()
 	l.queue(c)
 }
@@ -489,11 +501,16 @@ func (l *loop) unsolicited(c *lconn, msg string, now int64) {
 func (l *loop) fail(c *lconn, class driver.Class, msg string) {
 	now := driver.Now()
 	if c.busy {
-		o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
 		c.busy = false
-		l.inflight--
 		l.last = now
-		l.w.Record(&o, c.sent)
+		if c.stale {
+			c.stale = false // outstanding at a window's end: not recorded again
+			l.stale--
+		} else {
+			o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
+			l.inflight--
+			l.w.Record(&o, c.sent)
+		}
 	}
 	l.drop(c)
 	l.pauseConn(c, now)

@@ -71,7 +71,7 @@ func TestSuiteSettingsReadBack(t *testing.T) {
 	}
 
 	smp := planSample(t, ctx, s, path, 200*time.Millisecond)
-	if g, c := smp.Stats[PlanKey("read", "generic")], smp.Stats[PlanKey("read", "custom")]; c != 0 || g != float64(smp.Load.Requests) {
+	if g, c := smp.Stats[PlanKey("read", "generic")], smp.Stats[PlanKey("read", "custom")]; c != 0 || g != float64(smp.Load.Requests+smp.Load.OutstandingAnswered) {
 		t.Errorf("generic %v custom %v over %d requests: force_generic_plan not in effect", g, c, smp.Load.Requests)
 	}
 	if m := smp.Target.Settings[PlansModeSetting]; m != "force_generic_plan" {

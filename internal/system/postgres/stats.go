@@ -129,7 +129,7 @@ type pgStats struct {
 
 // StatsTimeout bounds one statistics reading on the control connection
 // (pg_stat_database, the table's row count, the statistics query).
-const StatsTimeout = 15 * time.Second
+const StatsTimeout = 5 * time.Second
 
 // Snapshot takes the next reading (see pgStats).
 func (st *pgStats) Snapshot(ctx context.Context) (map[string]float64, error) {
@@ -185,6 +185,9 @@ func (st *pgStats) publishWarmup(ctx context.Context) error {
 	}
 	out := make([]driver.Outcome, 1)
 	for i, c := range conns {
+		if c.Conn.Closed() {
+			continue // its backend publishes as it exits
+		}
 		// Do watches no context during a request: a connection that does
 		// not answer in time is closed (the engine reopens it).
 		tctx, cancel := context.WithTimeout(ctx, pgdrv.TouchTimeout)
@@ -192,12 +195,21 @@ func (st *pgStats) publishWarmup(ctx context.Context) error {
 		_ = c.Conn.Do(tctx, []driver.Request{{Seq: 0}}, out)
 		late := !stop()
 		cancel()
-		if late && ctx.Err() == nil {
-			return fmt.Errorf("pg: publishing the warm-up's statistics: connection %d of %d did not answer within %s", i+1, len(conns), pgdrv.TouchTimeout)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if late || out[0].Class != driver.OK {
+			st.d.plans.failed.Store(true) // no plan reading at close either
+			why := fmt.Sprintf("did not answer within %s", pgdrv.TouchTimeout)
+			if !late {
+				why = "failed: " + out[0].Class.String() + ": " + out[0].Msg
+			}
+			return fmt.Errorf("pg: publishing the warm-up's statistics: connection %d of %d %s", i+1, len(conns), why)
 		}
 	}
 	for _, l := range loops {
 		if err := l.Touch(ctx); err != nil {
+			st.d.plans.failed.Store(true)
 			return fmt.Errorf("publishing the warm-up's statistics: %w", err)
 		}
 	}
@@ -240,8 +252,8 @@ func (st *pgStats) closeSample(ctx context.Context) error {
 		}
 		_ = l.Close()
 	}
-	if len(pids) == 0 {
-		return nil
+	if len(pids) == 0 || st.beforeFailed {
+		return nil // no reading follows: nothing to wait for
 	}
 	return st.s.waitBackendsGone(ctx, pids)
 }
@@ -251,9 +263,14 @@ func (st *pgStats) closeSample(ctx context.Context) error {
 // pg_stat_activity and a short grace for the exit to finish.
 func (s *PGServer) waitBackendsGone(ctx context.Context, pids []int) error {
 	deadline := time.Now().Add(backendExitTimeout)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	for time.Now().Before(deadline) {
 		left, err := s.backendsLeft(ctx, pids)
 		if err != nil {
+			if ctx.Err() == context.DeadlineExceeded && time.Now().After(deadline) {
+				return fmt.Errorf("postgres: the sample's backends were not seen to exit within %s (the server does not answer)", backendExitTimeout)
+			}
 			return err
 		}
 		if left == 0 {
@@ -285,8 +302,6 @@ func (s *PGServer) backendsLeft(ctx context.Context, pids []int) (int, error) {
 	if err := s.ctlErr(); err != nil {
 		return 0, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
-	defer cancel()
 	var n int
 	err := s.ctl.QueryRow(ctx, "SELECT count(*)::int FROM pg_stat_get_activity(NULL) a WHERE a.pid = ANY($1)", pids).Scan(&n)
 	if err != nil {
