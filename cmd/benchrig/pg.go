@@ -56,6 +56,7 @@ func pgCmd(a *app) *cobra.Command {
 	f.Float64Var(&pf.p.Writes, "writes", 0, "percent of operations that update a row (suites' writes:), e.g. 5")
 	f.IntVar(&pf.p.WriteEvery, "write-every", 0, "update every Nth operation (the same as --writes 100/N)")
 	durationVarP(f, &pf.p.Timeout, "timeout", "", pgdrv.DefaultTimeout, "per-request timeout")
+	f.Float64Var(&pf.MaxMiss, "max-miss", 0, maxMissUsage)
 	// pg's own phase defaults: a short sampled idle around each window.
 	f.Lookup("baseline").DefValue, f.Lookup("settle").DefValue, f.Lookup("recovery").DefValue = "1s", "500ms", "1s"
 	return c

@@ -27,6 +27,9 @@ func toolInfo() result.Tool {
 	return t
 }
 
+// maxMissUsage is the help of --max-miss (benchrig pg and resp).
+const maxMissUsage = "health threshold: largest tolerated share (0–1) of reads answered without a value for a key (default 0 where benchrig filled the keys, else misses are reported and tolerated)"
+
 // quickFlags are the flags every quick mode shares: the suite's options
 // (quick.Common) and where the results go.
 type quickFlags struct {

@@ -300,7 +300,7 @@ Mann–Whitney U test of the repeats; "~" means no significant difference at
 	}
 	rf.register(c, "text, md, html or json (the computed comparison)")
 	c.Flags().BoolVar(&asJSON, "json", false, "write the computed comparison as JSON (same as --format json)")
-	c.Flags().StringArrayVar(&failIf, "fail-if", nil, "exit 3 when a change is significant and past this threshold, e.g. 'req/s < -5%' or 'p99 > +10%' (repeatable; figures: "+report.GateFigureNames+")")
+	c.Flags().StringArrayVar(&failIf, "fail-if", nil, "exit 3 when a change is significant and past this threshold, e.g. 'req/s < -5%' or 'p99 > +10%', or 'misses > 0%' (B's share of reads that missed, absolute) (repeatable; figures: "+report.GateFigureNames+")")
 	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the test")
 	c.Flags().StringVar(&va, "a", "", "compare only this variant of A (its label, or a part of it naming one variant)")
 	c.Flags().StringVar(&vb, "b", "", "compare only this variant of B (of A when one file is given)")

@@ -61,6 +61,7 @@ func respCmd(a *app) *cobra.Command {
 	f.Int64Var(&rf.r.Rows, "rows", postgres.DefaultRows, "rows of the --ephemeral-pg demo table")
 	f.BoolVar(&rf.r.VerifyPG, "verify-against-pg", false, "pre-flight: MGET of a probe batch must return exactly the rows PostgreSQL returns for them (with --fill=false and --fill-from-pg-dsn: a server that fills itself, checked without writing)")
 	f.Float64Var(&rf.r.Sampled, "validate-sampled", 0, "fraction (0–1) of GET/MGET replies compared during the load with the rows filled")
+	f.Float64Var(&rf.MaxMiss, "max-miss", 0, maxMissUsage)
 	return c
 }
 

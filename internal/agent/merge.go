@@ -60,6 +60,7 @@ func Merge(parts []Placed, cfg load.Config, w load.Window) (*result.Load, error)
 		res.Unexpected += p.Unexpected
 		res.OutstandingAtEnd += p.OutstandingAtEnd
 		res.OutstandingAnswered += p.OutstandingAnswered
+		res.Misses += p.Misses
 		res.OutstandingOldestUS = max(res.OutstandingOldestUS, p.OutstandingOldestUS)
 		res.Reconnects += p.Reconnects
 		res.Resent += p.Resent
@@ -95,6 +96,7 @@ func Merge(parts []Placed, cfg load.Config, w load.Window) (*result.Load, error)
 			res.Ops[i].Timeouts += o.Timeouts
 			res.Ops[i].Unexpected += o.Unexpected
 			res.Ops[i].OutstandingAnswered += o.OutstandingAnswered
+			res.Ops[i].Misses += o.Misses
 			if err := mergeInto(ops[i], o.Latency); err != nil {
 				return nil, fmt.Errorf("part %d op %s: %w", k, o.Name, err)
 			}

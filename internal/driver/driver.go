@@ -53,7 +53,8 @@ type Request struct {
 // Class says how an operation ended.
 type Class uint8
 
-// Outcome classes. Only OK operations count as completed requests.
+// Outcome classes. Only OK operations count as completed requests; a Miss
+// is never one.
 const (
 	OK         Class = iota // response received and accepted
 	Error                   // failed: connection, protocol or server error
@@ -65,11 +66,15 @@ const (
 	// the deadline; the engine counts it, with its age, in
 	// Load.OutstandingAtEnd.
 	Outstanding
-	// Drained is the OK answer, read while the window drained (after its
-	// deadline), to a request a Loop reported Outstanding: not a request
+	// Drained is the answer (OK, or a miss), read while the window drained
+	// (after its deadline), to a request a Loop reported Outstanding: not a request
 	// of the window, but one the server completed (its own counters hold
 	// it), counted in Load.OutstandingAnswered.
 	Drained
+	// Miss is a read answered without a value for one or more of its keys
+	// (a nil reply to GET, a nil element of MGET, fewer rows than keys):
+	// neither a success nor an error, its own class (Load.Misses).
+	Miss
 )
 
 func (c Class) String() string {
@@ -86,6 +91,8 @@ func (c Class) String() string {
 		return "outstanding"
 	case Drained:
 		return "drained"
+	case Miss:
+		return "miss"
 	}
 	return "unknown"
 }

@@ -49,6 +49,7 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 		}
 		res.OutstandingAtEnd += r.outstanding
 		res.OutstandingAnswered += r.answered
+		res.Misses += r.misses
 		res.OutstandingOldestUS = max(res.OutstandingOldestUS, r.oldest/1000)
 		res.Errors += r.failed[failError]
 		res.Timeouts += r.failed[failTimeout]
@@ -57,6 +58,7 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 			ops[i].hist.Merge(r.ops[i].hist)
 			ops[i].requests += r.ops[i].requests
 			ops[i].answered += r.ops[i].answered
+			ops[i].misses += r.ops[i].misses
 			for c := range ops[i].failed {
 				ops[i].failed[c] += r.ops[i].failed[c]
 			}
@@ -90,7 +92,7 @@ func (e *Engine) merge(recs []*recorder, tl *timeline, start, end int64) (*resul
 			}
 			res.Ops = append(res.Ops, result.OpStats{Name: name, Requests: ops[i].requests,
 				Errors: ops[i].failed[failError], Timeouts: ops[i].failed[failTimeout], Unexpected: ops[i].failed[failUnexpected],
-				OutstandingAnswered: ops[i].answered, Latency: l})
+				Misses: ops[i].misses, OutstandingAnswered: ops[i].answered, Latency: l})
 		}
 	}
 	res.Timeline = tl.seconds(last)

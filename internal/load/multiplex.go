@@ -59,7 +59,7 @@ func (w *loopWork) Record(o *driver.Outcome, sent int64) {
 	switch o.Class {
 	case driver.OK:
 		w.prog.requests.Add(1)
-	case driver.Outstanding:
+	case driver.Outstanding, driver.Miss:
 	default:
 		w.prog.failures.Add(1)
 	}

@@ -117,8 +117,12 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 			due := make([]int64, 1)
 			b := newBackoff()
 			for t := range ch {
-				if deadline != 0 && driver.Now() >= deadline {
-					tooLate.Add(1) // the window is over: never sent
+				// The window is over: a request taken up past its end, and
+				// more than the dispatcher's slack after it was due, is
+				// never sent (dropped); one due just before the end goes
+				// out, outstanding at the end.
+				if now := driver.Now(); deadline != 0 && now >= deadline && now-t.due > int64(dispatchSlack) {
+					tooLate.Add(1)
 					continue
 				}
 				busy.Add(1)

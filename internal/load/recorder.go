@@ -32,6 +32,8 @@ type recorder struct {
 	outstanding, oldest int64
 	// answered counts those of them answered OK after the deadline.
 	answered int64
+	// misses counts the reads answered without a value for a key.
+	misses int64
 	// unsent counts requests handed to the worker and never sent (the
 	// window ended while its connection was being reopened): in rate
 	// mode they are scheduled and dropped.
@@ -49,6 +51,7 @@ type opRecorder struct {
 	hist     *hdr.Histogram
 	requests int64
 	answered int64 // outstanding at the deadline, answered OK after it
+	misses   int64
 	failed   [3]int64 // by failure class (failError, failTimeout, failUnexpected)
 }
 
@@ -104,7 +107,7 @@ func (r *recorder) record(o *driver.Outcome, from, sent int64) {
 		}
 		r.outstanding++
 		r.oldest = max(r.oldest, end-sent)
-		if o.Class == driver.OK {
+		if o.Class == driver.OK || o.Class == driver.Miss {
 			r.answer(o)
 		}
 		return
@@ -122,6 +125,13 @@ func (r *recorder) record(o *driver.Outcome, from, sent int64) {
 	var op *opRecorder
 	if r.ops != nil && int(o.Op) < len(r.ops) {
 		op = &r.ops[o.Op]
+	}
+	if o.Class == driver.Miss {
+		r.misses++
+		if op != nil {
+			op.misses++
+		}
+		return
 	}
 	if o.Class != driver.OK {
 		r.secCount.Errors++

@@ -40,6 +40,8 @@ type Common struct {
 	MaxBacklog  int
 	MaxP99      time.Duration
 	MinCoverage float64
+	// MaxMiss is --max-miss (pg and resp): recorded only when given.
+	MaxMiss float64
 
 	// the server side
 	TargetCPUs string
@@ -123,6 +125,9 @@ func (q *Common) Suite(name string, def Phases) Doc {
 	if q.Requests > 0 {
 		d["requests"] = q.Requests
 	}
+	if q.Changed("max-miss") {
+		d["thresholds"].(Doc)["max_miss"] = q.MaxMiss
+	}
 	pl := Doc{}
 	if q.ClientCPUs != "" {
 		pl["client_cpus"] = q.ClientCPUs
@@ -175,7 +180,7 @@ func Plan(name string, d Doc) (*suite.Suite, *suite.Plan, error) {
 var suiteFlags = map[string]string{
 	"repeats": "--repeats", "requests": "--requests", "seed": "--seed", "arrival": "--arrival", "max_backlog": "--max-backlog",
 	"phases.load": "--duration", "phases.warmup": "--warmup", "phases.baseline": "--baseline", "phases.settle": "--settle",
-	"phases.recovery": "--recovery", "thresholds.coverage": "--min-coverage", "thresholds.p99": "--max-p99",
+	"phases.recovery": "--recovery", "thresholds.coverage": "--min-coverage", "thresholds.p99": "--max-p99", "thresholds.max_miss": "--max-miss",
 	"sampler.interval": "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus",
 	"matrix.connections": "--connections", "matrix.pipeline": "--pipeline", "matrix.rates": "--rate", "matrix.batches": "--batch",
 	"paths.request.http.url": "URL", "paths.request.http.method": "--method", "paths.request.http.headers": "--header",

@@ -21,6 +21,22 @@ type CompareOptions struct {
 // compareMetrics are the figures an A/B comparison tests.
 var compareMetrics = []metric{mReqPerSec, mP50, mP99, mP999, mServerUS, mServerCores, mPeakMiB, mClientUS}
 
+// gateMetrics are figures a --fail-if gate reads beyond compareMetrics;
+// the comparison shows them only when some sample has them.
+var gateMetrics = []metric{mMisses}
+
+// anyMisses reports whether a sample of the pairs had a miss.
+func anyMisses(pairs []pair) bool {
+	for _, p := range pairs {
+		for _, s := range append(append([]*result.Sample{}, p.as...), p.bs...) {
+			if s.Load != nil && s.Load.Misses > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // pair is one cell present in both files.
 type pair struct {
 	label  string // "case · variant"
@@ -95,6 +111,11 @@ func CompareDoc(a, b *Source, o CompareOptions) (*Doc, error) {
 	}, Charts: []Chart{chart}}
 	for _, m := range compareMetrics {
 		if t, ok := compareTable(m, pairs, o.Alpha); ok {
+			sec.Tables = append(sec.Tables, t)
+		}
+	}
+	if anyMisses(pairs) {
+		if t, ok := compareTable(mMisses, pairs, o.Alpha); ok {
 			sec.Tables = append(sec.Tables, t)
 		}
 	}

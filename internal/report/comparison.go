@@ -86,7 +86,7 @@ func Compare(a, b *Source, o CompareOptions) (*CompareSummary, error) {
 		return nil, err
 	}
 	cs := &CompareSummary{Schema: CompareSummarySchema, A: a.Path, B: b.Path, Alpha: o.Alpha, Notes: append([]string{}, d.Notes...), Comparisons: []Comparison{}}
-	for _, m := range compareMetrics {
+	for _, m := range append(append([]metric{}, compareMetrics...), gateMetrics...) {
 		for _, p := range pairs {
 			if c, ok := compareFigure(m, p, o.Alpha); ok {
 				cs.Comparisons = append(cs.Comparisons, c)
@@ -112,10 +112,16 @@ var gateFigures = map[string]string{
 	"req/s": "Requests/s", "rps": "Requests/s", "requests/s": "Requests/s",
 	"p50": "p50", "p99": "p99", "p99.9": "p99.9",
 	"server-us": "Server µs/request", "server-cores": "Server cores", "peak-mib": "Server peak MiB", "client-us": "Client µs/request",
+	"misses": "Misses", "miss%": "Misses",
 }
 
 // GateFigureNames lists the figure names a gate accepts.
-const GateFigureNames = "req/s, p50, p99, p99.9, server-us, server-cores, peak-mib, client-us"
+const GateFigureNames = "req/s, p50, p99, p99.9, server-us, server-cores, peak-mib, client-us, misses"
+
+// missGate is the figure of the absolute gate: "misses > N%" fails when
+// B's median share of reads that missed is above N % — misses are wrong
+// answers, not noise: no test of significance, no relative change.
+const missGate = "Misses"
 
 // ParseGate parses "FIGURE < -N%" or "FIGURE > +N%" (N from 0 to 1000).
 func ParseGate(s string) (Gate, error) {
@@ -137,6 +143,9 @@ func ParseGate(s string) (Gate, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(num, "%")), 64)
 	if err != nil || !finite(v) || v < -100 || v > 1000 {
 		return g, fmt.Errorf("--fail-if %q: the change %q: want a percentage from -100%% to +1000%%", s, num)
+	}
+	if g.Figure == missGate && (g.Less || v < 0 || v > 100) {
+		return g, fmt.Errorf("--fail-if %q: misses gate on the share of reads that missed in B: want 'misses > N%%', N from 0 to 100 (such as 'misses > 0%%')", s)
 	}
 	g.Pct = v
 	return g, nil
@@ -166,6 +175,13 @@ func (cs *CompareSummary) Check(gates []Gate) GateResult {
 			cell := c.Cell
 			if c.Variant != "" && !strings.Contains(cell, c.Variant) {
 				cell += " · " + c.Variant
+			}
+			if g.Figure == missGate {
+				if c.MedianB > g.Pct {
+					r.Failures = append(r.Failures, fmt.Sprintf("--fail-if %q: %s: B's median %s %% of the reads missed (A %s %%, n = %d + %d)",
+						g.Text, cell, figure(c.MedianB), figure(c.MedianA), c.NA, c.NB))
+				}
+				continue
 			}
 			if !c.Tested {
 				r.Warnings = append(r.Warnings, fmt.Sprintf("--fail-if %q: %s has %d and %d repeats: no change can be significant at α = %g with fewer than %d per side, so the gate cannot fail it (%s %s → %s, %+.1f %%, untested). Run 5 repeats or more.",

@@ -257,13 +257,14 @@ func TestParseGate(t *testing.T) {
 		"req/s < -5%":   {Figure: "Requests/s", Less: true, Pct: -5},
 		" p99 > +10 % ": {Figure: "p99", Pct: 10},
 		"P99.9>+0.5%":   {Figure: "p99.9", Pct: 0.5},
+		"misses > 0%":   {Figure: "Misses", Pct: 0},
 	} {
 		g, err := ParseGate(in)
 		if err != nil || g.Figure != want.Figure || g.Less != want.Less || g.Pct != want.Pct {
 			t.Errorf("ParseGate(%q) = %+v, %v; want %+v", in, g, err, want)
 		}
 	}
-	for _, bad := range []string{"", "req/s", "rps < -5", "qps < -5%", "p99 > x%", "p99 > +2000%", "p99 > NaN%"} {
+	for _, bad := range []string{"", "req/s", "rps < -5", "qps < -5%", "p99 > x%", "p99 > +2000%", "p99 > NaN%", "misses < -5%", "misses > 200%"} {
 		if _, err := ParseGate(bad); err == nil || !strings.Contains(err.Error(), "--fail-if") {
 			t.Errorf("ParseGate(%q): %v, want an error naming --fail-if", bad, err)
 		}

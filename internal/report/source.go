@@ -110,6 +110,13 @@ var (
 		}
 		return s.Load.Client.CPUPerRequestUS, true
 	}}
+	// mMisses is the share of reads that missed (result.Load.MissRatio).
+	mMisses = metric{name: "Misses", unit: "% of reads", format: "%.3g", better: -1, get: func(s *result.Sample) (float64, bool) {
+		if !loadOK(s) {
+			return 0, false
+		}
+		return s.Load.MissRatio() * 100, true
+	}}
 	mCoverage = metric{name: "Coverage", unit: "%", format: "%.1f", better: +1, get: func(s *result.Sample) (float64, bool) {
 		if !loadOK(s) || s.Load.Rate == nil {
 			return 0, false

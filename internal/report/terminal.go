@@ -156,9 +156,31 @@ func perSecondTable(p *printer, l *result.Load) {
 	p.f("Req/Bytes counted once per second over %d whole second(s).\n\n", len(secs))
 }
 
+// readsOK is the reads of the window completed OK: the "read" operations
+// when it has them, else all its requests.
+func readsOK(l *result.Load) int64 {
+	for _, o := range l.Ops {
+		if o.Name == "read" {
+			return o.Requests
+		}
+	}
+	return l.Requests
+}
+
+// missPercent renders a miss ratio as a percentage.
+func missPercent(r float64) string {
+	if p := r * 100; p < 0.1 {
+		return fmt.Sprintf("%.3g %%", p)
+	}
+	return fmt.Sprintf("%.1f %%", r*100)
+}
+
 func totals(p *printer, l *result.Load) {
 	p.f("%s requests in %.2fs, %s read: %s req/s\n", count(l.Requests), l.Seconds, bytesSI(float64(l.Bytes)), trimFloat(l.RequestsPerSec))
 	p.f("%s errors, %s timeouts, %s unexpected responses", count(l.Errors), count(l.Timeouts), count(l.Unexpected))
+	if l.Misses > 0 {
+		p.f(", %s misses", count(l.Misses))
+	}
 	if l.Reconnects > 0 {
 		p.f(", %s reconnects", count(l.Reconnects))
 	}
@@ -166,6 +188,10 @@ func totals(p *printer, l *result.Load) {
 		p.f(" (interrupted)")
 	}
 	p.f("\n")
+	if l.Misses > 0 {
+		p.f("%s of %s reads (%s) were answered without a value for a key (nil, or no row): misses, not requests. Is the key space filled? (benchrig resp: --fill)\n",
+			count(l.Misses), count(l.Misses+readsOK(l)), missPercent(l.MissRatio()))
+	}
 	if l.OutstandingAtEnd > 0 {
 		p.f("%s requests outstanding at the window's end, the oldest for %s (neither completed nor failed; the window did not wait for them)\n",
 			count(l.OutstandingAtEnd), result.FormatUS(l.OutstandingOldestUS))

@@ -20,13 +20,19 @@ type Load struct {
 
 	// Sent counts operations sent; Requests counts those completed OK.
 	// Every one sent is in exactly one of Requests, Errors, Timeouts,
-	// Unexpected and OutstandingAtEnd.
+	// Unexpected, Misses and OutstandingAtEnd.
 	Sent       int64 `json:"sent"`
 	Requests   int64 `json:"requests"`
 	Bytes      int64 `json:"bytes"`
 	Errors     int64 `json:"errors"`
 	Timeouts   int64 `json:"timeouts"`
 	Unexpected int64 `json:"unexpected"`
+	// Misses counts the reads answered without a value for one or more
+	// of their keys (a nil reply to GET, a nil element of MGET, fewer
+	// rows than keys on a pg path): never a success, not an error; a
+	// read path whose miss ratio (MissRatio) exceeds max_miss is
+	// UNHEALTHY.
+	Misses int64 `json:"misses"`
 	// OutstandingAtEnd counts the requests sent in the window and still
 	// unanswered at its end: the window ends on time (Seconds is the
 	// planned duration), they are neither successes nor failures, and
@@ -36,10 +42,10 @@ type Load struct {
 	// threshold makes the sample UNHEALTHY.
 	OutstandingAtEnd    int64 `json:"outstanding_at_end,omitempty"`
 	OutstandingOldestUS int64 `json:"outstanding_oldest_us,omitempty"`
-	// OutstandingAnswered counts those of OutstandingAtEnd answered OK
-	// within the drain after the window (driver.DrainGrace): read and
-	// dropped, not requests of the window, but completed by the server,
-	// whose own statistics count them.
+	// OutstandingAnswered counts those of OutstandingAtEnd answered (a
+	// value, or a miss) within the drain after the window
+	// (driver.DrainGrace): read and dropped, not requests of the window,
+	// but completed by the server, whose own statistics count them.
 	OutstandingAnswered int64 `json:"outstanding_answered,omitempty"`
 	// Reconnects counts connections reopened during the window: after a
 	// failure, or because the server ended a keep-alive connection (closed
@@ -79,6 +85,23 @@ type Load struct {
 	Client   Client   `json:"client"`
 }
 
+// MissRatio is the share of the window's answered reads that missed:
+// Misses ÷ (Misses + the reads completed OK), the reads being the "read"
+// operations when the window breaks its figures down by operation, else
+// all of them. 0 without misses.
+func (l *Load) MissRatio() float64 {
+	if l.Misses == 0 {
+		return 0
+	}
+	ok := l.Requests
+	for _, o := range l.Ops {
+		if o.Name == "read" {
+			ok = o.Requests
+		}
+	}
+	return float64(l.Misses) / float64(l.Misses+ok)
+}
+
 // OpStats are the figures of one class of operation.
 type OpStats struct {
 	Name       string `json:"name"`
@@ -86,6 +109,7 @@ type OpStats struct {
 	Errors     int64  `json:"errors"`
 	Timeouts   int64  `json:"timeouts"`
 	Unexpected int64  `json:"unexpected"`
+	Misses     int64  `json:"misses,omitempty"`
 	// OutstandingAnswered is Load.OutstandingAnswered of this class.
 	OutstandingAnswered int64   `json:"outstanding_answered,omitempty"`
 	Latency             Latency `json:"latency"`

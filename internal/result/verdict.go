@@ -15,6 +15,10 @@ type Thresholds struct {
 	Timeouts   int64         `json:"timeouts"`
 	Unexpected int64         `json:"unexpected"`
 	Dropped    int64         `json:"dropped"`
+	// MaxMiss is the largest tolerated miss ratio of the reads (0–1,
+	// Load.MissRatio); nil tolerates any (the report still says how many
+	// missed): the default where nobody filled the key space.
+	MaxMiss *float64 `json:"max_miss,omitempty"`
 }
 
 // DefaultThresholds are DESIGN.md's: coverage ≥ 95 %, p99 ≤ 250 ms, no
@@ -74,6 +78,10 @@ func Judge(l *Load, th Thresholds) Verdict {
 		v.Add("%d requests outstanding at the window's end, the oldest for %s > p99 %s: the server stopped answering them",
 			l.OutstandingAtEnd, FormatUS(l.OutstandingOldestUS), th.P99)
 	}
+	if th.MaxMiss != nil && l.Misses > 0 && l.MissRatio() > *th.MaxMiss {
+		v.Add("%d reads missed (%s of the reads answered) > max_miss %s: is the key space filled?",
+			l.Misses, percent(l.MissRatio()), percent(*th.MaxMiss))
+	}
 	if l.Rate != nil && l.Rate.Dropped > th.Dropped {
 		v.Add("%d sends dropped (backlog of %d full) > %d", l.Rate.Dropped, l.Rate.MaxBacklog, th.Dropped)
 	}
@@ -86,6 +94,18 @@ func Judge(l *Load, th Thresholds) Verdict {
 		v.Reasons = nil
 	}
 	return v
+}
+
+// percent renders a ratio as a percentage with the precision it needs.
+func percent(r float64) string {
+	p := r * 100
+	switch {
+	case p == 0 || p >= 10:
+		return fmt.Sprintf("%.0f %%", p)
+	case p >= 0.1:
+		return fmt.Sprintf("%.1f %%", p)
+	}
+	return fmt.Sprintf("%.3g %%", p)
 }
 
 // FormatUS renders microseconds with a unit suited to the magnitude.

@@ -163,9 +163,12 @@ func checkSample(s *Sample) []string {
 	if l.OutstandingAtEnd < 0 || l.OutstandingOldestUS < 0 || l.OutstandingAnswered < 0 || l.OutstandingAnswered > l.OutstandingAtEnd {
 		p = append(p, fmt.Sprintf("outstanding counts: %d at the end, %d of them answered after it", l.OutstandingAtEnd, l.OutstandingAnswered))
 	}
-	if got := l.Requests + l.Errors + l.Timeouts + l.Unexpected + l.OutstandingAtEnd; got != l.Sent {
-		p = append(p, fmt.Sprintf("counts do not add up: %d ok + %d errors + %d timeouts + %d unexpected + %d outstanding at the end = %d, but %d sent",
-			l.Requests, l.Errors, l.Timeouts, l.Unexpected, l.OutstandingAtEnd, got, l.Sent))
+	if l.Misses < 0 {
+		p = append(p, "negative misses")
+	}
+	if got := l.Requests + l.Errors + l.Timeouts + l.Unexpected + l.Misses + l.OutstandingAtEnd; got != l.Sent {
+		p = append(p, fmt.Sprintf("counts do not add up: %d ok + %d errors + %d timeouts + %d unexpected + %d misses + %d outstanding at the end = %d, but %d sent",
+			l.Requests, l.Errors, l.Timeouts, l.Unexpected, l.Misses, l.OutstandingAtEnd, got, l.Sent))
 	}
 	var msgs int64
 	for _, n := range l.Messages {

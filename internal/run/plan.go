@@ -241,7 +241,7 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 		Engine:   load.Config{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Seed: ps.Seed, Arrival: r.s.Arrival, MaxBacklog: r.s.MaxBacklog},
 		Phases:   PhasesOf(r.plan),
 		Thresholds: result.Thresholds{Coverage: th.Coverage, P99: th.P99.D(), Errors: th.Errors, Timeouts: th.Timeouts,
-			Unexpected: th.Unexpected, Dropped: th.Dropped},
+			Unexpected: th.Unexpected, Dropped: th.Dropped, MaxMiss: th.MaxMiss},
 		SamplerInterval: r.s.Sampler.Interval.D(),
 		SamplerNoPSS:    r.s.Sampler.NoPSS,
 		ClientCPUs:      string(r.s.Placement.ClientCPUs),

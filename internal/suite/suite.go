@@ -133,6 +133,12 @@ type Thresholds struct {
 	Timeouts   int64 `json:"timeouts"`
 	Unexpected int64 `json:"unexpected"`
 	Dropped    int64 `json:"dropped"`
+	// MaxMiss is the largest tolerated miss ratio of a read path (0–1:
+	// reads answered without a value for a key ÷ reads answered). Unset:
+	// 0 where benchrig filled the keys (a redis target's fill, a
+	// PostgreSQL table it checked) or the target's or path's assertions
+	// read the hits, else misses are reported but tolerated.
+	MaxMiss *float64 `json:"max_miss,omitempty"`
 }
 
 // Defaults of a suite's optional settings.

@@ -77,6 +77,9 @@ func (s *Suite) validateThresholds() {
 	if t.P99 <= 0 {
 		l.errf("thresholds.p99", "must be > 0, got %s", t.P99)
 	}
+	if m := t.MaxMiss; m != nil && (*m < 0 || *m > 1 || math.IsNaN(*m)) {
+		l.errf("thresholds.max_miss", "must be a ratio between 0 and 1 (0.01: 1 %% of the reads may miss), got %s", fmtFloat(*m))
+	}
 	for _, c := range []struct {
 		name string
 		v    int64

@@ -260,6 +260,25 @@ func AssertionVars(s *result.Sample, c suite.Cell) map[string]float64 {
 	return v
 }
 
+// DefaultMaxMiss fills th.MaxMiss when the suite left it unset: 0 (no
+// read may miss) when the keys are known to hold values (filled: benchrig
+// wrote them, or checked the table they are read from) or one of the
+// cell's assertions reads a hit count ("cache_hits == requests * keys"),
+// else it stays nil: misses are reported, and tolerated.
+func DefaultMaxMiss(th *result.Thresholds, s *suite.Suite, c suite.Cell, filled bool) {
+	if th.MaxMiss != nil {
+		return
+	}
+	asserts := false
+	for _, a := range s.Assertions(c) {
+		asserts = asserts || strings.Contains(a.Expr.Source, "hits")
+	}
+	if filled || asserts {
+		zero := 0.0
+		th.MaxMiss = &zero
+	}
+}
+
 // JudgeAssertions returns the judge of cell c's assertions (its target's
 // and its path's): each comparison that does not hold makes the sample
 // UNHEALTHY with the expression and both sides' values. nil when the cell

@@ -107,9 +107,13 @@ func (c *Conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 		o := &out[i]
 		o.Bytes, o.Done = c.bytes, driver.Now()
 		var u *unexpected
+		var m *missing
 		switch {
 		case err == nil:
 			o.Class = driver.OK
+			continue
+		case errors.As(err, &m):
+			o.Class, o.Msg = driver.Miss, "row not found"
 			continue
 		case timedOut:
 			o.Class, o.Msg = driver.Timeout, "timeout"
@@ -157,12 +161,22 @@ func (c *Conn) readFor(ctx context.Context, keys []int64) error {
 	return c.readOneFast(keys)
 }
 
-// checkFound fails a read in which a key of the dataset came back missing.
+// missing is a read that returned fewer rows than keys: a Miss.
+type missing struct{ n, of int }
+
+func (e *missing) Error() string { return fmt.Sprintf("%d of %d keys have no row", e.n, e.of) }
+
+// checkFound makes a read in which a key of the dataset came back without
+// a row a miss.
 func (c *Conn) checkFound(keys []int64) error {
-	for i, r := range c.rows[:len(keys)] {
+	n := 0
+	for _, r := range c.rows[:len(keys)] {
 		if r == nil {
-			return errUnexpected("row not found (key %d of the batch)", i)
+			n++
 		}
+	}
+	if n > 0 {
+		return &missing{n: n, of: len(keys)}
 	}
 	return nil
 }

@@ -448,6 +448,11 @@ func (l *loop) readyForQuery(c *lconn, now int64) {
 // not the expected one, else Error.
 func (l *loop) finishErr(c *lconn, err error) {
 	var u *unexpected
+	var m *missing
+	if errors.As(err, &m) {
+		l.finish(c, driver.Miss, "row not found", driver.Now())
+		return
+	}
 	if errors.As(err, &u) {
 		l.finish(c, driver.Unexpected, u.msg, driver.Now())
 		return
@@ -466,7 +471,7 @@ func (l *loop) finish(c *lconn, class driver.Class, msg string, now int64) {
 	if c.stale {
 		c.stale = false
 		l.stale--
-		if class == driver.OK {
+		if class == driver.OK || class == driver.Miss {
 			o := driver.Outcome{Class: driver.Drained, Op: l.d.wl.Index(c.op), Done: now}
 			l.w.Record(&o, c.sent)
 		}

@@ -43,7 +43,7 @@ func TestMGET64ZeroAllocAgainstRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range out {
-		if o.Class != driver.OK {
+		if o.Class != driver.OK && o.Class != driver.Miss { // keys left missing on purpose
 			t.Fatalf("outcome %v %q", o.Class, o.Msg)
 		}
 	}
@@ -140,7 +140,7 @@ func TestSeedRows64ZeroAlloc(t *testing.T) {
 	}
 	check := func(t *testing.T, d *Driver) {
 		for _, o := range zeroAllocDo(t, d) {
-			if o.Class != driver.OK {
+			if o.Class != driver.OK && o.Class != driver.Miss { // keys left missing on purpose
 				t.Fatalf("outcome %v %q", o.Class, o.Msg)
 			}
 		}

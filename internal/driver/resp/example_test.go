@@ -43,6 +43,7 @@ func Example() {
 		return
 	}
 	st := d.Stats()
+	// item:2 and item:4 are missing: each MGET is a miss, never a success.
 	fmt.Println(out[0].Class, out[1].Class, st.Hits, "hits", st.Nils, "nils")
-	// Output: ok ok 4 hits 4 nils
+	// Output: miss miss 4 hits 4 nils
 }

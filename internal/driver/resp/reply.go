@@ -24,7 +24,23 @@ const (
 
 // readOne reads and checks the reply to request seq. A non-nil error means
 // the connection is out of step; otherwise the whole reply was consumed.
+// A GET or MGET answered, but nil for one or more of its keys, is a Miss:
+// never a success.
 func (c *conn) readOne(seq uint64) (driver.Class, string, error) {
+	nils := c.nils
+	class, msg, err := c.readReply(seq)
+	if class == driver.OK && err == nil && c.nils != nils {
+		return driver.Miss, msgMiss, nil
+	}
+	return class, msg, err
+}
+
+// msgMiss is the message of a Miss (not counted by message: misses are
+// their own class).
+const msgMiss = "nil reply"
+
+// readReply is readOne before the misses are told apart.
+func (c *conn) readReply(seq uint64) (driver.Class, string, error) {
 	rep, err := c.rd.ReadReply()
 	if err != nil {
 		return driver.Error, "", err

@@ -176,6 +176,9 @@ func (p *System) respSpec(c suite.Cell, base system.Spec) (system.Spec, error) {
 		system.MergeStats(p.userStats(), p.resp.FieldStats(p.env.Target.Postgres.RESP.Info)))
 	base.Judge = system.JudgeRESP
 	base.PreChecks, base.PostChecks = ps.PreChecks, ps.PostChecks
+	// The endpoint serves the table's rows: benchrig's own on an
+	// ephemeral server.
+	system.DefaultMaxMiss(&base.Thresholds, p.env.Suite, c, p.env.Target.Postgres.Ephemeral)
 	base.DriverConfig = ps.DriverConfig
 	base.SystemConfig = system.JSON(struct {
 		Postgres PGOptions             `json:"postgres"`

@@ -179,6 +179,9 @@ func (p *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 	base.Stats = system.MergeStats(ps.Stats, p.userStats())
 	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig
 	base.Judge = system.Judges(ps.Judge, base.Judge)
+	// The pg paths read the keys 1 … rows of a table benchrig created or
+	// checked (pg.Preflight): every one holds a row.
+	system.DefaultMaxMiss(&base.Thresholds, p.env.Suite, c, true)
 	return base, nil
 }
 

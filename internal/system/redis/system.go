@@ -227,5 +227,7 @@ func (r *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 	base.Judge = system.JudgeRESP
 	base.PreChecks, base.PostChecks = ps.PreChecks, ps.PostChecks
 	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig
+	rt := r.env.Target.Redis
+	system.DefaultMaxMiss(&base.Thresholds, r.env.Suite, c, rt.Fill == nil || *rt.Fill)
 	return base, nil
 }
