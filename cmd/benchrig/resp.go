@@ -62,6 +62,7 @@ func respCmd(a *app) *cobra.Command {
 	f.BoolVar(&rf.r.VerifyPG, "verify-against-pg", false, "pre-flight: MGET of a probe batch must return exactly the rows PostgreSQL returns for them (with --fill=false and --fill-from-pg-dsn: a server that fills itself, checked without writing)")
 	f.Float64Var(&rf.r.Sampled, "validate-sampled", 0, "fraction (0–1) of GET/MGET replies compared during the load with the rows filled")
 	f.Float64Var(&rf.MaxMiss, "max-miss", 0, maxMissUsage)
+	f.IntVar(&rf.r.VerifyBatch, "verify-batch", 0, "keys per pre-flight MGET of --verify-against-pg (default: the largest --batch, at most 128)")
 	return c
 }
 

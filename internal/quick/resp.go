@@ -41,6 +41,7 @@ type RESP struct {
 	PGPK        string
 	Rows        int64
 	VerifyPG    bool
+	VerifyBatch int
 	Sampled     float64
 }
 
@@ -92,6 +93,9 @@ func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 		env = map[string]string{FillDSNEnv: r.PGDSN}
 		rt["source_pg"] = Doc{"table": r.PGTable, "pk": r.PGPK, "dsn_env": FillDSNEnv}
 		rt["verify_against_pg"] = true
+		if r.VerifyBatch != 0 {
+			rt["verify_batch"] = r.VerifyBatch
+		}
 	} else if r.UsePG() {
 		fp := Doc{"table": r.PGTable, "pk": r.PGPK}
 		if r.EphemeralPG {
@@ -103,6 +107,9 @@ func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 		}
 		rt["fill_from_pg"] = fp
 		rt["verify_against_pg"] = r.VerifyPG
+		if r.VerifyBatch != 0 {
+			rt["verify_batch"] = r.VerifyBatch
+		}
 	}
 	path := Doc{"command": strings.ToUpper(r.Command), "key": r.Key, "timeout": r.Timeout.String()}
 	if strings.EqualFold(r.Command, respdrv.CommandCustom) {

@@ -239,6 +239,10 @@ type PGRESP struct {
 	// MGET under every resp path's key template with the same rows read
 	// over SQL; a mismatch refuses the run and names the first key.
 	VerifyAgainstPG bool `json:"verify_against_pg,omitempty"`
+	// VerifyBatch bounds the keys of one pre-flight MGET (default: the
+	// suite's largest resp batch, at most DefaultVerifyBatch): real servers
+	// limit request and reply sizes.
+	VerifyBatch int `json:"verify_batch,omitempty"`
 	// Info names INFO fields (integers) recorded as deltas of every resp
 	// sample, when the endpoint answers INFO.
 	Info []string `json:"info,omitempty"`
@@ -261,6 +265,14 @@ type Sidecar struct {
 	// when the RESP endpoint answers PING, or, without one, once started.
 	Ready *Ready `json:"ready,omitempty"`
 }
+
+// DefaultVerifyBatch bounds a pre-flight MGET's keys when the suite sets
+// no verify_batch (its largest resp batch, if smaller, bounds it too), and
+// MaxVerifyBatch bounds verify_batch.
+const (
+	DefaultVerifyBatch = 128
+	MaxVerifyBatch     = 1024
+)
 
 // DefaultSidecarDSNEnv is the variable a sidecar finds the DSN in.
 const DefaultSidecarDSNEnv = "BENCHRIG_DSN"
@@ -296,6 +308,9 @@ type Redis struct {
 	// rows read over SQL before the load: those of fill_from_pg, or of
 	// source_pg when the server fills itself (fill: false).
 	VerifyAgainstPG bool `json:"verify_against_pg,omitempty"`
+	// VerifyBatch bounds the keys of one pre-flight MGET (default: the
+	// suite's largest resp batch, at most DefaultVerifyBatch).
+	VerifyBatch int `json:"verify_batch,omitempty"`
 	// SourcePG is the PostgreSQL table the rows of a server that fills
 	// itself come from (fill: false), for verify_against_pg.
 	SourcePG *FillFromPG `json:"source_pg,omitempty"`

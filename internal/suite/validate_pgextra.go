@@ -2,6 +2,13 @@ package suite
 
 import "strings"
 
+// checkVerifyBatch checks a verify_batch (0: the default).
+func (l *located) checkVerifyBatch(field string, n int) {
+	if n < 0 || n > MaxVerifyBatch {
+		l.errf(field, "must be 1 … %d keys per pre-flight MGET (default: the largest batch, at most %d), got %d", MaxVerifyBatch, DefaultVerifyBatch, n)
+	}
+}
+
 // checkPGExtras checks what a postgres target adds for the seeds' server:
 // reset_sql, the statistics query, a RESP endpoint and a sidecar.
 func (s *Suite) checkPGExtras(tf string, t *Target) {
@@ -36,6 +43,7 @@ func (s *Suite) checkPGExtras(tf string, t *Target) {
 			l.errf(rf+".user", "needs a token: token_env or token_file")
 		}
 		l.checkInfoFields(rf+".info", r.Info)
+		l.checkVerifyBatch(rf+".verify_batch", r.VerifyBatch)
 	}
 	if t.Serve(RESP) && p.RESP == nil {
 		l.errf(tf+".serves", "a postgres target serves resp through its RESP endpoint: add postgres.resp (addr or port, token_env or token_file)")

@@ -375,6 +375,7 @@ func (s *Suite) checkRedis(f string, r *Redis) {
 			l.checkEnvName(sf+".dsn_env", sp.DSNEnv)
 		}
 	}
+	l.checkVerifyBatch(f+".verify_batch", r.VerifyBatch)
 	if r.VerifyAgainstPG && r.FillFromPG == nil && r.SourcePG == nil {
 		l.errf(f+".verify_against_pg", "needs fill_from_pg, or source_pg with fill: false: the rows are compared with the PostgreSQL table they come from")
 	}

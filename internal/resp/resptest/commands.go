@@ -42,6 +42,10 @@ func (s *Server) exec(st *connState, args [][]byte, out []byte) (_ []byte, quit 
 			return s.appendValue(out, args[1]), false
 		}
 	case is(name, "MGET"):
+		if m := s.opts.MaxMGETKeys; m > 0 && len(args)-1 > m {
+			// as a server that bounds its replies answers
+			return resp.AppendError(out, "ERR response exceeds limit"), false
+		}
 		if len(args) >= 2 {
 			out = resp.AppendArrayHeader(out, len(args)-1)
 			for _, k := range args[1:] {

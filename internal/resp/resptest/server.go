@@ -42,6 +42,10 @@ type Options struct {
 	Hook func(args [][]byte) Action
 	// Limits bounds the commands the server accepts.
 	Limits resp.Limits
+	// MaxMGETKeys, when > 0, refuses an MGET of more keys with "ERR
+	// response exceeds limit", as real servers that bound their request or
+	// reply sizes do.
+	MaxMGETKeys int
 }
 
 // Server is a running test server. Close stops it.

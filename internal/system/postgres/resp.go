@@ -133,11 +133,12 @@ func (p *System) prepareRESP(ctx context.Context, addr string) error {
 	}
 	if r.VerifyAgainstPG {
 		rows := system.DatasetRows(p.env.Suite, p.env.Cells, pgtarget.DefaultRows)
-		n, err := srv.VerifySource(ctx, p.srv.DSN(), p.srv.Options().Dataset.Table, "id", redissys.Templates(p.env), rows)
+		batch := redissys.ProbeBatch(p.env, r.VerifyBatch)
+		n, err := srv.VerifySource(ctx, p.srv.DSN(), p.srv.Options().Dataset.Table, "id", redissys.Templates(p.env), rows, batch)
 		if err != nil {
 			return fmt.Errorf("postgres.resp.verify_against_pg: %w", err)
 		}
-		p.env.Note("Pre-flight: MGET of %d keys returned exactly the rows PostgreSQL returns for them\n", n)
+		p.env.Note("Pre-flight: MGETs of %d keys (at most %d each) returned exactly the rows PostgreSQL returns for them\n", n, batch)
 	}
 	p.env.Note("RESP endpoint %s\n", addr)
 	return nil

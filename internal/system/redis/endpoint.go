@@ -86,13 +86,13 @@ func (s *RedisServer) CheckReserve(ctx context.Context, n int) error {
 }
 
 // VerifySource is the pre-flight of a server that fills itself: for every
-// key template, the probe ids of keySpace rows read with MGET must equal
-// the rows of table (key pk) read from PostgreSQL at dsn. The error names
-// the first key that differs.
-func (s *RedisServer) VerifySource(ctx context.Context, dsn, table, pk string, templates [][2]string, keySpace int64) (int, error) {
+// key template, the probe ids of keySpace rows read with MGETs of at most
+// batch keys (ProbeBatch) must equal the rows of table (key pk) read from
+// PostgreSQL at dsn. The error names the first key that differs.
+func (s *RedisServer) VerifySource(ctx context.Context, dsn, table, pk string, templates [][2]string, keySpace int64, batch int) (int, error) {
 	ids := ProbeIDs(keySpace)
 	for _, t := range templates {
-		if err := s.VerifyAgainstPG(ctx, dsn, table, pk, t[0], t[1], ids); err != nil {
+		if err := s.VerifyAgainstPG(ctx, dsn, table, pk, t[0], t[1], ids, batch); err != nil {
 			return 0, fmt.Errorf("pre-flight: %w", err)
 		}
 	}
@@ -118,11 +118,12 @@ func (r *System) verifySelfFilled(ctx context.Context, rows int64) error {
 	if pk == "" {
 		pk = "id"
 	}
-	n, err := r.srv.VerifySource(ctx, dsn, table, pk, r.templates(), rows)
+	batch := ProbeBatch(r.env, rt.VerifyBatch)
+	n, err := r.srv.VerifySource(ctx, dsn, table, pk, r.templates(), rows, batch)
 	if err != nil {
 		return err
 	}
-	r.note("Pre-flight: MGET of %d keys returned exactly the rows PostgreSQL returns for them\n", n)
+	r.note("Pre-flight: MGETs of %d keys (at most %d each) returned exactly the rows PostgreSQL returns for them\n", n, batch)
 	return nil
 }
 

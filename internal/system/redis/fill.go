@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -11,15 +12,16 @@ import (
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	wire "github.com/benchrig/benchrig/internal/resp"
+	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
-// redisFillChunk is how many SETs a fill pipelines per write; MGETs of a
-// verification carry at most redisMGETMax keys (seed 001's bound).
-const (
-	redisFillChunk = 256
-	redisMGETMax   = 1024
-)
+// redisFillChunk is how many SETs a fill pipelines per write. The MGETs of
+// a pre-flight carry at most the probe batch's keys (ProbeBatch: no more
+// than the suite's largest batch, at most suite.DefaultVerifyBatch unless
+// verify_batch says otherwise): real servers limit request and reply sizes.
+const redisFillChunk = 256
 
 // RedisKey renders a key template for key number id: {db} becomes db, {id}
 // the number; everything else is literal, as in the RESP driver.
@@ -49,6 +51,7 @@ func (s *RedisServer) Fill(ctx context.Context, rows Rows, keyTemplate string) (
 	var (
 		stored, queued int
 		lastKey        string
+		longest        int
 		werr           error
 	)
 	flush := func() bool {
@@ -57,9 +60,11 @@ func (s *RedisServer) Fill(ctx context.Context, rows Rows, keyTemplate string) (
 		}
 		c.extend(ctx)
 		if werr = c.pipeline(queued, "OK"); werr != nil {
-			werr = fmt.Errorf("redis fill: SET near %q: %w", lastKey, s.redactErr(werr))
+			werr = fmt.Errorf("redis fill: a pipeline of %d SETs near key %q (values up to %d bytes): %w%s",
+				queued, lastKey, longest, s.redactErr(werr), sizeHint(werr, "the rows' size (payload_bytes)"))
 			return false
 		}
+		longest = 0
 		stored += queued
 		queued = 0
 		c.buf = c.buf[:0]
@@ -72,6 +77,7 @@ func (s *RedisServer) Fill(ctx context.Context, rows Rows, keyTemplate string) (
 		c.buf = wire.AppendBulkString(c.buf, "SET")
 		c.buf = wire.AppendBulkString(c.buf, lastKey)
 		c.buf = wire.AppendBulk(c.buf, row)
+		longest = max(longest, len(row))
 		if queued++; queued == redisFillChunk {
 			return flush()
 		}
@@ -91,9 +97,19 @@ func (s *RedisServer) Fill(ctx context.Context, rows Rows, keyTemplate string) (
 	return stored, nil
 }
 
-// MGet reads keys with MGET (at most redisMGETMax per command) and returns
-// their values in order, nil for a missing key.
+// MGet reads keys with MGET (at most suite.DefaultVerifyBatch per
+// command) and returns their values in order, nil for a missing key.
 func (s *RedisServer) MGet(ctx context.Context, keys []string) ([][]byte, error) {
+	return s.MGetBatch(ctx, keys, 0)
+}
+
+// MGetBatch is MGet with at most batch keys per command (≤ 0:
+// suite.DefaultVerifyBatch). A command the server refuses is named with
+// its size in the error.
+func (s *RedisServer) MGetBatch(ctx context.Context, keys []string, batch int) ([][]byte, error) {
+	if batch <= 0 {
+		batch = suite.DefaultVerifyBatch
+	}
 	c, err := s.dial(ctx)
 	if err != nil {
 		return nil, err
@@ -101,11 +117,11 @@ func (s *RedisServer) MGet(ctx context.Context, keys []string) ([][]byte, error)
 	defer c.close()
 	out := make([][]byte, 0, len(keys))
 	for len(keys) > 0 {
-		n := min(len(keys), redisMGETMax)
+		n := min(len(keys), batch)
 		c.extend(ctx)
 		vals, err := c.mget(keys[:n])
 		if err != nil {
-			return nil, s.wrap("MGET", err)
+			return nil, s.wrap(fmt.Sprintf("MGET of %d keys", n), err)
 		}
 		out = append(out, vals...)
 		keys = keys[n:]
@@ -113,15 +129,31 @@ func (s *RedisServer) MGet(ctx context.Context, keys []string) ([][]byte, error)
 	return out, nil
 }
 
-// CheckRows reads the keys of ids with MGET and compares each value,
-// decoded as JSON, with want(id) (decoded JSON, nil for a missing row). The
-// error names the first key that differs and both values.
+// sizeHint says how to make a refused command smaller, when err is the
+// server's error reply (a limit on request or reply sizes); what names the
+// knob.
+func sizeHint(err error, what string) string {
+	var se *wire.Error
+	if !errors.As(err, &se) {
+		return ""
+	}
+	return "; if the server limits request or reply sizes, lower " + what
+}
+
+// CheckRows reads the keys of ids with MGET (at most batch keys per
+// command, ≤ 0: suite.DefaultVerifyBatch) and compares each value, decoded
+// as JSON, with want(id) (decoded JSON, nil for a missing row). The error
+// names the first key that differs and both values.
 func (s *RedisServer) CheckRows(ctx context.Context, keyTemplate, db string, ids []int64, want func(i int) any) error {
+	return s.checkRows(ctx, keyTemplate, db, ids, want, 0)
+}
+
+func (s *RedisServer) checkRows(ctx context.Context, keyTemplate, db string, ids []int64, want func(i int) any, batch int) error {
 	keys := make([]string, len(ids))
 	for i, id := range ids {
 		keys[i] = RedisKey(keyTemplate, db, id)
 	}
-	vals, err := s.MGet(ctx, keys)
+	vals, err := s.MGetBatch(ctx, keys, batch)
 	if err != nil {
 		return err
 	}
@@ -262,11 +294,16 @@ func Reference(rows Rows, n int64) (func(id int64) ([]byte, bool), error) {
 }
 
 // VerifyAgainstPG is the pre-flight check of a cache: for each of ids (in
-// MGETs of at most 1,024 keys) the value under the key template, decoded as
-// JSON, must equal the row PostgreSQL returns for the id along the pg
-// driver's any path (nil: a key missing in both). The error names the
-// first key that differs, with both values.
-func (s *RedisServer) VerifyAgainstPG(ctx context.Context, dsn, table, pk, keyTemplate, db string, ids []int64) error {
+// MGETs, and PostgreSQL reads, of at most batch keys: ProbeBatch) the
+// value under the key template, decoded as JSON, must equal the row
+// PostgreSQL returns for the id along the pg driver's any path (nil: a key
+// missing in both). The error names the first key that differs, with both
+// values; a command the server refuses is named with its size and how to
+// lower it.
+func (s *RedisServer) VerifyAgainstPG(ctx context.Context, dsn, table, pk, keyTemplate, db string, ids []int64, batch int) error {
+	if batch <= 0 {
+		batch = suite.DefaultVerifyBatch
+	}
 	d, err := pgdrv.New(pgdrv.Config{DSN: dsn, Path: pgdrv.Any, Table: table, PK: pk})
 	if err != nil {
 		return fmt.Errorf("verify against PostgreSQL: %w", err)
@@ -277,7 +314,7 @@ func (s *RedisServer) VerifyAgainstPG(ctx context.Context, dsn, table, pk, keyTe
 	}
 	defer conn.Close()
 	for len(ids) > 0 {
-		chunk := ids[:min(len(ids), redisMGETMax)]
+		chunk := ids[:min(len(ids), batch)]
 		ids = ids[len(chunk):]
 		keys := make([]*int64, len(chunk))
 		for i := range chunk {
@@ -287,11 +324,32 @@ func (s *RedisServer) VerifyAgainstPG(ctx context.Context, dsn, table, pk, keyTe
 		if err != nil {
 			return fmt.Errorf("verify against PostgreSQL: fetch %d rows: %w", len(keys), redisScrubPG(err, dsn))
 		}
-		if err := s.CheckRows(ctx, keyTemplate, db, chunk, func(i int) any { return want[i] }); err != nil {
-			return fmt.Errorf("verify against PostgreSQL: %w", err)
+		if err := s.checkRows(ctx, keyTemplate, db, chunk, func(i int) any { return want[i] }, batch); err != nil {
+			return fmt.Errorf("verify against PostgreSQL: %w%s", err,
+				sizeHint(err, fmt.Sprintf("the probe batch: verify_batch (now %d keys per MGET; --verify-batch) or the suite's largest batch", batch)))
 		}
 	}
 	return nil
+}
+
+// ProbeBatch is the keys of one pre-flight MGET: no more than the largest
+// batch of env's resp cells (the sizes the suite sends anyway), and at
+// most verify_batch, suite.DefaultVerifyBatch when unset.
+func ProbeBatch(env system.Env, verifyBatch int) int {
+	limit := verifyBatch
+	if limit <= 0 {
+		limit = suite.DefaultVerifyBatch
+	}
+	largest := 0
+	for _, c := range env.Cells {
+		if c.Protocol == suite.RESP {
+			largest = max(largest, c.Batch)
+		}
+	}
+	if largest == 0 {
+		return limit
+	}
+	return min(largest, limit)
 }
 
 // ProbeIDs are the ids a pre-flight verification reads: every key of the

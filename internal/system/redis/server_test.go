@@ -228,7 +228,7 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	}
 
 	probe := ProbeIDs(rows)
-	if err := s.VerifyAgainstPG(ctx, pg.DSN(), "items", "id", tmpl, "bench", probe); err != nil {
+	if err := s.VerifyAgainstPG(ctx, pg.DSN(), "items", "id", tmpl, "bench", probe, 0); err != nil {
 		t.Fatalf("pre-flight on a faithful fill: %v", err)
 	}
 	key5 := RedisKey(tmpl, "bench", 5)
@@ -240,14 +240,14 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	if _, err := c.do("SET", key5, `{"id":5,"revision":1,"payload":"stale"}`); err != nil {
 		t.Fatal(err)
 	}
-	err = s.VerifyAgainstPG(ctx, pg.DSN(), "items", "id", tmpl, "bench", probe)
+	err = s.VerifyAgainstPG(ctx, pg.DSN(), "items", "id", tmpl, "bench", probe, 0)
 	if err == nil || !strings.Contains(err.Error(), strconv.Quote(key5)) || !strings.Contains(err.Error(), "stale") {
 		t.Fatalf("pre-flight on a corrupted key: %v", err)
 	}
 	if _, err := c.do("DEL", key5); err != nil {
 		t.Fatal(err)
 	}
-	err = s.VerifyAgainstPG(ctx, pg.DSN(), "items", "id", tmpl, "bench", probe)
+	err = s.VerifyAgainstPG(ctx, pg.DSN(), "items", "id", tmpl, "bench", probe, 0)
 	if err == nil || !strings.Contains(err.Error(), "redis has nil (no row)") {
 		t.Fatalf("pre-flight on a missing key: %v", err)
 	}

@@ -156,11 +156,11 @@ func (r *System) fill(ctx context.Context) error {
 		}
 		r.note("Filled %d keys (%s) from table %s in %s\n", n, textclip.String(tmpl), table, time.Since(start).Round(time.Millisecond))
 		if rt.VerifyAgainstPG {
-			ids := ProbeIDs(rows)
-			if err := r.srv.VerifyAgainstPG(ctx, dsn, table, pk, p.RESP.Key, p.RESP.DB, ids); err != nil {
+			ids, batch := ProbeIDs(rows), ProbeBatch(r.env, rt.VerifyBatch)
+			if err := r.srv.VerifyAgainstPG(ctx, dsn, table, pk, p.RESP.Key, p.RESP.DB, ids, batch); err != nil {
 				return fmt.Errorf("pre-flight: %w", err)
 			}
-			r.note("Pre-flight: MGET of %d keys returned exactly the rows PostgreSQL returns for them\n", len(ids))
+			r.note("Pre-flight: MGETs of %d keys (at most %d each) returned exactly the rows PostgreSQL returns for them\n", len(ids), batch)
 		}
 		if p.RESP.ValidateSampled > 0 {
 			ref, err := Reference(PGRows(ctx, dsn, table, pk, rows), rows)
