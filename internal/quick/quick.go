@@ -181,12 +181,12 @@ var suiteFlags = map[string]string{
 	"repeats": "--repeats", "requests": "--requests", "seed": "--seed", "arrival": "--arrival", "max_backlog": "--max-backlog",
 	"phases.load": "--duration", "phases.warmup": "--warmup", "phases.baseline": "--baseline", "phases.settle": "--settle",
 	"phases.recovery": "--recovery", "thresholds.coverage": "--min-coverage", "thresholds.p99": "--max-p99", "thresholds.max_miss": "--max-miss",
-	"targets.redis.redis.verify_batch": "--verify-batch",
-	"sampler.interval":                 "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus",
+	"sampler.interval": "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus",
 	"matrix.connections": "--connections", "matrix.pipeline": "--pipeline", "matrix.rates": "--rate", "matrix.batches": "--batch",
 	"paths.request.http.url": "URL", "paths.request.http.method": "--method", "paths.request.http.headers": "--header",
 	"paths.request.http.expect_status": "--expect-status", "paths.request.http.timeout": "--timeout",
 	"secret_headers": "--secret-header", "secret_params": "--secret-param",
+	"targets.redis.redis.verify_batch": "--verify-batch",
 }
 
 // flagErrors rewrites the errors of a quick mode's suite in the words of
