@@ -148,8 +148,22 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 			return fmt.Errorf("resp: reply %d of %d from %s: %w", i+1, len(reqs), c.d.cfg.Addr, err)
 		}
 	}
+	// Bytes past the last reply answer no request: the server is out of
+	// step with the commands (a reply sent twice, say), and the replies
+	// of this Do cannot be trusted either. In every mode a framing error,
+	// as the HTTP driver's; the connection is replaced. (A field compare:
+	// nothing is read for it.)
+	if n := c.rd.Buffered(); n > 0 {
+		last := &out[len(reqs)-1]
+		last.Class, last.Msg = driver.Error, msgUnsolicited
+		return fmt.Errorf("resp: %d bytes from %s after the last of %d replies, with no request outstanding", n, c.d.cfg.Addr, len(reqs))
+	}
 	return nil
 }
+
+// msgUnsolicited is the failure of bytes that arrived with no request
+// outstanding.
+const msgUnsolicited = "reply with no request outstanding"
 
 // Close closes the connection; it is idempotent and may be called while Do
 // runs, which then fails.
