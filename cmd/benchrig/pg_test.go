@@ -88,7 +88,7 @@ func TestPGQuickMatrix(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"Requests/s, median", "prepared-one", "any", "1 key · 2 conns", "4 keys · 2 conns", "Server µs/request"} {
+	for _, want := range []string{"Requests/s, median", "prepared-one", "any-param", "1 key · 2 conns", "4 keys · 2 conns", "Server µs/request"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -107,7 +107,7 @@ func TestPGQuickMatrix(t *testing.T) {
 	if doc.Server == nil || doc.Server.Version == "" || doc.Server.Settings["fsync"] != "off" || doc.Server.SHA256 == "" {
 		t.Errorf("server provenance %+v", doc.Server)
 	}
-	for _, label := range []string{"prepared-one", "any"} {
+	for _, label := range []string{"prepared-one", "any[param]"} {
 		if !json.Valid([]byte(doc.Plans[label])) || !strings.Contains(doc.Plans[label], "Index") {
 			t.Errorf("plan of %s: %q", label, doc.Plans[label])
 		}

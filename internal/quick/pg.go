@@ -110,6 +110,11 @@ func (p *PG) pathDocs() (Doc, []string, error) {
 	hasSQL, prepared := false, false
 	for _, label := range names {
 		label = strings.ToLower(strings.TrimSpace(label))
+		// The any path's default form is named like the others: its
+		// rows say which form they measured (any[param]).
+		if l, ok := strings.CutPrefix(label, string(pgdrv.Any)); ok && (l == "" || strings.HasPrefix(l, "/")) {
+			label = string(pgdrv.Any) + "[" + string(pgdrv.FormParam) + "]" + l
+		}
 		name, plan := label, ""
 		for _, sfx := range []struct{ s, mode string }{{"/generic", "force_generic_plan"}, {"/custom", "force_custom_plan"}} {
 			if n, ok := strings.CutSuffix(name, sfx.s); ok {

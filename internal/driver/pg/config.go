@@ -47,7 +47,7 @@ type Form string
 // The statement forms of the any path.
 const (
 	// FormParam is "<pk> = ANY($1::bigint[])": one array parameter, as pgx
-	// and node-postgres users write it (the default; label "any").
+	// and node-postgres users write it (the default; label "any[param]").
 	FormParam Form = "param"
 	// FormArray is "<pk> = ANY(ARRAY[$1,…,$k]::bigint[])": k integer
 	// parameters, as pgbench scripts write it (label "any[array]").
@@ -226,7 +226,7 @@ func (c Config) Validate() error {
 }
 
 // Label names the path for reports and errors: "prepared-one",
-// "prepared-one/pipeline", "any", "any[array]", "any[in]", "sql",
+// "prepared-one/pipeline", "any[param]", "any[array]", "any[in]", "sql",
 // "update"; a plan_cache_mode other than auto adds "/generic" or
 // "/custom" ("any[array]/generic").
 func (c Config) Label() string {
@@ -234,8 +234,14 @@ func (c Config) Label() string {
 	if c.Path == PreparedOne && c.BatchMode == Pipeline {
 		l += "/" + string(c.BatchMode)
 	}
-	if c.Path == Any && c.Form != "" && c.Form != FormParam {
-		l += "[" + string(c.Form) + "]"
+	if c.Path == Any {
+		// Every form is named, the default too: the forms are planned
+		// differently, and a row must say which one it measured.
+		f := c.Form
+		if f == "" {
+			f = FormParam
+		}
+		l += "[" + string(f) + "]"
 	}
 	switch c.PlanCacheMode {
 	case PlanGeneric:

@@ -15,8 +15,9 @@
 //
 //	prepared-one            k statements "<pk> = $1", one round trip each
 //	prepared-one/pipeline   the same k statements in one round trip
-//	any                     one statement for the k keys: "<pk> = ANY($1::bigint[])",
+//	any[param]              one statement for the k keys: "<pk> = ANY($1::bigint[])",
 //	                        one array parameter, as pgx and node-postgres users write it
+//	                        (the any path's default form, named in every label)
 //	any[array]              one statement "<pk> = ANY(ARRAY[$1,…,$k]::bigint[])",
 //	                        k parameters, as pgbench scripts write it
 //	any[in]                 one statement "<pk> IN ($1,…,$k)", k parameters
@@ -24,8 +25,8 @@
 //	                        the key array as $1, in any result shape of sqlshape.go
 //	update                  the write statement only
 //
-// so "prepared SQL at 64 keys" in one statement is any (or any[array],
-// any[in]) at batch 64, while prepared-one at batch 64 is 64 round trips.
+// so "prepared SQL at 64 keys" in one statement is any[param] (or
+// any[array], any[in]) at batch 64, while prepared-one at batch 64 is 64 round trips.
 // A plan_cache_mode other than auto (Config.PlanCacheMode, set on every
 // connection of the path at connect) adds "/generic" or "/custom".
 //

@@ -17,11 +17,11 @@ func TestFormConfig(t *testing.T) {
 		where     string // in the read statement
 		wantError string
 	}{
-		{cfg: Config{Path: Any, Workload: wl}, label: "any", where: `t."id" = ANY($1::bigint[])`},
+		{cfg: Config{Path: Any, Workload: wl}, label: "any[param]", where: `t."id" = ANY($1::bigint[])`},
 		{cfg: Config{Path: Any, Form: "ARRAY", Workload: wl}, label: "any[array]", where: `t."id" = ANY(ARRAY[$1,$2,$3]::bigint[])`},
 		{cfg: Config{Path: Any, Form: FormIn, Workload: wl}, label: "any[in]", where: `t."id" IN ($1,$2,$3)`},
 		{cfg: Config{Path: Any, Form: FormArray, PlanCacheMode: PlanGeneric, Workload: wl}, label: "any[array]/generic"},
-		{cfg: Config{Path: Any, PlanCacheMode: "Force_Custom_Plan", Workload: wl}, label: "any/custom"},
+		{cfg: Config{Path: Any, PlanCacheMode: "Force_Custom_Plan", Workload: wl}, label: "any[param]/custom"},
 		{cfg: Config{Path: PreparedOne, PlanCacheMode: PlanAuto, Workload: wl}, label: "prepared-one"},
 		{cfg: Config{Path: PreparedOne, BatchMode: Pipeline, PlanCacheMode: PlanCustom, Workload: wl}, label: "prepared-one/pipeline/custom"},
 		{cfg: Config{Path: Any, Form: "list", Workload: wl}, wantError: `pg.form "list": accepted forms are param, array, in`},

@@ -96,7 +96,7 @@ func TestPreflightFindsDifferences(t *testing.T) {
 			"path sql: batch [42 7 42 null 999999]: sql path returned 2 rows for 5 keys"},
 		{"other revision", Config{Path: SQL, Workload: wl,
 			SQL: `SELECT array_to_json(array(SELECT CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'revision', 1, 'payload', t.payload) END FROM unnest($1::bigint[]) WITH ORDINALITY u(id, n) LEFT JOIN items t USING (id) ORDER BY n))`},
-			`path sql differs from path any in batch [42 7 42 null 999999] at position 0: {"id":42,"payload":"item-42`},
+			`path sql differs from path any[param] in batch [42 7 42 null 999999] at position 0: {"id":42,"payload":"item-42`},
 		{"two parameters", Config{Path: SQL, Workload: wl, SQL: `SELECT array_to_json(array(SELECT row_to_json(t) FROM items t WHERE id = ANY($1) AND id < $2))`},
 			"takes 2 parameters; it must take exactly one ($1: the key array)"},
 		{"two columns", Config{Path: SQL, Workload: wl, SQL: `SELECT id, row_to_json(t) FROM items t WHERE id = ANY($1)`},

@@ -74,8 +74,11 @@ func TestSamplePlans(t *testing.T) {
 	})
 	t.Run("array auto after a warm-up: all generic", func(t *testing.T) {
 		smp := planSample(t, ctx, s, array, 300*time.Millisecond)
-		if g, c, n := read(smp); c != 0 || g != n {
-			t.Errorf("generic %v custom %v, want all %v requests generic", g, c, n)
+		// A connection reopened in the window (on a loaded machine, one
+		// whose warm-up request outlived the drain after the warm-up)
+		// plans its first five executions again.
+		if g, c, n := read(smp); c > 5*float64(smp.Load.Reconnects) || g+c != n {
+			t.Errorf("generic %v custom %v (%d reconnects), want all %v requests generic", g, c, smp.Load.Reconnects, n)
 		}
 	})
 	t.Run("force_custom_plan on the event loop: every call custom", func(t *testing.T) {

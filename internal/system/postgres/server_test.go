@@ -70,7 +70,7 @@ func TestPGServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		plans := s.Plans()
-		for _, label := range []string{"prepared-one", "any", "any update"} {
+		for _, label := range []string{"prepared-one", "any[param]", "any[param] update"} {
 			var doc []map[string]any
 			if err := json.Unmarshal([]byte(plans[label]), &doc); err != nil || len(doc) != 1 || doc[0]["Plan"] == nil {
 				t.Errorf("plan %q = %q: %v", label, plans[label], err)
