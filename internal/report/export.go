@@ -34,8 +34,6 @@ var exportFigures = []exportFigure{
 	{"errors", "count", loadCount(func(l *result.Load) int64 { return l.Errors })},
 	{"timeouts", "count", loadCount(func(l *result.Load) int64 { return l.Timeouts })},
 	{"unexpected", "count", loadCount(func(l *result.Load) int64 { return l.Unexpected })},
-	{"misses", "count", loadCount(func(l *result.Load) int64 { return l.Misses })},
-	{"outstanding_at_end", "count", loadCount(func(l *result.Load) int64 { return l.OutstandingAtEnd })},
 	{"reconnects", "count", loadCount(func(l *result.Load) int64 { return l.Reconnects })},
 	{"p50", "ms", mP50.get},
 	{"p90", "ms", mP90.get},
