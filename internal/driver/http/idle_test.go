@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
@@ -20,14 +22,11 @@ import (
 // when it is missing, and fails when CI=true.
 func need(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed: %v", name, err)
+	k := map[string]testenv.Kind{"nginx": testenv.Nginx, "node": testenv.Node}[name]
+	if k == "" {
+		k = testenv.Tools
 	}
-	return p
+	return testenv.LookPath(t, k, name)
 }
 
 // startServer starts a real server process that prints "listening on
