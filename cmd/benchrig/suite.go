@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/agent"
+
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/result"
@@ -133,6 +135,8 @@ func runCmd(a *app) *cobra.Command {
 	f.DurationVar(&agents.joinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
 	f.StringVar(&agents.tlsCert, "tls-cert", "", "with --agents: speak TLS to the agents with this certificate (PEM; with --tls-key)")
 	f.StringVar(&agents.tlsKey, "tls-key", "", "with --agents: the certificate's key (PEM)")
+	f.DurationVar(&agents.timings.DeadMan, "dead-man", agent.DeadMan, "with --agents: an agent that hears nothing from the coordinator this long stops its load")
+	f.DurationVar(&agents.timings.AgentTimeout, "agent-timeout", agent.AgentTimeout, "with --agents: an agent silent this long is lost (its share of the sample fails)")
 	f.BoolVar(&agents.logResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
 	return c
 }

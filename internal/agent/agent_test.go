@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/suite"
@@ -100,12 +102,30 @@ func (l *logBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.
 
 var testToken, _ = NewToken([]byte("0123456789abcdef-test-token"))
 
+var (
+	patientOnce sync.Once
+	patientT    Timings
+)
+
+// patient is the timings every test's coordinator and agents use: the
+// dead-man from this machine's measured scheduling delay and load
+// (testenv.Patience; the default on a quiet machine), the agent timeout
+// three times that. A starved process must not be taken for a lost one.
+func patient(t testing.TB) Timings {
+	patientOnce.Do(func() {
+		p := testenv.Patience(DeadMan, 20*time.Second)
+		patientT = Timings{DeadMan: p, AgentTimeout: 3 * p}
+	})
+	t.Logf("dead-man %s, agent timeout %s", patientT.DeadMan, patientT.AgentTimeout)
+	return patientT
+}
+
 // startCluster starts a coordinator for n agents and the agents, and waits
 // for them to join with the suite.
 func startCluster(t *testing.T, n int, s *suite.Suite) *cluster {
 	t.Helper()
 	logs := &logBuf{}
-	coord, err := NewCoordinator(CoordinatorConfig{Agents: n, Token: testToken, JoinFor: 20 * time.Second, Logf: logs.logf})
+	coord, err := NewCoordinator(CoordinatorConfig{Agents: n, Token: testToken, Timings: patient(t), JoinFor: 20 * time.Second, Logf: logs.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +138,7 @@ func startCluster(t *testing.T, n int, s *suite.Suite) *cluster {
 		cl.cancels = append(cl.cancels, cancel)
 		idx := i // agents ask for their index, as an Indexed Job's do
 		go func() {
-			cl.errs <- Run(ctx, Config{Coordinator: coord.Addr(), Index: idx, Token: testToken, DialFor: 10 * time.Second, Logf: logs.logf})
+			cl.errs <- Run(ctx, Config{Coordinator: coord.Addr(), Index: idx, Token: testToken, Timings: patient(t), DialFor: 10 * time.Second, Logf: logs.logf})
 		}()
 	}
 	t.Cleanup(func() {
@@ -222,7 +242,7 @@ func TestEveryIndexSentOnce(t *testing.T) {
 // refusal is logged, and the token is in no log line.
 func TestWrongTokenRefused(t *testing.T) {
 	logs := &logBuf{}
-	coord, err := NewCoordinator(CoordinatorConfig{Agents: 1, Token: testToken, Logf: logs.logf})
+	coord, err := NewCoordinator(CoordinatorConfig{Agents: 1, Token: testToken, Timings: patient(t), Logf: logs.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
