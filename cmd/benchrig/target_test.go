@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 func freePort(t *testing.T) int {
@@ -42,24 +44,18 @@ var shortPhases = []string{"--baseline", "500ms", "--warmup", "500ms", "--settle
 // phases at 1,000 req/s, reports server and client figures, stops Node and
 // leaves no node process behind.
 func TestTargetNodeMeasured(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node not installed")
-		}
-		t.Skip("node not installed")
-	}
+	node := testenv.LookPath(t, testenv.Node, "node")
 	port := freePort(t)
 	args := append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
-		"--target", node + " ../../examples/servers/node-http/server.js", "-R", "1000", "-d", "3s",
-		// this test is about the server's figures, not its latency: a
-		// shared machine under load must not fail it on p99
-		"--max-p99", "5s"}, shortPhases...)
+		"--target", node + " ../../examples/servers/node-http/server.js", "-R", "1000", "-d", "3s"}, shortPhases...)
 	doc, stderr, code := quickJSON(t, args...)
 	s := doc.Sample
-	if code != 0 || !s.Verdict.Healthy {
+	// this test is about the server's figures, not its latency: a busy
+	// machine may make the verdict UNHEALTHY on latency or coverage only
+	if code != 0 {
 		t.Fatalf("exit %d, verdict %+v: %s", code, s.Verdict, stderr)
 	}
+	healthyButForLoad(t, "node", s.Verdict)
 	if s.Server == nil || s.Target == nil || s.Target.PID == 0 {
 		t.Fatalf("no server figures or target: %+v", s.Target)
 	}
@@ -108,9 +104,10 @@ func TestTargetCrashMidLoad(t *testing.T) {
 	cmd = fmt.Sprintf("%s -addr 127.0.0.1:%d -delay 0", bin, port)
 	args = append([]string{"http", url, "--target", cmd, "-R", "200", "-d", "1s"}, shortPhases...)
 	doc, stderr, code := quickJSON(t, args...)
-	if code != 0 || !doc.Sample.Verdict.Healthy {
+	if code != 0 {
 		t.Errorf("second run: exit %d %+v %s", code, doc.Sample.Verdict, stderr)
 	}
+	healthyButForLoad(t, "second run", doc.Sample.Verdict)
 }
 
 // TestTargetBadInput: a command that does not exist, a port never opened
