@@ -11,7 +11,11 @@ missing() {
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || echo "postgres postgresql"
 	command -v node >/dev/null 2>&1 || echo "node nodejs"
 	command -v npm >/dev/null 2>&1 || echo "node npm"
-	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || echo "browser chromium"
+	if [ -n "${BENCHRIG_CHROMIUM:-}" ]; then # the browser tests' own choice
+		command -v "$BENCHRIG_CHROMIUM" >/dev/null 2>&1 || echo "browser chromium"
+	else
+		command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || echo "browser chromium"
+	fi
 	# nginx-light has the http2 module: the https and HTTP/2 driver tests
 	# start their own with a config in a temp dir.
 	[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || echo "nginx nginx-light"

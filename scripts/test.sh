@@ -29,21 +29,28 @@ fi
 skipped() { case ",$skip," in *",$1,"*) return 0 ;; esac; return 1; }
 
 # Debian packages.
-need=()
-while read -r kind pkg; do
-	[ -n "$kind" ] || continue
-	skipped "$kind" || need+=("$pkg ($kind)")
-done < <(scripts/deps.sh --missing)
+missing() {
+	need=()
+	while read -r kind pkg; do
+		[ -n "$kind" ] || continue
+		skipped "$kind" || need+=("$pkg ($kind)")
+	done < <(scripts/deps.sh --missing)
+}
+missing
+if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
+	echo "make test: installing ${need[*]} (make deps)"
+	scripts/deps.sh
+	missing
+fi
 if [ ${#need[@]} -gt 0 ]; then
+	echo "make test: missing ${need[*]}." >&2
 	if [ "$(id -u)" = 0 ]; then
-		echo "make test: installing ${need[*]} (make deps)"
-		scripts/deps.sh
+		echo "  make deps installed the packages, yet these are still not found (PATH=$PATH; BENCHRIG_CHROMIUM=${BENCHRIG_CHROMIUM:-unset})" >&2
 	else
-		echo "make test: missing ${need[*]}." >&2
 		echo "  Install them as root with: sudo make deps" >&2
-		echo "  or skip those tests by name: SKIP=<kind>,... make test (kinds: ${kinds// /, })" >&2
-		exit 1
 	fi
+	echo "  or skip those tests by name: SKIP=<kind>,... make test (kinds: ${kinds// /, })" >&2
+	exit 1
 fi
 
 # The seeds' npm packages.
@@ -58,7 +65,7 @@ $GO vet ./...
 $GO build -o bin/testsum ./scripts/testsum
 echo "make test: go test (load average at the start: $(cut -d' ' -f1-3 /proc/loadavg))"
 set +e
-$GO test -count=1 -timeout 12m -json ./... 2>&1 | ./bin/testsum
+$GO test -count=1 -parallel 4 -timeout 12m -json ./... 2>&1 | ./bin/testsum
 ps=("${PIPESTATUS[@]}")
 status=${ps[1]}
 [ "${ps[0]}" = 0 ] || [ "$status" != 0 ] || status=1

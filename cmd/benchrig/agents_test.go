@@ -20,6 +20,7 @@ import (
 // counts sum to the merged ones; a file cut after its first sample is
 // completed by --resume with agents, and verifies.
 func TestRunAgentsLocal(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
 	br := filepath.Join(dir, "benchrig")
 	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {

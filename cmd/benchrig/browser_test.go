@@ -88,6 +88,7 @@ const pageCheckJS = `(() => {
 // no error. Full-page screenshots are written to BENCHRIG_SCREENSHOTS, or
 // to the test's temp dir, and named in the log.
 func TestReportInBrowser(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	chrome := chromiumPath(t)
 	shots := os.Getenv("BENCHRIG_SCREENSHOTS")
 	if shots == "" {

@@ -29,6 +29,7 @@ func startHello(t *testing.T, bin string) (*exec.Cmd, string) {
 // recorded under their names; the one by port is the headline, so the
 // report's server figures are its own; the text report names both.
 func TestCompanionsByPIDAndPort(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	bin := buildExample(t, "hello")
 	served, port := startHello(t, bin)
 	idle, _ := startHello(t, bin)

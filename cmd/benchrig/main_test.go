@@ -171,6 +171,7 @@ func TestHTTPBadInput(t *testing.T) {
 // as processes: the example Go server, and Node running a plain http server
 // like seed 003's simple.js (skipped when node is not installed).
 func TestOutOfProcessServers(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "hello")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/servers/hello").CombinedOutput(); err != nil {

@@ -146,6 +146,7 @@ func TestMetricsMalformed(t *testing.T) {
 // started by `benchrig http --target` exposes process.memoryUsage() at
 // /metrics; the run records its JS heap beside the RSS the sampler read.
 func TestMetricsNodeHeap(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	node := testenv.LookPath(t, testenv.Node, "node")
 	port := freePort(t)
 	args := append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),

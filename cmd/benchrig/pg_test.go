@@ -82,6 +82,7 @@ func pgReadDoc(t *testing.T, b []byte) pgDocOut {
 // comparison table on stdout, and a JSON file with every sample, its
 // server figures, statistics deltas and the plans.
 func TestPGQuickMatrix(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	pgNeedBinaries(t)
 	out := filepath.Join(t.TempDir(), "pg.json")
 	args := append([]string{"pg", "--ephemeral", "--path", "prepared-one,any", "--batch", "1,4", "-c", "2",

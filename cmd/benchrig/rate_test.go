@@ -35,6 +35,7 @@ func quickJSON(t *testing.T, args ...string) (*resultsDoc, string, int) {
 // it: only the ≤ 32 requests in flight when it began saw it whole), and the
 // run is UNHEALTHY naming the corrected p99, exit 3.
 func TestRateStallIsSeen(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	if testing.Short() {
 		t.Skip("10 s run")
 	}
@@ -71,6 +72,7 @@ func TestRateStallIsSeen(t *testing.T) {
 // one, and a verdict, if UNHEALTHY, names only what load moves. Whether a loaded machine keeps the rate is not asserted: the
 // bench/ scripts measure that (rate-peers.sh).
 func TestRateScheduleOnExampleServer(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	bin := buildExample(t, "hello")
 	addr := startListening(t, exec.Command(bin, "-addr", "127.0.0.1:0"))
 	for _, rate := range []int64{100, 1000} {

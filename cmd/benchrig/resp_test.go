@@ -245,6 +245,7 @@ func TestRESPFailsOnBadPeer(t *testing.T) {
 // PostgreSQL without benchrig writing a key (--fill=false
 // --verify-against-pg); a changed row refuses the run and names its key.
 func TestRESPVerifyWithoutFill(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	pgNeedBinaries(t)
 	respNeedRedis(t)
 	pg := startPGTestServer(t)

@@ -191,6 +191,7 @@ func buildBenchrig(t *testing.T, dir string) (br, tmp string) {
 // every 50 ms while the runs go on) for each of them: 0 hits, or the test
 // fails naming each place.
 func TestNothingLeaks(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	pgNeedBinaries(t)
 	respNeedRedis(t)
 	dir := t.TempDir()

@@ -44,6 +44,7 @@ var shortPhases = []string{"--baseline", "500ms", "--warmup", "500ms", "--settle
 // phases at 1,000 req/s, reports server and client figures, stops Node and
 // leaves no node process behind.
 func TestTargetNodeMeasured(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	node := testenv.LookPath(t, testenv.Node, "node")
 	port := freePort(t)
 	args := append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
@@ -84,6 +85,7 @@ func TestTargetNodeMeasured(t *testing.T) {
 // result with its exit status and log tail, benchrig exits cleanly, and a
 // second run works.
 func TestTargetCrashMidLoad(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	bin := buildExample(t, "stall")
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
@@ -186,6 +188,7 @@ func httpServerStatus(t *testing.T, status int) string {
 // the results file left resumable (interrupted footer, the sample in flight
 // not counted as done), no process and no temp dir left behind.
 func TestInterruptStopsTarget(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
 	br := filepath.Join(dir, "benchrig")
 	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {

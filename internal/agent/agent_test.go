@@ -125,7 +125,7 @@ func patient(t testing.TB) Timings {
 func startCluster(t *testing.T, n int, s *suite.Suite) *cluster {
 	t.Helper()
 	logs := &logBuf{}
-	coord, err := NewCoordinator(CoordinatorConfig{Agents: n, Token: testToken, Timings: patient(t), JoinFor: 20 * time.Second, Logf: logs.logf})
+	coord, err := NewCoordinator(CoordinatorConfig{Agents: n, Token: testToken, Timings: patient(t), JoinFor: patient(t).AgentTimeout + time.Minute, Logf: logs.logf})
 	if err != nil {
 		t.Fatal(err)
 	}

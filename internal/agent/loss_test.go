@@ -148,7 +148,7 @@ func TestDeadManSwitch(t *testing.T) {
 // however long they take (longer than the agent timeout here), and is still
 // there when the run begins.
 func TestSlowJoin(t *testing.T) {
-	coord, err := NewCoordinator(CoordinatorConfig{Agents: 2, Token: testToken, Timings: patient(t), JoinFor: 20 * time.Second})
+	coord, err := NewCoordinator(CoordinatorConfig{Agents: 2, Token: testToken, Timings: patient(t), JoinFor: patient(t).AgentTimeout + time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

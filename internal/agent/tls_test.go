@@ -60,7 +60,7 @@ func TestTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coord, err := NewCoordinator(CoordinatorConfig{Agents: 2, Token: testToken, Timings: patient(t), TLS: stls, JoinFor: 20 * time.Second})
+	coord, err := NewCoordinator(CoordinatorConfig{Agents: 2, Token: testToken, Timings: patient(t), TLS: stls, JoinFor: patient(t).AgentTimeout + time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
