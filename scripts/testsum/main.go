@@ -67,7 +67,7 @@ func (s *summary) add(e event) {
 			s.failed++
 			fmt.Fprintf(s.out, "--- FAIL: %s %s (%.2fs)\n", e.Package, e.Test, e.Elapsed)
 			for _, l := range lines {
-				if !strings.HasPrefix(l, "=== ") {
+				if !strings.HasPrefix(l, "=== ") && !strings.HasPrefix(l, "--- FAIL: "+e.Test+" ") {
 					fmt.Fprint(s.out, l)
 				}
 			}
