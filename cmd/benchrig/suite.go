@@ -143,6 +143,7 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 		p   *suite.Plan
 		err error
 	)
+	out.absentIfHeaderless(a.stderr)
 	if !out.resume {
 		if s, p, err = loadPlan(path, sets, smoke); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -106,27 +107,108 @@ var ErrExists = errors.New("already exists: refusing to overwrite results")
 // ErrComplete is returned when a results file is already complete.
 var ErrComplete = errors.New("results file is complete")
 
+// ErrNoHeader is Resume's error for a file that holds no complete header
+// line: the run that wrote it stopped before its header was whole (a full
+// disk, a kill), so it holds no sample either. Such a file is as good as
+// absent: Create replaces it without force, and a resumed run starts
+// afresh (see Headerless).
+var ErrNoHeader = errors.New("no complete header line: the run that wrote it stopped before its header was whole (a full disk? a kill?), so it holds no sample")
+
+// headerStart is how every header line benchrig writes begins (Header's
+// first field is its type).
+const headerStart = `{"type":"header"`
+
+// headerless reports whether data, a results file's first bytes, is what
+// a run leaves when it stops before its header line is whole: nothing, or
+// a beginning of a header line with no newline. eof says data is the whole
+// file. Anything else (a complete line, other text) is not: a file that
+// is not benchrig's is never replaced.
+func headerless(data []byte, eof bool) bool {
+	if bytes.IndexByte(data, '\n') >= 0 {
+		return false
+	}
+	if len(data) < len(headerStart) {
+		return eof && strings.HasPrefix(headerStart, string(data))
+	}
+	return bytes.HasPrefix(data, []byte(headerStart)) && (eof || len(data) <= maxLine)
+}
+
+// Headerless reports whether the file at path exists and holds no complete
+// header line: empty, or a header line cut before its newline (a full disk
+// or a kill while the header was written). Such a file holds no sample
+// and is treated as absent: Create replaces it without force, and Resume
+// refuses it with ErrNoHeader so that the run starts afresh. It reads at
+// most one line's bound of the file.
+func Headerless(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return headerlessFile(f)
+}
+
+// headerlessFile is Headerless of an open file, read from its start.
+func headerlessFile(f *os.File) (bool, error) {
+	buf := make([]byte, 0, 64<<10)
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > maxLine {
+				return false, nil
+			}
+			buf = append(buf, 0)[:len(buf)] // grow
+		}
+		n, err := f.ReadAt(buf[len(buf):cap(buf)], int64(len(buf)))
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF:
+			return headerless(buf, true), nil
+		case err != nil:
+			return false, fmt.Errorf("read %s: %w", f.Name(), err)
+		case !headerless(buf, false):
+			return false, nil
+		}
+	}
+}
+
 // Create starts a new results file. It refuses to replace an existing file
-// unless force is set, and refuses, with a *LockedError naming the PID, a
-// file another writer holds: the writer keeps an exclusive lock on the file
-// until Close or Abandon (or its death).
+// unless force is set or the file holds no complete header line (see
+// Headerless: it holds no sample, so it is as good as absent), and refuses,
+// with a *LockedError naming the PID, a file another writer holds: the
+// writer keeps an exclusive lock on the file until Close or Abandon (or its
+// death).
 func Create(path string, h Header, force bool) (*Writer, error) {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if force {
 		flags = os.O_WRONLY | os.O_CREATE // truncated once locked
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("%s: %w", path, ErrExists)
+	replace := false
+	if err != nil && errors.Is(err, os.ErrExist) {
+		// a file with no complete header is replaced: it is checked
+		// again once locked, when no writer can be adding to it.
+		if f, err = os.OpenFile(path, os.O_RDWR, 0); err != nil {
+			return nil, err
 		}
+		replace = true
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := lockWriter(f); err != nil {
 		f.Close()
 		return nil, err
 	}
-	if force {
+	if replace {
+		if absent, err := headerlessFile(f); err != nil || !absent {
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %w", path, ErrExists)
+		}
+	}
+	if force || replace {
 		if err := f.Truncate(0); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("truncate %s: %w", path, err)
@@ -158,6 +240,11 @@ func Resume(path string) (w *Writer, hdr *Header, err error) {
 	}()
 	if err := lockWriter(f); err != nil {
 		return nil, nil, err
+	}
+	if absent, err := headerlessFile(f); err != nil {
+		return nil, nil, err
+	} else if absent {
+		return nil, nil, fmt.Errorf("%s: %w", path, ErrNoHeader)
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
