@@ -19,7 +19,15 @@ func exportCmd(stdout io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "export",
 		Short: "Export a results file's figures in other tools' formats (hgrm)",
-		Args:  cobra.NoArgs,
+		Args:  cobra.ArbitraryArgs,
+		// export does nothing by itself: a missing or unknown format is a
+		// usage error naming the command that writes it.
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("export needs a format: benchrig export hgrm RESULTS.json --case CASE -o DIR; CSV and JSON: benchrig report RESULTS.json -f csv|json")
+			}
+			return unknownCommand(c, args[0])
+		},
 	}
 	c.AddCommand(exportHgrmCmd(stdout))
 	return c
