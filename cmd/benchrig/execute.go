@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,12 +36,19 @@ type output struct {
 // as absent: the run that wrote it stopped before its header was whole (a
 // full disk, a kill), so it holds no sample. It is said once on stderr; a
 // plain run then replaces the file without --force, and --resume starts
-// afresh instead of refusing it.
+// afresh instead of refusing it, as it does when there is no file at all.
 func (o *output) absentIfHeaderless(stderr io.Writer) {
 	if o.path == "" || o.force || o.replace {
 		return
 	}
-	if absent, _ := result.Headerless(o.path); !absent {
+	absent, err := result.Headerless(o.path)
+	if errors.Is(err, os.ErrNotExist) && o.resume {
+		// killed before the file was made: --resume starts it
+		fmt.Fprintf(stderr, "benchrig: %s does not exist: there is nothing to resume; a new run starts\n", o.path)
+		o.resume, o.resumeChanged = false, false
+		return
+	}
+	if !absent {
 		return
 	}
 	what := "a new run replaces it"

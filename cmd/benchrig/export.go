@@ -56,7 +56,7 @@ Plot them with https://hdrhistogram.github.io/HdrHistogram/plotFiles.html.`,
 			if err != nil {
 				return err
 			}
-			return exportHgrm(src, caseName, variant, dir, stdout)
+			return withNotice(exportHgrm(src, caseName, variant, dir, stdout), src)
 		},
 	}
 	c.Flags().StringVar(&caseName, "case", "", "the case to export (its label, as the report shows it)")
@@ -93,6 +93,11 @@ func exportHgrm(src *report.Source, caseName, variant, dir string, stdout io.Wri
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
+	// a file that does not verify: its notice first, on stdout and at
+	// the top of every file written ("#" lines, which the plotter skips).
+	if len(src.Notice) > 0 {
+		fmt.Fprintf(stdout, "%s\n\n", strings.Join(src.Notice, "\n"))
+	}
 	n := 0
 	for i, r := range rows {
 		s := r.Sample
@@ -105,12 +110,12 @@ func exportHgrm(src *report.Source, caseName, variant, dir string, stdout io.Wri
 			rep = i + 1
 		}
 		base := filepath.Join(dir, fmt.Sprintf("%s_%s_r%d", fileSafe(r.Case), fileSafe(r.Variant), rep))
-		if err := writeHgrm(base+".hgrm", s.Load.Latency); err != nil {
+		if err := writeHgrm(base+".hgrm", s.Load.Latency, src.Notice); err != nil {
 			return err
 		}
 		n++
 		if s.Load.Service != nil && s.Load.Service.Count > 0 {
-			if err := writeHgrm(base+".service.hgrm", *s.Load.Service); err != nil {
+			if err := writeHgrm(base+".service.hgrm", *s.Load.Service, src.Notice); err != nil {
 				return err
 			}
 			n++
@@ -122,8 +127,9 @@ func exportHgrm(src *report.Source, caseName, variant, dir string, stdout io.Wri
 
 // writeHgrm writes one latency distribution in HdrHistogram's percentile
 // distribution format, values in milliseconds (the histograms hold µs),
-// 5 ticks per half distance as wrk2 prints them.
-func writeHgrm(path string, l result.Latency) error {
+// 5 ticks per half distance as wrk2 prints them; after the notice's lines,
+// as "#" comments, when the results file does not verify.
+func writeHgrm(path string, l result.Latency, notice []string) error {
 	h, err := l.Decode()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -131,6 +137,12 @@ func writeHgrm(path string, l result.Latency) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
+	}
+	for _, line := range notice {
+		if _, err := fmt.Fprintf(f, "# %s\n", line); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if _, err := h.PercentilesPrint(f, 5, 1000); err != nil {
 		f.Close()

@@ -117,8 +117,8 @@ func TestFaultInjectionKill9(t *testing.T) {
 		before, _ := os.ReadFile(out)
 		kept := completeLines(before)
 		t.Logf("kill %d at %v of %v: %d samples written", i, at.Round(time.Millisecond), span.Round(time.Millisecond), bytes.Count(kept, []byte(`{"type":"sample"`)))
-		// killed before the header was whole, the file (empty, or a cut
-		// header) holds no sample: --resume starts afresh.
+		// killed before the header was whole, the file (absent, empty, or
+		// a cut header) holds no sample: --resume starts afresh.
 		resumeArgs := []string{"run", suite, "-o", out, "--resume"}
 		if len(kept) > 0 {
 			if text, code := benchrig("verify", out); !strings.HasPrefix(text, "INCOMPLETE (not corrupt)") && !(code == 0 && strings.HasPrefix(text, "OK")) {

@@ -60,6 +60,12 @@ matrix: {targets: [web], paths: [p], connections: [2]}
 			t.Errorf("run %v: verify of the new file: exit %d\n%s", flags, code, vout)
 		}
 	}
+	// --resume of a file that does not exist (a kill before it was made)
+	// starts one.
+	missing := filepath.Join(dir, "missing.json")
+	if _, stderr, code := cli(t, "http", url, "-c", "2", "-d", "300ms", "--no-calibrate", "-o", missing, "--resume"); code != 0 || !strings.Contains(stderr, "nothing to resume; a new run starts") {
+		t.Errorf("--resume of a missing file: exit %d\n%s", code, stderr)
+	}
 	// a file with content that is not a cut header is not replaced.
 	other := filepath.Join(dir, "notes.json")
 	os.WriteFile(other, []byte("my notes\n"), 0o644)
