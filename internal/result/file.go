@@ -137,9 +137,17 @@ func headerless(data []byte, eof bool) bool {
 // header line: empty, or a header line cut before its newline (a full disk
 // or a kill while the header was written). Such a file holds no sample
 // and is treated as absent: Create replaces it without force, and Resume
-// refuses it with ErrNoHeader so that the run starts afresh. It reads at
-// most one line's bound of the file.
+// refuses it with ErrNoHeader so that the run starts afresh. Only a
+// regular file can be one (a FIFO or a device is never opened to look),
+// and at most one line's bound of it is read.
 func Headerless(path string) (bool, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	if !st.Mode().IsRegular() {
+		return false, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err

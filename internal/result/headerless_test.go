@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -77,5 +78,19 @@ func TestHeaderlessFileIsAbsent(t *testing.T) {
 	}
 	if _, err := Headerless(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Headerless of a missing file: %v", err)
+	}
+	// a FIFO or a device is not looked into (opening a FIFO would wait
+	// for a writer): it is not headerless, and Create refuses it at once.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, "/dev/null"} {
+		if got, err := Headerless(p); got || err != nil {
+			t.Errorf("Headerless(%s) = %v, %v", p, got, err)
+		}
+	}
+	if _, err := Create(fifo, testHeader("a#1"), false); !errors.Is(err, ErrExists) {
+		t.Errorf("Create over a FIFO: %v", err)
 	}
 }
