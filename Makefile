@@ -115,8 +115,18 @@ FUZZ_TARGETS := \
 	./internal/result:FuzzReadFile \
 	./internal/quick:FuzzSplitCommand \
 	./internal/report:FuzzQuickDoc \
-	./internal/agent/k8s:FuzzFetch
-FUZZTIME ?= 10s
+	./internal/agent/k8s:FuzzFetch \
+	./internal/driver/http:FuzzTargetsFile \
+	./internal/driver/http:FuzzURL \
+	./internal/driver/http:FuzzH2Read \
+	./internal/driver/pg:FuzzDSN \
+	./internal/suite:FuzzParseDuration \
+	./internal/suite:FuzzOverrides \
+	./internal/report:FuzzParseGate \
+	./internal/system/redis:FuzzINFO \
+	./internal/proc:FuzzParseLocks \
+	./internal/agent:FuzzCoordinator
+FUZZTIME ?= 4s
 
 # Each fuzz target for FUZZTIME (18 × 10 s ≈ 3 minutes), under a soft memory
 # limit; each target also bounds what one input may allocate (internal/fuzzcheck).

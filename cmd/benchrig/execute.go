@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,36 @@ type output struct {
 	resumeChanged bool
 	// json prints the results file on stdout when the run ends.
 	json bool
+	// replace is set when path holds no complete header line: a new run
+	// replaces it (absentIfHeaderless).
+	replace bool
+}
+
+// absentIfHeaderless treats a results file with no complete header line
+// as absent: the run that wrote it stopped before its header was whole (a
+// full disk, a kill), so it holds no sample. It is said once on stderr; a
+// plain run then replaces the file without --force, and --resume starts
+// afresh instead of refusing it, as it does when there is no file at all.
+func (o *output) absentIfHeaderless(stderr io.Writer) {
+	if o.path == "" || o.force || o.replace {
+		return
+	}
+	absent, err := result.Headerless(o.path)
+	if errors.Is(err, os.ErrNotExist) && o.resume {
+		// killed before the file was made: --resume starts it
+		fmt.Fprintf(stderr, "benchrig: %s does not exist: there is nothing to resume; a new run starts\n", o.path)
+		o.resume, o.resumeChanged = false, false
+		return
+	}
+	if !absent {
+		return
+	}
+	what := "a new run replaces it"
+	if o.resume {
+		what = "there is nothing to resume: a new run starts and replaces it"
+	}
+	fmt.Fprintf(stderr, "benchrig: %s holds no complete header line (the run that wrote it stopped before its header was whole: a full disk? a kill?), so no sample: treated as absent; %s\n", o.path, what)
+	o.resume, o.resumeChanged, o.replace = false, false, true
 }
 
 // execution is one run of a plan through the one Runner.
@@ -79,6 +110,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		err error
 	)
 	var hdr *result.Header
+	x.out.absentIfHeaderless(stderr)
 	if x.out.resume {
 		if w, hdr, err = result.Resume(path); err != nil {
 			return nil, err
@@ -91,7 +123,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		}
 		s = p.Suite
 		fmt.Fprintf(stderr, "Resuming %s: %d of %d samples already recorded\n", path, countDone(w, p), len(p.Samples))
-	} else if path != "" && !x.out.force {
+	} else if path != "" && !x.out.force && !x.out.replace {
 		if _, err := os.Stat(path); err == nil {
 			return nil, fmt.Errorf("%s: %w (use --resume to continue a partial file, --force to replace it, or another -o)", path, result.ErrExists)
 		}
