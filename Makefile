@@ -128,7 +128,7 @@ FUZZ_TARGETS := \
 	./internal/agent:FuzzCoordinator
 FUZZTIME ?= 4s
 
-# Each fuzz target for FUZZTIME (18 × 10 s ≈ 3 minutes), under a soft memory
+# Each fuzz target for FUZZTIME (32 × 4 s plus their builds ≈ 4 minutes), under a soft memory
 # limit; each target also bounds what one input may allocate (internal/fuzzcheck).
 fuzz-short:
 	@listed=$$(for t in $(FUZZ_TARGETS); do echo $${t#*:}; done | sort); \
