@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/tmpdir"
+
 	"github.com/benchrig/benchrig/internal/proc"
 )
 
@@ -164,7 +166,7 @@ func removeEmptyLog(path string, ownDir bool) {
 		return
 	}
 	if os.Remove(path) == nil && ownDir {
-		_ = os.Remove(filepath.Dir(path)) // fails harmlessly unless empty
+		_ = tmpdir.Remove(filepath.Dir(path)) // its own directory, and its lock file
 	}
 }
 
