@@ -141,17 +141,21 @@ func shellQuote(w string) string {
 // suiteSecrets adds to found what a suite's record hides (by the suite's
 // policy) and the credentials its targets read from the environment or
 // files: DSNs (dsn_env: the password), RESP tokens (token_env,
-// token_file).
+// token_file). The variables they are read from are withheld from every
+// process benchrig starts (secret.Withhold): they are benchrig's, and a
+// sidecar is given its endpoint's token explicitly.
 func suiteSecrets(s *suite.Suite, found *secret.Set, getenv func(string) string) {
 	s.CollectSecrets(found)
 	p := s.Policy()
 	dsn := func(name string) {
 		if name != "" {
+			secret.Withhold(name)
 			p.DSN(getenv(name), found)
 		}
 	}
 	token := func(env, file string) {
 		if env != "" {
+			secret.Withhold(env)
 			found.Add(getenv(env))
 		}
 		if file != "" {

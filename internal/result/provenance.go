@@ -5,11 +5,16 @@ import (
 	"sort"
 )
 
+// VersionUnknown is a Provenance's Version when benchrig could not learn
+// it without running a program it does not know to answer a version flag
+// (a wrapper script, npm start): see the command targets' provenance.
+const VersionUnknown = "unknown"
+
 // ProvenanceChanges lists what differs between the header of a results file
 // (old) and the header a resumed run would write now (new), in the terms
 // that make samples incomparable: the suite file's SHA-256, and per target
-// its kind, binary SHA-256, server version and settings, or the target
-// itself appearing or disappearing. An empty list means the resumed samples
+// its kind, binary SHA-256, server version (when both sides know it) and
+// settings, or the target itself appearing or disappearing. An empty list means the resumed samples
 // measure the same thing. The list is sorted and deterministic; each entry
 // is one line such as
 //
@@ -52,13 +57,18 @@ func ProvenanceChanges(old, new Header) []string {
 		if o.SHA256 != w.SHA256 {
 			out = append(out, fmt.Sprintf("target %q: binary sha256 %s → %s", n, shortDigest(o.SHA256), shortDigest(w.SHA256)))
 		}
-		if o.Version != w.Version {
+		if o.Version != w.Version && knownVersion(o.Version) && knownVersion(w.Version) {
 			out = append(out, fmt.Sprintf("target %q: version %q → %q", n, o.Version, w.Version))
 		}
 		out = append(out, settingChanges(n, o.Settings, w.Settings)...)
 	}
 	return out
 }
+
+// knownVersion reports whether a recorded version says one: an unknown
+// one (result.VersionUnknown, or none in a file written before it was
+// recorded) cannot tell a change.
+func knownVersion(v string) bool { return v != "" && v != VersionUnknown }
 
 // settingChanges lists the settings of target n that differ, by name.
 func settingChanges(n string, old, new map[string]string) []string {
