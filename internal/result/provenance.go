@@ -3,7 +3,61 @@ package result
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
+
+// RanFile is one file a started target's process tree ran: the executable
+// of one of its processes (/proc/PID/exe: the bytes that ran, even if the
+// file was replaced since) or a script an interpreter of it ran.
+type RanFile struct {
+	// Path is the executable's path as the kernel reported it (" (deleted)"
+	// when replaced or removed since it started), or the script's.
+	Path string `json:"path"`
+	// SHA256 is the hex SHA-256 of its bytes.
+	SHA256 string `json:"sha256"`
+	// Kind is "exe" or "script".
+	Kind string `json:"kind"`
+}
+
+// RanChanges lists the files of target n that ran with other bytes in new
+// than in old (same kind and path, another SHA-256), one line each, sorted:
+//
+//	target "api": exe /srv/api sha256 3f2a… → 9c41…
+//
+// A file only one side ran is no change: what a tree runs at one moment
+// may hold a short-lived helper.
+func RanChanges(n string, old, new []RanFile) []string {
+	type key struct{ kind, path string }
+	sums := func(fs []RanFile) map[key][]string {
+		m := map[key][]string{}
+		for _, f := range fs {
+			k := key{f.Kind, f.Path}
+			m[k] = append(m[k], f.SHA256)
+		}
+		for k := range m {
+			sort.Strings(m[k])
+		}
+		return m
+	}
+	o, w := sums(old), sums(new)
+	var out []string
+	for k, ov := range o {
+		wv, ok := w[k]
+		if !ok || strings.Join(ov, ",") == strings.Join(wv, ",") {
+			continue
+		}
+		short := func(v []string) string {
+			s := make([]string, len(v))
+			for i, h := range v {
+				s[i] = shortDigest(h)
+			}
+			return strings.Join(s, ",")
+		}
+		out = append(out, fmt.Sprintf("target %q: %s %s sha256 %s → %s", n, k.kind, k.path, short(ov), short(wv)))
+	}
+	sort.Strings(out)
+	return out
+}
 
 // VersionUnknown is a Provenance's Version when benchrig could not learn
 // it without running a program it does not know to answer a version flag
