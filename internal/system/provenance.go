@@ -53,6 +53,9 @@ func GitRevision(dir string) (rev string, dirty bool) {
 	if dir == "" {
 		dir = "."
 	}
+	if !inWorkTree(dir) {
+		return "", false
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return "", false
 	}
@@ -68,4 +71,27 @@ func GitRevision(dir string) (rev string, dirty bool) {
 	}
 	st, err := git("status", "--porcelain", "--untracked-files=no")
 	return rev, err == nil && st != ""
+}
+
+// inWorkTree reports whether dir or a directory above it holds .git (a
+// directory, or the file of a linked work tree), or $GIT_DIR names one:
+// only then is git run.
+func inWorkTree(dir string) bool {
+	if os.Getenv("GIT_DIR") != "" {
+		return true
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return true // let git decide
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(abs, ".git")); err == nil {
+			return true
+		}
+		up := filepath.Dir(abs)
+		if up == abs {
+			return false
+		}
+		abs = up
+	}
 }
