@@ -64,6 +64,7 @@ type childEnv struct {
 // the sidecar only its server's DSN (under its own name), the agents
 // (benchrig itself, running the suite's drivers) the agents' token.
 func TestChildEnvironments(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	if testing.Short() {
 		t.Skip("builds benchrig and runs a suite with PostgreSQL and redis-server")
 	}

@@ -198,6 +198,7 @@ func TestArgvNotice(t *testing.T) {
 // its command line, says so on stderr once (before its re-exec, not
 // after), naming --dsn-env; given none, it says nothing of the kind.
 func TestArgvNoticeOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds benchrig")
 	}
