@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/agent"
 	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )
@@ -68,6 +69,9 @@ var errUnhealthy = errors.New("the run was UNHEALTHY")
 
 // run is the whole CLI, testable end to end.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	// The agents' shared token is benchrig's: no target, probe or
+	// watchdog inherits it (a local agent is given it explicitly).
+	secret.Withhold(agent.TokenEnv)
 	policy, found := argPolicy(args), &secret.Set{}
 	shown := redactArgs(args, policy, found)
 	stdout, stderr = found.Writer(stdout), found.Writer(stderr)

@@ -133,6 +133,9 @@ func TestTargetBadInput(t *testing.T) {
 		{[]string{"http", url, "--target", "x", "--attach-pid", "1"}, 2, []string{"one of --target"}},
 		{[]string{"http", url, "--target", "'unterminated"}, 2, []string{"unterminated"}},
 		{[]string{"http", url, "--attach-pid", "999999999", "-d", "1s"}, 1, []string{"no such process"}},
+		{[]string{"http", url, "--target", "", "-d", "1s"}, 2, []string{"--target is empty"}},
+		{[]string{"http", url, "--target=  ", "-d", "1s"}, 2, []string{"--target is empty"}},
+		{[]string{"http", url, "--attach-pid", "1", "-d", "1s"}, 1, []string{"attach to pid 1", "benchrig itself runs in its process tree"}},
 		{[]string{"http", url, "--client-cpus", "x"}, 2, []string{"--client-cpus"}},
 	}
 	for i, c := range cases {

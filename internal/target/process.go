@@ -14,6 +14,7 @@ import (
 	"github.com/benchrig/benchrig/internal/tmpdir"
 
 	"github.com/benchrig/benchrig/internal/proc"
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // preStartProbeTimeout bounds the probe attempt made before starting, which
@@ -91,7 +92,7 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 	}
 	logPath := logFile.Name()
 	forked := time.Now()
-	w, err := spawn(path, spec.Argv, append(os.Environ(), spec.Env...), spec.Dir, logFile, cpus)
+	w, err := spawn(path, spec.Argv, append(secret.Environ(), spec.Env...), spec.Dir, logFile, logFile, cpus)
 	logFile.Close() // the watchdog and target have their own descriptors
 	if err != nil {
 		removeEmptyLog(logPath, spec.LogDir == "")
