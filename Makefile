@@ -4,19 +4,35 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; })
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build test demo clean fuzz fuzz-short seed-000 seed-001 seed-002 seed-003
+.PHONY: build test test-loaded deps seeds-npm demo clean fuzz fuzz-short seed-000 seed-001 seed-002 seed-003
 
+# Every binary the README's commands use.
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/benchrig ./cmd/benchrig
 	$(GO) build -o bin/hello ./examples/servers/hello
 	$(GO) build -o bin/stall ./examples/servers/stall
 	$(GO) build -o bin/respcache ./examples/servers/respcache
+	$(GO) build -o bin/withpg ./examples/seeds/003/withpg
 
-# The README's test command. Tests that need PostgreSQL or redis-server start
-# their own; with CI=true a missing server is a failure, not a skip.
+# The README's test command (scripts/test.sh): installs what the tests need
+# (Debian packages when root, else it stops naming `make deps`; the seeds'
+# npm packages), then go vet and every test. A missing part fails the run;
+# SKIP=browser,seeds,... skips the tests of those kinds by name (refused
+# under CI=true); the last lines list every skipped test and why.
 test:
-	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 12m ./...
+	GO=$(GO) ./scripts/test.sh
+
+# The same, with two busy threads per CPU beside it (scripts/cpuhog).
+test-loaded:
+	GO=$(GO) ./scripts/test-loaded.sh
+
+# The Debian packages the tests need (as root); .ci/run calls it too.
+deps:
+	./scripts/deps.sh
+
+# The seeds' npm packages, where missing or stale.
+seeds-npm:
+	./scripts/seeds-npm.sh
 
 # The README's first command: the built-in demo.
 demo: build
@@ -64,7 +80,6 @@ seed-002: build
 # withpg; then compare the runtimes case by case (Mann–Whitney U).
 SEED003_CASES := raw=root express=root express=small express=medium
 seed-003: build
-	$(GO) build -o bin/withpg ./examples/seeds/003/withpg
 	cd examples/seeds/003 && npm ci --no-audit --no-fund
 	cd examples/seeds/003 && ../../../bin/withpg -sql data.sql -env SEED003_PG -- ../../../bin/benchrig run suite.yaml -o seed003.json --force
 	cd examples/seeds/003 && ../../../bin/benchrig verify seed003.json && ../../../bin/benchrig report seed003.json -o seed003.html
@@ -100,10 +115,20 @@ FUZZ_TARGETS := \
 	./internal/result:FuzzReadFile \
 	./internal/quick:FuzzSplitCommand \
 	./internal/report:FuzzQuickDoc \
-	./internal/agent/k8s:FuzzFetch
-FUZZTIME ?= 10s
+	./internal/agent/k8s:FuzzFetch \
+	./internal/driver/http:FuzzTargetsFile \
+	./internal/driver/http:FuzzURL \
+	./internal/driver/http:FuzzH2Read \
+	./internal/driver/pg:FuzzDSN \
+	./internal/suite:FuzzParseDuration \
+	./internal/suite:FuzzOverrides \
+	./internal/report:FuzzParseGate \
+	./internal/system/redis:FuzzINFO \
+	./internal/proc:FuzzParseLocks \
+	./internal/agent:FuzzCoordinator
+FUZZTIME ?= 4s
 
-# Each fuzz target for FUZZTIME (18 × 10 s ≈ 3 minutes), under a soft memory
+# Each fuzz target for FUZZTIME (32 × 4 s plus their builds ≈ 4 minutes), under a soft memory
 # limit; each target also bounds what one input may allocate (internal/fuzzcheck).
 fuzz-short:
 	@listed=$$(for t in $(FUZZ_TARGETS); do echo $${t#*:}; done | sort); \

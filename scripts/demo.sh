@@ -36,7 +36,13 @@ echo "== 1. Closed loop: 10 connections for 5 s against the example Go server (p
 ./bin/benchrig http "http://$addr/" -c 10 -d 5s --warmup 1s
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# a free port: one nothing answers on (bash's /dev/tcp; no python needed)
+port=
+for _ in $(seq 1 50); do
+	p=$((20000 + RANDOM % 40000))
+	if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then port=$p; break; fi
+done
+[ -n "$port" ] || { echo "demo: no free port found" >&2; exit 1; }
 echo
 echo "== 2. Constant rate with a managed target: 1,000 req/s for 5 s; benchrig starts, samples and stops the server =="
 ./bin/benchrig http "http://127.0.0.1:$port/" --target "./bin/hello -addr 127.0.0.1:$port" \

@@ -27,6 +27,7 @@ func agentCmd(a *app) *cobra.Command {
 		tokenFile string
 		tlsCA     string
 		dialFor   time.Duration
+		timings   agent.Timings
 	)
 	c := &cobra.Command{
 		Use:   "agent --coordinator HOST:PORT [--index I]",
@@ -57,7 +58,10 @@ func agentCmd(a *app) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			cfg := agent.Config{Coordinator: coord, Index: index, Token: tok, DialFor: dialFor, Version: version,
+			if _, err := timings.Resolved(); err != nil {
+				return usageError{err}
+			}
+			cfg := agent.Config{Coordinator: coord, Index: index, Token: tok, DialFor: dialFor, Version: version, Timings: timings,
 				Logf: func(format string, args ...any) { fmt.Fprintf(a.stderr, "benchrig agent: "+format+"\n", args...) }}
 			if tlsCA != "" {
 				if cfg.TLS, err = agent.ClientTLS(tlsCA, coord); err != nil {
@@ -72,6 +76,7 @@ func agentCmd(a *app) *cobra.Command {
 	f.IntVar(&index, "index", -1, "this agent's index, 0 … N−1 (default: $JOB_COMPLETION_INDEX, else the coordinator picks)")
 	f.StringVar(&tokenFile, "token-file", "", "file holding the shared token (default: $"+agent.TokenEnv+")")
 	f.DurationVar(&dialFor, "dial-for", 2*time.Minute, "how long to retry reaching the coordinator")
+	f.DurationVar(&timings.AgentTimeout, "agent-timeout", agent.AgentTimeout, "how long to wait for each step of joining (after the welcome the coordinator's --dead-man counts)")
 	f.StringVar(&tlsCA, "tls-ca", "", "speak TLS to the coordinator, trusting the CA certificate(s) of this PEM file")
 	return c
 }
@@ -87,6 +92,8 @@ type agentsOpts struct {
 	tlsCert, tlsKey string
 	// logResults prints the results file between markers at the end.
 	logResults bool
+	// timings are --dead-man and --agent-timeout.
+	timings agent.Timings
 }
 
 // coordinate starts a coordinator for the run: it listens, starts the
@@ -105,7 +112,10 @@ func coordinate(a *app, o agentsOpts, resolved []byte, smoke bool) (runner.Execu
 		return nil, nil, usageError{err}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, "benchrig coordinator: "+format+"\n", args...) }
-	cc := agent.CoordinatorConfig{Agents: o.n, Token: tok, JoinFor: o.joinFor, Logf: logf}
+	if _, err := o.timings.Resolved(); err != nil {
+		return nil, nil, usageError{err}
+	}
+	cc := agent.CoordinatorConfig{Agents: o.n, Token: tok, JoinFor: o.joinFor, Logf: logf, Timings: o.timings}
 	if o.tlsCert != "" || o.tlsKey != "" {
 		if o.local {
 			return nil, nil, usagef("--local agents connect over loopback: --tls-cert and --tls-key, the coordinator's certificate and key, are for remote agents")
@@ -158,6 +168,9 @@ func startLocalAgents(stderr io.Writer, o agentsOpts, addr string, token []byte)
 	var mu sync.Mutex
 	for i := 0; i < o.n; i++ {
 		args := []string{"agent", "--coordinator", addr, "--index", strconv.Itoa(i)}
+		if o.timings.AgentTimeout > 0 {
+			args = append(args, "--agent-timeout", o.timings.AgentTimeout.String())
+		}
 		if o.tokenFile != "" {
 			args = append(args, "--token-file", o.tokenFile)
 		}

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // TestRunAgentsLocal runs a suite with --agents 3 --local (three agent
@@ -16,6 +20,7 @@ import (
 // counts sum to the merged ones; a file cut after its first sample is
 // completed by --resume with agents, and verifies.
 func TestRunAgentsLocal(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
 	br := filepath.Join(dir, "benchrig")
 	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
@@ -47,7 +52,12 @@ matrix: {targets: [hello], paths: [root], connections: [6], rates: [600]}
 		}
 		return string(b)
 	}
-	log := runBR("run", suite, "-o", out, "--agents", "3", "--local", "--listen", "127.0.0.1:0")
+	// the agents' deadlines from this machine's scheduling delay and load:
+	// a CPU-starved agent must not be taken for a lost one
+	dm := testenv.Patience(agent.DeadMan, 20*time.Second)
+	timings := []string{"--dead-man", dm.String(), "--agent-timeout", (3 * dm).String()}
+	t.Logf("dead-man %s", dm)
+	log := runBR(append([]string{"run", suite, "-o", out, "--agents", "3", "--local", "--listen", "127.0.0.1:0"}, timings...)...)
 	if !strings.Contains(log, "all 3 agents joined") {
 		t.Errorf("no join in the log:\n%s", log)
 	}
@@ -84,7 +94,7 @@ matrix: {targets: [hello], paths: [root], connections: [6], rates: [600]}
 	}
 	// cut after the first sample, as a crash would leave it; resume.
 	os.WriteFile(out, []byte(lines[0]+"\n"+lines[1]+"\n"), 0o644)
-	runBR("run", suite, "-o", out, "--resume", "--agents", "3", "--local", "--listen", "127.0.0.1:0")
+	runBR(append([]string{"run", suite, "-o", out, "--resume", "--agents", "3", "--local", "--listen", "127.0.0.1:0"}, timings...)...)
 	if o, e, code := cli(t, "verify", out); code != 0 {
 		t.Fatalf("verify after resume: exit %d\n%s%s", code, o, e)
 	}

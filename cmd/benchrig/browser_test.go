@@ -11,21 +11,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	"github.com/chromedp/chromedp"
 )
 
-// chromiumPath finds a Chromium to drive; with CI=true a missing one fails
-// the test instead of skipping it.
+// chromiumPath finds a Chromium to drive: BENCHRIG_CHROMIUM when set (a
+// path or a command name), else the usual names on PATH. A missing one is
+// decided by testenv (a failure under CI=true and in make test).
 func chromiumPath(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+	names := []string{"chromium", "chromium-browser", "google-chrome"}
+	if p := os.Getenv("BENCHRIG_CHROMIUM"); p != "" {
+		names = []string{p}
+	}
+	for _, name := range names {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium not found (CI=true: apt-get install chromium)")
-	}
-	t.Skip("chromium not found")
+	testenv.Missing(t, testenv.Browser, "chromium not found ("+strings.Join(names, ", ")+")")
 	return ""
 }
 
@@ -84,6 +88,7 @@ const pageCheckJS = `(() => {
 // no error. Full-page screenshots are written to BENCHRIG_SCREENSHOTS, or
 // to the test's temp dir, and named in the log.
 func TestReportInBrowser(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	chrome := chromiumPath(t)
 	shots := os.Getenv("BENCHRIG_SCREENSHOTS")
 	if shots == "" {

@@ -16,7 +16,7 @@ import (
 // one would vouch for it.
 func checksum(path string, check bool, stdout io.Writer) error {
 	if !check {
-		if v := verdict(path, false); v != "" {
+		if v := verdict(path); v != "" {
 			return fmt.Errorf("%s does not verify, so it gets no checksum to publish:\n%s", path, strings.TrimRight(v, "\n"))
 		}
 	}

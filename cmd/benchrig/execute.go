@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +28,36 @@ type output struct {
 	resumeChanged bool
 	// json prints the results file on stdout when the run ends.
 	json bool
+	// replace is set when path holds no complete header line: a new run
+	// replaces it (absentIfHeaderless).
+	replace bool
+}
+
+// absentIfHeaderless treats a results file with no complete header line
+// as absent: the run that wrote it stopped before its header was whole (a
+// full disk, a kill), so it holds no sample. It is said once on stderr; a
+// plain run then replaces the file without --force, and --resume starts
+// afresh instead of refusing it, as it does when there is no file at all.
+func (o *output) absentIfHeaderless(stderr io.Writer) {
+	if o.path == "" || o.force || o.replace {
+		return
+	}
+	absent, err := result.Headerless(o.path)
+	if errors.Is(err, os.ErrNotExist) && o.resume {
+		// killed before the file was made: --resume starts it
+		fmt.Fprintf(stderr, "benchrig: %s does not exist: there is nothing to resume; a new run starts\n", o.path)
+		o.resume, o.resumeChanged = false, false
+		return
+	}
+	if !absent {
+		return
+	}
+	what := "a new run replaces it"
+	if o.resume {
+		what = "there is nothing to resume: a new run starts and replaces it"
+	}
+	fmt.Fprintf(stderr, "benchrig: %s holds no complete header line (the run that wrote it stopped before its header was whole: a full disk? a kill?), so no sample: treated as absent; %s\n", o.path, what)
+	o.resume, o.resumeChanged, o.replace = false, false, true
 }
 
 // execution is one run of a plan through the one Runner.
@@ -79,6 +111,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		err error
 	)
 	var hdr *result.Header
+	x.out.absentIfHeaderless(stderr)
 	if x.out.resume {
 		if w, hdr, err = result.Resume(path); err != nil {
 			return nil, err
@@ -91,7 +124,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		}
 		s = p.Suite
 		fmt.Fprintf(stderr, "Resuming %s: %d of %d samples already recorded\n", path, countDone(w, p), len(p.Samples))
-	} else if path != "" && !x.out.force {
+	} else if path != "" && !x.out.force && !x.out.replace {
 		if _, err := os.Stat(path); err == nil {
 			return nil, fmt.Errorf("%s: %w (use --resume to continue a partial file, --force to replace it, or another -o)", path, result.ErrExists)
 		}
@@ -111,6 +144,10 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 	}
 	st := newStatus(stderr, "")
 	defer st.stop()
+	ran := &ranCheck{ref: map[string][]result.RanFile{}, resuming: hdr != nil, accept: x.out.resumeChanged, path: path, stderr: stderr}
+	if hdr != nil {
+		ran.recorded(path)
+	}
 	done := &runner.Memory{}
 	var partial *result.Sample
 	r := runner.NewRunner(p, runner.PlanOptions{
@@ -137,6 +174,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		Notes:         x.notes,
 		OnInterrupted: func(smp *result.Sample) { partial = smp },
 		Executor:      x.executor,
+		CheckRan:      ran.check,
 	})
 	defer r.Close()
 	prov, err := r.Prepare(ctx)
@@ -146,7 +184,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		}
 		return nil, err
 	}
-	var changed []string // what a --resume-changed run resumes against
+	changed := &ran.changed // what a --resume-changed run resumes against
 	if hdr != nil {
 		if ch := result.ProvenanceChanges(*hdr, result.Header{Suite: hdr.Suite, Targets: prov}); len(ch) > 0 {
 			if !x.out.resumeChanged {
@@ -154,7 +192,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 				return nil, fmt.Errorf("%s was measured against other targets than these (%s): refusing to resume; --resume-changed resumes anyway, or start a new file", path, strings.Join(ch, "; "))
 			}
 			fmt.Fprintf(stderr, "benchrig: resuming against changed targets (--resume-changed): %s\n", strings.Join(ch, "; "))
-			changed = ch
+			*changed = ch
 		}
 	}
 	for name, pv := range prov {
@@ -192,7 +230,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 	}
 	if w != nil {
 		sink = w
-		if len(changed) > 0 {
+		if x.out.resumeChanged {
 			sink = changedSink{w, changed}
 		}
 	}
@@ -242,15 +280,78 @@ func repeatSuffix(r, n int) string {
 }
 
 // changedSink records, in every sample it appends, what had changed in the
-// targets' provenance when a run resumed with --resume-changed: verify and
-// every report then say which samples were measured against what.
+// targets' provenance when a run resumed with --resume-changed (at the
+// start, or found since in what a target's tree ran): verify and every
+// report then say which samples were measured against what.
 type changedSink struct {
 	*result.Writer
-	changed []string
+	changed *[]string
 }
 
 // Append records the changes in the sample, then appends it.
 func (c changedSink) Append(s *result.Sample) error {
-	s.ResumedChanged = c.changed
+	if len(*c.changed) > 0 {
+		s.ResumedChanged = slices.Clone(*c.changed)
+	}
 	return c.Writer.Append(s)
+}
+
+// ranCheck compares what each started target's process tree ran (a
+// sample's target.ran) with the first record of it: the results file's
+// samples when resuming, else this run's first sample of that target. A
+// file that ran with other bytes (a server rebuilt behind the wrapper
+// script the suite names) refuses the sample and stops the run, unless
+// --resume-changed accepts it (then the samples say so).
+type ranCheck struct {
+	ref      map[string][]result.RanFile
+	resuming bool
+	accept   bool
+	path     string
+	stderr   io.Writer
+	changed  []string
+}
+
+// recorded takes the references from the samples of the results file at
+// path: the first sample of each target that recorded what it ran.
+func (c *ranCheck) recorded(path string) {
+	_, samples, _, _ := result.ReadFile(path)
+	for _, s := range samples {
+		if t := s.Target; t != nil && len(t.Ran) > 0 {
+			if _, ok := c.ref[t.Name]; !ok {
+				c.ref[t.Name] = t.Ran
+			}
+		}
+	}
+}
+
+// check is the runner's CheckRan.
+func (c *ranCheck) check(variant string, ran []result.RanFile) error {
+	old, ok := c.ref[variant]
+	if !ok || len(old) == 0 {
+		c.ref[variant] = ran
+		return nil
+	}
+	ch := result.RanChanges(variant, old, ran)
+	if len(ch) == 0 {
+		return nil
+	}
+	list := strings.Join(ch, "; ")
+	switch {
+	case c.accept:
+		fmt.Fprintf(c.stderr, "benchrig: resuming against changed targets (--resume-changed): %s\n", list)
+		for _, l := range ch {
+			if !slices.Contains(c.changed, l) {
+				c.changed = append(c.changed, l)
+			}
+		}
+		c.ref[variant] = ran
+		return nil
+	case c.resuming:
+		return fmt.Errorf("%s was measured against other targets than these (%s): refusing to resume; --resume-changed resumes anyway, or start a new file", c.path, list)
+	}
+	where := "the run"
+	if c.path != "" {
+		where = c.path
+	}
+	return fmt.Errorf("what a target runs changed during the run (%s): stopped; %s keeps the samples measured before, and --resume continues only with --resume-changed", list, where)
 }

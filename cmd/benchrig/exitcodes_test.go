@@ -109,3 +109,51 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestTargetDiesMidSampleExitCodes: a target that dies mid-sample cuts its
+// load window short; the sample is recorded UNHEALTHY, the plan runs to its
+// end and the file is complete (verify OK). That is not an interrupted run:
+// the exit status is 0 (the cut samples named on stderr), or 3 with
+// --fail-unhealthy, as the README's table says; never 1.
+func TestTargetDiesMidSampleExitCodes(t *testing.T) {
+	stall := buildExample(t, "stall")
+	dir := t.TempDir()
+	suiteFile := filepath.Join(dir, "dies.yaml")
+	os.WriteFile(suiteFile, []byte(fmt.Sprintf(`name: dies
+repeats: 2
+phases: {baseline: 0s, warmup: 0s, settle: 0s, load: 2s, recovery: 0s}
+targets:
+  dies:
+    command: [%q, -addr, "127.0.0.1:{port}", -delay, 1ms, -exit-after, "200"]
+    ready: {http: "http://127.0.0.1:{port}/"}
+paths:
+  p: {http: {url: "http://127.0.0.1:{port}/"}}
+matrix: {targets: [dies], paths: [p], connections: [2]}
+`, stall)), 0o644)
+	for _, c := range []struct {
+		flags []string
+		code  int
+		want  string
+	}{
+		{nil, 0, "2 of 2 samples UNHEALTHY with their load window cut short (exit 0; --fail-unhealthy exits 3)"},
+		{[]string{"--fail-unhealthy"}, 3, "the run was UNHEALTHY: 2 of 2 samples"},
+	} {
+		out := filepath.Join(t.TempDir(), "r.json")
+		_, stderr, code := cli(t, append([]string{"run", suiteFile, "-o", out, "--no-calibrate"}, c.flags...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "interrupted:") {
+			t.Errorf("run %v: exit %d, want %d and %q:\n%s", c.flags, code, c.code, c.want, stderr)
+		}
+		doc := readResults(t, out)
+		if doc.Footer == nil || doc.Footer.Interrupted || len(doc.Samples) != 2 {
+			t.Fatalf("run %v: the file is not complete: %d samples, footer %+v", c.flags, len(doc.Samples), doc.Footer)
+		}
+		for _, s := range doc.Samples {
+			if s.Verdict.Healthy || s.Load == nil || !s.Load.Interrupted || !strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "target exited during load") {
+				t.Errorf("sample %s: verdict %+v, want UNHEALTHY with the target's exit", s.Key, s.Verdict)
+			}
+		}
+		if vout, _, code := cli(t, "verify", out); code != 0 {
+			t.Errorf("verify: exit %d\n%s", code, vout)
+		}
+	}
+}

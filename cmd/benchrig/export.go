@@ -19,7 +19,15 @@ func exportCmd(stdout io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "export",
 		Short: "Export a results file's figures in other tools' formats (hgrm)",
-		Args:  cobra.NoArgs,
+		Args:  cobra.ArbitraryArgs,
+		// export does nothing by itself: a missing or unknown format is a
+		// usage error naming the command that writes it.
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("export needs a format: benchrig export hgrm RESULTS.json --case CASE -o DIR; CSV and JSON: benchrig report RESULTS.json -f csv|json")
+			}
+			return unknownCommand(c, args[0])
+		},
 	}
 	c.AddCommand(exportHgrmCmd(stdout))
 	return c
@@ -48,7 +56,7 @@ Plot them with https://hdrhistogram.github.io/HdrHistogram/plotFiles.html.`,
 			if err != nil {
 				return err
 			}
-			return exportHgrm(src, caseName, variant, dir, stdout)
+			return withNotice(exportHgrm(src, caseName, variant, dir, stdout), src)
 		},
 	}
 	c.Flags().StringVar(&caseName, "case", "", "the case to export (its label, as the report shows it)")
@@ -85,6 +93,11 @@ func exportHgrm(src *report.Source, caseName, variant, dir string, stdout io.Wri
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
+	// a file that does not verify: its notice first, on stdout and at
+	// the top of every file written ("#" lines, which the plotter skips).
+	if len(src.Notice) > 0 {
+		fmt.Fprintf(stdout, "%s\n\n", strings.Join(src.Notice, "\n"))
+	}
 	n := 0
 	for i, r := range rows {
 		s := r.Sample
@@ -97,12 +110,12 @@ func exportHgrm(src *report.Source, caseName, variant, dir string, stdout io.Wri
 			rep = i + 1
 		}
 		base := filepath.Join(dir, fmt.Sprintf("%s_%s_r%d", fileSafe(r.Case), fileSafe(r.Variant), rep))
-		if err := writeHgrm(base+".hgrm", s.Load.Latency); err != nil {
+		if err := writeHgrm(base+".hgrm", s.Load.Latency, src.Notice); err != nil {
 			return err
 		}
 		n++
 		if s.Load.Service != nil && s.Load.Service.Count > 0 {
-			if err := writeHgrm(base+".service.hgrm", *s.Load.Service); err != nil {
+			if err := writeHgrm(base+".service.hgrm", *s.Load.Service, src.Notice); err != nil {
 				return err
 			}
 			n++
@@ -114,8 +127,9 @@ func exportHgrm(src *report.Source, caseName, variant, dir string, stdout io.Wri
 
 // writeHgrm writes one latency distribution in HdrHistogram's percentile
 // distribution format, values in milliseconds (the histograms hold µs),
-// 5 ticks per half distance as wrk2 prints them.
-func writeHgrm(path string, l result.Latency) error {
+// 5 ticks per half distance as wrk2 prints them; after the notice's lines,
+// as "#" comments, when the results file does not verify.
+func writeHgrm(path string, l result.Latency, notice []string) error {
 	h, err := l.Decode()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -123,6 +137,12 @@ func writeHgrm(path string, l result.Latency) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
+	}
+	for _, line := range notice {
+		if _, err := fmt.Fprintf(f, "# %s\n", line); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if _, err := h.PercentilesPrint(f, 5, 1000); err != nil {
 		f.Close()

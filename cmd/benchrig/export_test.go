@@ -112,10 +112,11 @@ func TestProgressLine(t *testing.T) {
 func TestVerifyJSON(t *testing.T) {
 	for name, want := range map[string]string{"closed": "ok", "tampered": "failed"} {
 		path := filepath.Join(fixtures, "results", name+".json")
-		rep, err := verifyResults(path)
+		c, err := checkResults(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		rep := c.Report
 		var buf bytes.Buffer
 		if err := writeVerifyJSON(&buf, path, rep); err != nil {
 			t.Fatal(err)

@@ -13,11 +13,21 @@ import (
 	"time"
 )
 
-// faultSuite is a suite of 2 targets × 1 cell × 2 repeats whose targets are
-// `sh -c 'server & wait'` wrappers around the hello server: the server is a
-// grandchild of benchrig, which only the watchdog can reap on kill -9.
-func faultSuite(t *testing.T, dir, hello string) string {
+// faultSuite is a suite of 2 targets × 1 cell × 2 repeats whose targets
+// are wrappers around the hello server, each a grandchild of benchrig that
+// only the watchdog can reap on kill -9. wrap-a is `sh -c 'server & wait'`,
+// and its version_command takes 200 ms and leaves a setsid grandchild
+// (`sleep` of marker + "2"): the version step, which a kill may hit.
+// wrap-b is a script that ignores its flags (given --version, it would
+// start the server all the same), starts the server and leaves a setsid
+// grandchild (marker + "1"); it is not run for a version.
+func faultSuite(t *testing.T, dir, hello, marker string) string {
 	t.Helper()
+	wrapper := filepath.Join(dir, "wrapper.sh")
+	script := fmt.Sprintf("#!/bin/sh\n# ignores every flag, --version too\n(setsid sleep %[1]s1 > /dev/null 2>&1 &)\n%[2]s -addr 127.0.0.1:$PORT &\nwait\n", marker, hello)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	suite := fmt.Sprintf(`name: faults
 seed: 7
 repeats: 2
@@ -26,9 +36,11 @@ phases: {baseline: 100ms, warmup: 100ms, settle: 0s, load: 300ms, recovery: 100m
 targets:
   wrap-a:
     command: ["sh", "-c", "%[1]s -addr 127.0.0.1:{port} & wait"]
+    version_command: ["sh", "-c", "(setsid sleep %[3]s2 > /dev/null 2>&1 &); sleep 0.2; echo v1"]
     ready: {http: "http://127.0.0.1:{port}/"}
   wrap-b:
-    command: ["sh", "-c", "%[1]s -addr 127.0.0.1:{port} & wait"]
+    command: [%[2]q]
+    env: {PORT: "{port}"}
     ready: {http: "http://127.0.0.1:{port}/"}
 paths:
   hello: {http: {url: "http://127.0.0.1:{port}/"}}
@@ -36,7 +48,7 @@ matrix:
   targets: [wrap-a, wrap-b]
   paths: [hello]
   connections: [2]
-`, hello)
+`, hello, wrapper, marker)
 	p := filepath.Join(dir, "faults.yaml")
 	if err := os.WriteFile(p, []byte(suite), 0o644); err != nil {
 		t.Fatal(err)
@@ -65,21 +77,45 @@ func completeLines(b []byte) []byte {
 	return b[:bytes.LastIndexByte(b, '\n')+1]
 }
 
-// TestFaultInjectionKill9: a suite is killed with SIGKILL at 10 moments drawn
-// from a seeded PRNG over the run's duration (every moment is valid: before
-// the file exists, between samples, mid-sample). After each kill the file
-// verifies as INCOMPLETE or OK (never corrupt), --resume completes it keeping
-// every finished line byte for byte, and verify says OK. At the end no
-// process of the wrappers or their servers is left, and the test's own
-// TMPDIR holds no temp dir.
+// TestFaultInjectionKill9: after a clean run of the suite (faultSuite) no
+// process of its wrappers, servers, setsid grandchildren or version step is
+// left, nor a temp dir; after a kill -9 during the version step, no process
+// either. Then the suite is killed with SIGKILL at 10 moments drawn from a
+// seeded PRNG over the run's duration (every moment is valid: in the
+// version step, before the file exists, between samples, mid-sample).
+// After each kill the file verifies as INCOMPLETE or OK (never corrupt),
+// --resume completes it keeping every finished line byte for byte, and
+// verify says OK. At the end no process is left, and the test's own TMPDIR
+// holds no temp dir.
 func TestFaultInjectionKill9(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	if testing.Short() {
 		t.Skip("fault injection builds benchrig and runs 11 suites")
 	}
 	dir := t.TempDir()
 	br, tmp := buildBenchrig(t, dir)
 	hello := buildExample(t, "hello")
-	suite := faultSuite(t, dir, hello)
+	marker := fmt.Sprintf("300.%d0", os.Getpid()) // the setsid grandchildren's sleeps
+	suite := faultSuite(t, dir, hello, marker)
+	// left waits until no process of the suite is left, and returns those
+	// left: the watchdog's kill is asynchronous to benchrig's death, and
+	// the 30 s bound only catches a hang.
+	left := func() []string {
+		var l []string
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if l = append(markedProcesses(hello), markedProcesses(marker)...); len(l) == 0 {
+				break
+			}
+		}
+		return l
+	}
+	t.Cleanup(func() {
+		for _, p := range append(markedProcesses(hello), markedProcesses(marker)...) {
+			var pid int
+			fmt.Sscan(p, &pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	env := append(os.Environ(), "TMPDIR="+tmp)
 	// benchrig runs br and returns its stdout (stderr after it, for the
 	// failure messages: verdicts are matched at the start) and exit code.
@@ -101,6 +137,30 @@ func TestFaultInjectionKill9(t *testing.T) {
 	if out, code := benchrig("verify", filepath.Join(dir, "whole.json")); code != 0 {
 		t.Fatalf("verify of the uninterrupted run: exit %d\n%s", code, out)
 	}
+	if l := left(); len(l) > 0 {
+		t.Errorf("%d processes left after a clean run: %v", len(l), l)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+		t.Errorf("%d temp dirs left after a clean run", len(entries))
+	}
+
+	// kill -9 in the version step: once its setsid grandchild runs.
+	cmd := exec.Command(br, "run", suite, "-o", filepath.Join(dir, "version-kill.json"))
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(markedProcesses(marker+"2")) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(markedProcesses(marker+"2")) == 0 {
+		t.Errorf("the version step was never seen running")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if l := left(); len(l) > 0 {
+		t.Errorf("%d processes left after kill -9 during the version step: %v", len(l), l)
+	}
 
 	rng := rand.New(rand.NewPCG(16, 2026))
 	for i := range 10 {
@@ -117,13 +177,13 @@ func TestFaultInjectionKill9(t *testing.T) {
 		before, _ := os.ReadFile(out)
 		kept := completeLines(before)
 		t.Logf("kill %d at %v of %v: %d samples written", i, at.Round(time.Millisecond), span.Round(time.Millisecond), bytes.Count(kept, []byte(`{"type":"sample"`)))
+		// killed before the header was whole, the file (absent, empty, or
+		// a cut header) holds no sample: --resume starts afresh.
 		resumeArgs := []string{"run", suite, "-o", out, "--resume"}
-		if len(kept) == 0 {
-			// killed before the header was written: nothing to resume, a
-			// fresh run (which may not overwrite a file with content).
-			resumeArgs = []string{"run", suite, "-o", out, "--force"}
-		} else if text, code := benchrig("verify", out); !strings.HasPrefix(text, "INCOMPLETE (not corrupt)") && !(code == 0 && strings.HasPrefix(text, "OK")) {
-			t.Errorf("kill %d at %v: verify after the kill: exit %d\n%s", i, at, code, text)
+		if len(kept) > 0 {
+			if text, code := benchrig("verify", out); !strings.HasPrefix(text, "INCOMPLETE (not corrupt)") && !(code == 0 && strings.HasPrefix(text, "OK")) {
+				t.Errorf("kill %d at %v: verify after the kill: exit %d\n%s", i, at, code, text)
+			}
 		}
 		if strings.Contains(string(before), `"type":"footer"`) {
 			continue // the run had finished: nothing to resume
@@ -144,17 +204,10 @@ func TestFaultInjectionKill9(t *testing.T) {
 		}
 	}
 
-	// the watchdog's kill is asynchronous to benchrig's death: wait for the
-	// count to settle (bounded), then count.
-	var left []string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if left = markedProcesses(hello); len(left) == 0 {
-			break
-		}
-	}
-	t.Logf("leftover processes: %d", len(left))
-	if len(left) > 0 {
-		t.Errorf("%d wrapper or server processes left after 10 kills: %v", len(left), left)
+	l := left()
+	t.Logf("leftover processes: %d", len(l))
+	if len(l) > 0 {
+		t.Errorf("%d wrapper, server or grandchild processes left after 10 kills: %v", len(l), l)
 	}
 	entries, _ := os.ReadDir(tmp)
 	t.Logf("leftover temp dirs: %d", len(entries))

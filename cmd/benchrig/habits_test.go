@@ -34,6 +34,7 @@ func bodyServer(t *testing.T) (addr string, bodies func() []string) {
 // works: durations in bare seconds, URLs without a scheme (localhost and
 // an IP), -b @file and --body-file, --version.
 func TestHabitsOfPeerUsers(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	addr, bodies := bodyServer(t)
 	port := addr[strings.LastIndexByte(addr, ':'):]
 	for _, args := range [][]string{

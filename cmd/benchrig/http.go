@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -63,6 +64,9 @@ func httpCmd(a *app) *cobra.Command {
 }
 
 func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
+	if c.Flags().Changed("target") && strings.TrimSpace(hf.h.Command) == "" {
+		return usagef("--target is empty: give the server's command line, e.g. --target './server --port 8080' (or leave --target out to load a server already running)")
+	}
 	if err := hf.options(); err != nil {
 		return err
 	}

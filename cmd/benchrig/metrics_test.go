@@ -5,11 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // metricsTarget serves "hello" at / and, at /metrics, the Prometheus text
@@ -145,13 +146,8 @@ func TestMetricsMalformed(t *testing.T) {
 // started by `benchrig http --target` exposes process.memoryUsage() at
 // /metrics; the run records its JS heap beside the RSS the sampler read.
 func TestMetricsNodeHeap(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node not installed")
-		}
-		t.Skip("node not installed")
-	}
+	t.Parallel() // waits more than it works: runs beside the others
+	node := testenv.LookPath(t, testenv.Node, "node")
 	port := freePort(t)
 	args := append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
 		"--target", node + " ../../examples/servers/node-http/server.js", "-c", "4", "-d", "1s",

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
@@ -35,8 +37,8 @@ var pgShortPhases = []string{"-d", "1s", "--baseline", "200ms", "--settle", "100
 // pgSkip skips (outside CI) when there are no PostgreSQL binaries.
 func pgSkip(t *testing.T, err error) {
 	t.Helper()
-	if errors.Is(err, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
-		t.Skip(err)
+	if errors.Is(err, postgres.ErrNoBinaries) {
+		testenv.Missing(t, testenv.Postgres, err.Error())
 	}
 	t.Fatal(err)
 }
@@ -80,6 +82,7 @@ func pgReadDoc(t *testing.T, b []byte) pgDocOut {
 // comparison table on stdout, and a JSON file with every sample, its
 // server figures, statistics deltas and the plans.
 func TestPGQuickMatrix(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	pgNeedBinaries(t)
 	out := filepath.Join(t.TempDir(), "pg.json")
 	args := append([]string{"pg", "--ephemeral", "--path", "prepared-one,any", "--batch", "1,4", "-c", "2",

@@ -13,6 +13,7 @@ import (
 // timeout and then say "tls error: timeout"; now the run fails at once
 // (the silent one within 2 s) naming what answered, and sends no load.
 func TestDSNToANonPostgresPort(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	rs, err := resptest.Start(resptest.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // counts, and the report warns of the path forced to custom plans, naming
 // its cell and statement, and of no other.
 func TestRunPlansAndSettings(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	pgNeedBinaries(t)
 	dir := t.TempDir()
 	suite := `name: plans

@@ -173,45 +173,28 @@ func reportFile(path string, allowSmoke bool, stdout io.Writer) error {
 }
 
 // consoleReport writes the terminal report of src, the verification
-// verdict first when the file does not verify: a reader who sees figures
+// notice first when the file does not verify: a reader who sees figures
 // must first see that they may not be what was measured.
 func consoleReport(stdout io.Writer, src *report.Source) error {
-	if v := verdict(src.Path, true); v != "" {
-		fmt.Fprint(stdout, v+"\n")
+	if len(src.Notice) > 0 {
+		fmt.Fprint(stdout, strings.Join(src.Notice, "\n")+"\n\n")
 	}
 	fmt.Fprintf(stdout, "%s · %s · %d samples\n\n", src.Title, src.Path, len(src.Rows))
 	return report.Console(stdout, src)
 }
 
-// verdict is what `benchrig verify` says of a file that does not verify,
-// in its words ("FAILED: …" or "INCOMPLETE (not corrupt): …" and the
-// problems), or "" for a file that verifies. With figures, the headline
-// says what that means for the figures that follow.
-func verdict(path string, figures bool) string {
-	rep, err := verifyResults(path)
+// verdict is the verification notice of the file at path (what `benchrig
+// verify` prints of a file that does not verify), or "" for a file that
+// verifies.
+func verdict(path string) string {
+	c, err := checkResults(path)
 	if err != nil {
 		return fmt.Sprintf("FAILED verification: %s: %v\n", path, err)
 	}
-	if len(rep.Problems) == 0 && rep.Complete {
-		return ""
+	if n := c.Report.Notice(path, false); len(n) > 0 {
+		return strings.Join(n, "\n") + "\n"
 	}
-	var b strings.Builder
-	if rep.Incomplete && onlyIncomplete(rep.Problems) {
-		b.WriteString("INCOMPLETE (not corrupt): " + path)
-		if figures {
-			b.WriteString(": the figures below are of the samples it holds")
-		}
-	} else {
-		b.WriteString("FAILED verification: " + path)
-		if figures {
-			b.WriteString(": the figures below may not be what was measured")
-		}
-	}
-	b.WriteString("\n")
-	for _, p := range rep.Problems {
-		fmt.Fprintf(&b, "  - %s\n", p)
-	}
-	return b.String()
+	return ""
 }
 
 func compareCmd(stdout io.Writer) *cobra.Command {
@@ -268,32 +251,9 @@ Mann–Whitney U test of the repeats; "~" means no significant difference at
 					return err
 				}
 			}
-			if va != "" {
-				if a, err = onlyVariant(a, va, "--a"); err != nil {
-					return err
-				}
-			}
-			if vb != "" {
-				if b, err = onlyVariant(b, vb, "--b"); err != nil {
-					return err
-				}
-			}
-			opts := report.CompareOptions{Alpha: alpha}
-			cs, err := report.Compare(a, b, opts)
+			cs, err := compareSources(a, b, va, vb, alpha, format, &rf, stdout)
 			if err != nil {
-				return err
-			}
-			if format == "json" {
-				err = rf.write(func(w io.Writer) error { return report.JSON(w, cs) }, stdout)
-			} else {
-				d, derr := report.CompareDoc(a, b, opts)
-				if derr != nil {
-					return derr
-				}
-				err = rf.write(docRenderer(d, format), stdout)
-			}
-			if err != nil {
-				return err
+				return withNotice(err, a, b)
 			}
 			return applyGates(cs, gates, c.ErrOrStderr())
 		},
@@ -306,6 +266,62 @@ Mann–Whitney U test of the repeats; "~" means no significant difference at
 	c.Flags().StringVar(&vb, "b", "", "compare only this variant of B (of A when one file is given)")
 	return c
 }
+
+// compareSources writes the comparison of a and b (of their variants va
+// and vb when given) in format, and returns it for the gates.
+func compareSources(a, b *report.Source, va, vb string, alpha float64, format string, rf *reportFlags, stdout io.Writer) (*report.CompareSummary, error) {
+	var err error
+	if va != "" {
+		if a, err = onlyVariant(a, va, "--a"); err != nil {
+			return nil, err
+		}
+	}
+	if vb != "" {
+		if b, err = onlyVariant(b, vb, "--b"); err != nil {
+			return nil, err
+		}
+	}
+	opts := report.CompareOptions{Alpha: alpha}
+	cs, err := report.Compare(a, b, opts)
+	if err != nil {
+		return nil, err
+	}
+	if format == "json" {
+		return cs, rf.write(func(w io.Writer) error { return report.JSON(w, cs) }, stdout)
+	}
+	d, err := report.CompareDoc(a, b, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cs, rf.write(docRenderer(d, format), stdout)
+}
+
+// withNotice puts the verification notices of the sources before err: a
+// command that gives up on a file that does not verify says that first,
+// in the one notice format (an error it wraps keeps its exit code).
+func withNotice(err error, srcs ...*report.Source) error {
+	seen := map[string]bool{}
+	var lines []string
+	for _, s := range srcs {
+		if s != nil && !seen[s.Path] {
+			seen[s.Path] = true
+			lines = append(lines, s.Notice...)
+		}
+	}
+	if err == nil || len(lines) == 0 {
+		return err
+	}
+	return noticeError{notice: strings.Join(lines, "\n"), err: err}
+}
+
+// noticeError is an error after the verification notice of its files.
+type noticeError struct {
+	notice string
+	err    error
+}
+
+func (e noticeError) Error() string { return e.notice + "\n" + e.err.Error() }
+func (e noticeError) Unwrap() error { return e.err }
 
 // onlyVariant is src with the rows of one variant: the one labelled name,
 // or the one whose label alone contains name.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -11,70 +12,54 @@ import (
 	"github.com/benchrig/benchrig/internal/suite"
 )
 
-// loadSource reads a results file for the report builders: a suite's
-// results (JSON Lines, from benchrig run) or the document of a quick run
-// (benchrig http|pg|resp -o). Smoke results are refused unless allowed.
+// loadSource reads a results file for the report builders, once, through
+// the one verification (checkResults): a suite's results (JSON Lines, from
+// benchrig run and every quick mode) or the document of a quick run of an
+// earlier benchrig (benchrig http|pg|resp -o). The source carries the
+// file's verification notice, which every output shows first. Smoke
+// results are refused unless allowed.
 func loadSource(path string, allowSmoke bool) (*report.Source, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if src, ok, err := report.QuickDoc(path, b); ok {
-		return src, err
+	// a results file's first line is its header, whatever follows; a
+	// quick run's document is one JSON object with a schema.
+	if !bytes.HasPrefix(b, []byte(`{"type":"header"`)) {
+		if src, ok, err := report.QuickDoc(path, b); ok {
+			return src, err
+		}
 	}
-	return suiteSource(path, allowSmoke)
+	return suiteSource(checkResultsOf(path, bytes.NewReader(b)), allowSmoke)
 }
 
-// suiteSource reads a suite's results file.
-func suiteSource(path string, allowSmoke bool) (*report.Source, error) {
-	hdr, samples, footer, err := result.ReadFile(path)
-	var torn *result.TornLineError
-	if err != nil && !errors.As(err, &torn) {
-		return nil, err
-	}
+// suiteSource is the report source of a checked results file. A file with
+// no header is refused with its notice: there is nothing to report.
+func suiteSource(c *result.Checked, allowSmoke bool) (*report.Source, error) {
+	path, hdr, samples, footer, rep := c.Path, c.Header, c.Samples, c.Footer, c.Report
 	if hdr == nil {
-		return nil, fmt.Errorf("%s: no header: not a benchrig results file", path)
+		return nil, errors.New(strings.Join(rep.Notice(path, false), "\n"))
 	}
 	if hdr.Smoke && !allowSmoke {
 		return nil, fmt.Errorf("%s holds smoke results: they prove the suite runs, they are not figures (--allow-smoke to report them anyway)", path)
 	}
-	src := &report.Source{Path: path, Kind: "suite", Title: hdr.Suite.Name, Tool: hdr.Tool, Host: hdr.Host, Targets: hdr.Targets, Floor: hdr.Floor}
+	src := &report.Source{Path: path, Kind: "suite", Title: hdr.Suite.Name, Tool: hdr.Tool, Host: hdr.Host, Targets: hdr.Targets, Floor: hdr.Floor,
+		Notice: rep.Notice(path, true)}
 	src.Meta = append(src.Meta,
 		report.KV{Key: "Suite", Value: fmt.Sprintf("%s (SHA-256 %s)", hdr.Suite.File, hdr.Suite.SHA256)},
 		report.KV{Key: "Started", Value: hdr.Started.UTC().Format("2006-01-02 15:04:05 UTC")})
 	if len(hdr.Suite.Overrides) > 0 {
 		src.Meta = append(src.Meta, report.KV{Key: "Overrides", Value: strings.Join(hdr.Suite.Overrides, " ")})
 	}
-	// A report says whether its file verifies: checksum, plan, counts.
-	rep, err := verifyResults(path)
-	if err != nil {
-		return nil, err
-	}
-	var problems []string
-	for _, p := range rep.Problems {
-		if !strings.HasPrefix(p, "incomplete:") {
-			problems = append(problems, p)
-		}
-	}
-	if len(problems) == 0 {
+	// A report says whether its file verifies: checksum, plan, counts
+	// ("Verified" here, or the notice above everything).
+	if rep.OK() {
 		src.Meta = append(src.Meta, report.KV{Key: "Verified", Value: fmt.Sprintf("checksum, plan and sample consistency OK (%d of %d planned samples)", rep.Samples, rep.Planned)})
-	} else {
-		for _, p := range problems {
-			src.Notes = append(src.Notes, "benchrig verify: "+p)
+		for _, w := range rep.Warnings {
+			src.Notes = append(src.Notes, "benchrig verify: "+w)
 		}
 	}
-	for _, w := range rep.Warnings {
-		src.Notes = append(src.Notes, "benchrig verify: "+w)
-	}
-	if torn != nil {
-		src.Notes = append(src.Notes, torn.Error()+".")
-	}
-	switch {
-	case footer == nil:
-		src.Notes = append(src.Notes, fmt.Sprintf("The file has no footer: the run did not finish (%d of %d planned samples); resume it with benchrig run --resume.", len(samples), len(hdr.Plan)))
-	case footer.Interrupted:
-		src.Notes = append(src.Notes, fmt.Sprintf("The run was interrupted after %d of %d planned samples; resume it with benchrig run --resume.", len(samples), len(hdr.Plan)))
-	default:
+	if footer != nil && !footer.Interrupted {
 		src.Meta = append(src.Meta, report.KV{Key: "Finished", Value: footer.Finished.UTC().Format("2006-01-02 15:04:05 UTC") + " · file SHA-256 " + footer.SHA256})
 	}
 	if hdr.Smoke {

@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/pprof"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/agent"
 	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )
@@ -67,6 +69,9 @@ var errUnhealthy = errors.New("the run was UNHEALTHY")
 
 // run is the whole CLI, testable end to end.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	// The agents' shared token is benchrig's: no target, probe or
+	// watchdog inherits it (a local agent is given it explicitly).
+	secret.Withhold(agent.TokenEnv)
 	policy, found := argPolicy(args), &secret.Set{}
 	shown := redactArgs(args, policy, found)
 	stdout, stderr = found.Writer(stdout), found.Writer(stderr)
@@ -122,12 +127,82 @@ func runCLI(a *app, args []string) error {
 	root.AddCommand(versionCmd(stdout), httpCmd(a), respCmd(a), pgCmd(a),
 		planCmd(stdout), runCmd(a), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout), exportCmd(stdout), calibrateCmd(a),
 		agentCmd(a), k8sCmd(a))
+	root.SetHelpCommand(helpCmd(root))
 	err := root.ExecuteContext(ctx)
 	stopProfile()
 	if err != nil && isCobraUsage(err) {
+		if m := unknownCommandRE.FindStringSubmatch(err.Error()); m != nil {
+			return unknownCommand(root, m[1])
+		}
 		return usageError{err}
 	}
 	return err
+}
+
+// unknownCommandRE matches cobra's error for an unknown command of the
+// root: its name.
+var unknownCommandRE = regexp.MustCompile(`^unknown command "(.*)" for "benchrig"`)
+
+// commandHints name, for what an unknown command or export format asks
+// for, the command that does it.
+var commandHints = map[string]string{
+	"csv":        "benchrig report RESULTS.json -f csv (one row per sample and figure)",
+	"json":       "benchrig report RESULTS.json -f json (the computed summary)",
+	"md":         "benchrig report RESULTS.json -o report.md",
+	"markdown":   "benchrig report RESULTS.json -o report.md",
+	"html":       "benchrig report RESULTS.json -o report.html",
+	"text":       "benchrig report RESULTS.json",
+	"txt":        "benchrig report RESULTS.json -o report.txt",
+	"hdr":        "benchrig export hgrm RESULTS.json --case CASE -o DIR",
+	"histogram":  "benchrig export hgrm RESULTS.json --case CASE -o DIR",
+	"histograms": "benchrig export hgrm RESULTS.json --case CASE -o DIR",
+	"diff":       "benchrig compare A.json B.json",
+	"check":      "benchrig verify RESULTS.json",
+	"validate":   "benchrig verify RESULTS.json (a results file), or benchrig plan SUITE.yaml (a suite)",
+	"resume":     "benchrig run SUITE.yaml -o RESULTS.json --resume",
+	"sha256":     "benchrig checksum RESULTS.json",
+	"redis":      "benchrig resp",
+	"postgres":   "benchrig pg",
+	"postgresql": "benchrig pg",
+	"https":      "benchrig http https://…",
+	"h2":         "benchrig http --http2 (or an h2c:// URL)",
+}
+
+// unknownCommand is the usage error (exit 2) for a command or subcommand
+// of parent that does not exist: the command that does what it asks when
+// one is known, else the near names, else where the commands are listed.
+func unknownCommand(parent *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, parent.CommandPath())
+	if parent.SuggestionsMinimumDistance <= 0 {
+		parent.SuggestionsMinimumDistance = 2 // cobra's default, set on the root only
+	}
+	if hint, ok := commandHints[strings.ToLower(name)]; ok {
+		msg += "; use " + hint
+	} else if near := parent.SuggestionsFor(name); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	} else {
+		msg += "; see " + parent.CommandPath() + " --help"
+	}
+	return usageError{errors.New(msg)}
+}
+
+// helpCmd is `benchrig help [command]`: a topic that is no command is a
+// usage error (cobra's own prints the usage and exits 0).
+func helpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			switch {
+			case err != nil || cmd == nil:
+				return unknownCommand(root, args[0])
+			case len(rest) > 0 && cmd.HasSubCommands():
+				return unknownCommand(cmd, rest[0])
+			}
+			return cmd.Help()
+		},
+	}
 }
 
 // isCobraUsage recognises cobra's own argument errors (unknown command,

@@ -59,8 +59,16 @@ var headerFlags = map[string]bool{"-H": true, "--header": true}
 // credentials of URLs, DSNs, headers and target commands are collected:
 // free text (an --sql's key=1) is never taken for a secret.
 func redactArgs(args []string, p secret.Policy, found *secret.Set) []string {
+	return redactArgsFrom(args, p, found, nil)
+}
+
+// redactArgsFrom is redactArgs telling from (when not nil) the flag of each
+// argument a credential was taken from: its name ("--dsn", "-H",
+// "--target"), or "" for a positional argument or another flag's value
+// (a URL).
+func redactArgsFrom(args []string, p secret.Policy, found *secret.Set, from func(flag string)) []string {
 	out := make([]string, len(args))
-	value := func(flag, v string) string {
+	redact := func(flag, v string, found *secret.Set) string {
 		switch {
 		case dsnFlags[flag]:
 			return p.DSN(v, found)
@@ -70,6 +78,20 @@ func redactArgs(args []string, p secret.Policy, found *secret.Set) []string {
 			return redactCommand(p, v, found)
 		}
 		return p.Text(p.URL(urlish(v), found)+rest(v), nil)
+	}
+	value := func(flag, v string) string {
+		var mine secret.Set
+		shown := redact(flag, v, &mine)
+		if mine.Len() > 0 {
+			redact(flag, v, found)
+			if from != nil {
+				if !dsnFlags[flag] && !headerFlags[flag] && flag != "--target" {
+					flag = ""
+				}
+				from(flag)
+			}
+		}
+		return shown
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -81,7 +103,7 @@ func redactArgs(args []string, p secret.Policy, found *secret.Set) []string {
 			out[i], out[i+1] = a, value(a, args[i+1])
 			i++
 		case strings.HasPrefix(a, "-H") && len(a) > 2:
-			out[i] = "-H" + p.HeaderLine(a[2:], found)
+			out[i] = "-H" + value("-H", a[2:])
 		default:
 			out[i] = value("", a)
 		}
@@ -141,17 +163,21 @@ func shellQuote(w string) string {
 // suiteSecrets adds to found what a suite's record hides (by the suite's
 // policy) and the credentials its targets read from the environment or
 // files: DSNs (dsn_env: the password), RESP tokens (token_env,
-// token_file).
+// token_file). The variables they are read from are withheld from every
+// process benchrig starts (secret.Withhold): they are benchrig's, and a
+// sidecar is given its endpoint's token explicitly.
 func suiteSecrets(s *suite.Suite, found *secret.Set, getenv func(string) string) {
 	s.CollectSecrets(found)
 	p := s.Policy()
 	dsn := func(name string) {
 		if name != "" {
+			secret.Withhold(name)
 			p.DSN(getenv(name), found)
 		}
 	}
 	token := func(env, file string) {
 		if env != "" {
+			secret.Withhold(env)
 			found.Add(getenv(env))
 		}
 		if file != "" {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	"github.com/benchrig/benchrig/internal/result"
 )
 
@@ -20,11 +22,7 @@ func seed000Node(t *testing.T) {
 	if err == nil && perr == nil {
 		return
 	}
-	msg := "examples/seeds/000 has no node_modules: run npm ci there (Node 24 and pg come from npm)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	testenv.Missing(t, testenv.Seeds, "examples/seeds/000 has no node_modules: npm ci there (Node 24 and pg come from npm)")
 }
 
 // TestSeed000Smoke runs examples/seeds/000/suite.yaml in smoke mode at 64

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
@@ -17,11 +19,7 @@ func seedRuntimes(t *testing.T, dir string, bins ...string) {
 	t.Helper()
 	for _, b := range bins {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
-			msg := "seed runtime missing (run npm ci in " + dir + "): " + err.Error()
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
+			testenv.Missing(t, testenv.Seeds, "seed runtime missing (npm ci in "+dir+"): "+err.Error())
 		}
 	}
 }

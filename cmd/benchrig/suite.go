@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/agent"
+
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/result"
@@ -133,6 +135,8 @@ func runCmd(a *app) *cobra.Command {
 	f.DurationVar(&agents.joinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
 	f.StringVar(&agents.tlsCert, "tls-cert", "", "with --agents: speak TLS to the agents with this certificate (PEM; with --tls-key)")
 	f.StringVar(&agents.tlsKey, "tls-key", "", "with --agents: the certificate's key (PEM)")
+	f.DurationVar(&agents.timings.DeadMan, "dead-man", agent.DeadMan, "with --agents: an agent that hears nothing from the coordinator this long stops its load")
+	f.DurationVar(&agents.timings.AgentTimeout, "agent-timeout", agent.AgentTimeout, "with --agents: an agent silent this long is lost (its share of the sample fails)")
 	f.BoolVar(&agents.logResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
 	return c
 }
@@ -143,6 +147,7 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 		p   *suite.Plan
 		err error
 	)
+	out.absentIfHeaderless(a.stderr)
 	if !out.resume {
 		if s, p, err = loadPlan(path, sets, smoke); err != nil {
 			return err
@@ -195,16 +200,25 @@ func countDone(w *result.Writer, p *suite.Plan) int {
 	return n
 }
 
-// verifyResults verifies a results file against the plan its recorded
-// suite expands to.
-func verifyResults(path string) (*result.Report, error) {
-	return result.Verify(path, func(resolved json.RawMessage, smoke bool) ([]result.PlanEntry, error) {
-		p, err := replan(resolved, smoke)
-		if err != nil {
-			return nil, err
-		}
-		return planEntries(p), nil
-	})
+// checkResults reads a results file once and verifies it against the plan
+// its recorded suite expands to: the one verification every reading
+// command (verify, report, compare, export, checksum) goes through.
+func checkResults(path string) (*result.Checked, error) {
+	return result.Check(path, replanEntries)
+}
+
+// checkResultsOf is checkResults of the file's bytes, read by the caller.
+func checkResultsOf(path string, r io.Reader) *result.Checked {
+	return result.CheckReader(path, r, replanEntries)
+}
+
+// replanEntries re-expands the plan entries from a recorded suite.
+func replanEntries(resolved json.RawMessage, smoke bool) ([]result.PlanEntry, error) {
+	p, err := replan(resolved, smoke)
+	if err != nil {
+		return nil, err
+	}
+	return planEntries(p), nil
 }
 
 func verifyCmd(stdout io.Writer) *cobra.Command {
@@ -214,56 +228,37 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 		Short: "Check a results file: schema, checksum, plan re-expanded from the recorded suite, completeness, consistency",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			rep, err := verifyResults(args[0])
+			checked, err := checkResults(args[0])
 			if err != nil {
 				return err
 			}
-			hdr, _, _, _ := result.ReadFile(args[0])
-			if hdr != nil && hdr.Smoke && !allowSmoke {
+			rep := checked.Report
+			if hdr := checked.Header; hdr != nil && hdr.Smoke && !allowSmoke {
 				rep.Problems = append(rep.Problems, "smoke results: a smoke run proves the suite works, its figures are not results (--allow-smoke to verify it anyway)")
 			}
 			if asJSON {
 				if err := writeVerifyJSON(stdout, args[0], rep); err != nil {
 					return err
 				}
-				if len(rep.Problems) == 0 && rep.Complete {
+				if rep.OK() {
 					return nil
 				}
 				return errors.New("verification failed")
 			}
-			if len(rep.Problems) == 0 && rep.Complete {
+			if rep.OK() {
 				fmt.Fprintf(stdout, "OK: %s: %d of %d planned samples, checksum and plan verified\n", args[0], rep.Samples, rep.Planned)
 				for _, w := range rep.Warnings {
 					fmt.Fprintf(stdout, "  ! %s\n", w)
 				}
 				return nil
 			}
-			kind := "FAILED"
-			if rep.Incomplete && onlyIncomplete(rep.Problems) {
-				kind = "INCOMPLETE (not corrupt)"
-			}
-			fmt.Fprintf(stdout, "%s: %s\n", kind, args[0])
-			for _, p := range rep.Problems {
-				fmt.Fprintf(stdout, "  - %s\n", p)
-			}
-			for _, w := range rep.Warnings {
-				fmt.Fprintf(stdout, "  ! %s\n", w)
-			}
+			fmt.Fprintln(stdout, strings.Join(rep.Notice(args[0], false), "\n"))
 			return errors.New("verification failed")
 		},
 	}
 	c.Flags().BoolVar(&allowSmoke, "allow-smoke", false, "accept a smoke run's results")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the verdict as JSON (benchrig.verify/v1)")
 	return c
-}
-
-func onlyIncomplete(problems []string) bool {
-	for _, p := range problems {
-		if !strings.HasPrefix(p, "incomplete:") {
-			return false
-		}
-	}
-	return true
 }
 
 func checksumCmd(stdout io.Writer) *cobra.Command {

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 func freePort(t *testing.T) int {
@@ -42,24 +44,19 @@ var shortPhases = []string{"--baseline", "500ms", "--warmup", "500ms", "--settle
 // phases at 1,000 req/s, reports server and client figures, stops Node and
 // leaves no node process behind.
 func TestTargetNodeMeasured(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node not installed")
-		}
-		t.Skip("node not installed")
-	}
+	t.Parallel() // waits more than it works: runs beside the others
+	node := testenv.LookPath(t, testenv.Node, "node")
 	port := freePort(t)
 	args := append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
-		"--target", node + " ../../examples/servers/node-http/server.js", "-R", "1000", "-d", "3s",
-		// this test is about the server's figures, not its latency: a
-		// shared machine under load must not fail it on p99
-		"--max-p99", "5s"}, shortPhases...)
+		"--target", node + " ../../examples/servers/node-http/server.js", "-R", "1000", "-d", "3s"}, shortPhases...)
 	doc, stderr, code := quickJSON(t, args...)
 	s := doc.Sample
-	if code != 0 || !s.Verdict.Healthy {
+	// this test is about the server's figures, not its latency: a busy
+	// machine may make the verdict UNHEALTHY on latency or coverage only
+	if code != 0 {
 		t.Fatalf("exit %d, verdict %+v: %s", code, s.Verdict, stderr)
 	}
+	healthyButForLoad(t, "node", s.Verdict)
 	if s.Server == nil || s.Target == nil || s.Target.PID == 0 {
 		t.Fatalf("no server figures or target: %+v", s.Target)
 	}
@@ -88,6 +85,7 @@ func TestTargetNodeMeasured(t *testing.T) {
 // result with its exit status and log tail, benchrig exits cleanly, and a
 // second run works.
 func TestTargetCrashMidLoad(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	bin := buildExample(t, "stall")
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
@@ -95,8 +93,8 @@ func TestTargetCrashMidLoad(t *testing.T) {
 	args := append([]string{"http", url, "--target", cmd, "-R", "500", "-d", "4s"}, shortPhases...)
 	doc, _, code := quickJSON(t, args...)
 	s := doc.Sample
-	if code != 0 && code != 1 {
-		t.Errorf("exit %d", code)
+	if code != 0 {
+		t.Errorf("exit %d: a sample cut short by its target's death is UNHEALTHY, not an interrupted run", code)
 	}
 	if s.Verdict.Healthy || s.Target == nil || s.Target.ExitStatus != "exit status 1" || s.Target.LogTail == "" {
 		t.Fatalf("verdict %+v target %+v", s.Verdict, s.Target)
@@ -108,9 +106,10 @@ func TestTargetCrashMidLoad(t *testing.T) {
 	cmd = fmt.Sprintf("%s -addr 127.0.0.1:%d -delay 0", bin, port)
 	args = append([]string{"http", url, "--target", cmd, "-R", "200", "-d", "1s"}, shortPhases...)
 	doc, stderr, code := quickJSON(t, args...)
-	if code != 0 || !doc.Sample.Verdict.Healthy {
+	if code != 0 {
 		t.Errorf("second run: exit %d %+v %s", code, doc.Sample.Verdict, stderr)
 	}
+	healthyButForLoad(t, "second run", doc.Sample.Verdict)
 }
 
 // TestTargetBadInput: a command that does not exist, a port never opened
@@ -134,6 +133,9 @@ func TestTargetBadInput(t *testing.T) {
 		{[]string{"http", url, "--target", "x", "--attach-pid", "1"}, 2, []string{"one of --target"}},
 		{[]string{"http", url, "--target", "'unterminated"}, 2, []string{"unterminated"}},
 		{[]string{"http", url, "--attach-pid", "999999999", "-d", "1s"}, 1, []string{"no such process"}},
+		{[]string{"http", url, "--target", "", "-d", "1s"}, 2, []string{"--target is empty"}},
+		{[]string{"http", url, "--target=  ", "-d", "1s"}, 2, []string{"--target is empty"}},
+		{[]string{"http", url, "--attach-pid", "1", "-d", "1s"}, 1, []string{"attach to pid 1", "benchrig itself runs in its process tree"}},
 		{[]string{"http", url, "--client-cpus", "x"}, 2, []string{"--client-cpus"}},
 	}
 	for i, c := range cases {
@@ -189,6 +191,7 @@ func httpServerStatus(t *testing.T, status int) string {
 // the results file left resumable (interrupted footer, the sample in flight
 // not counted as done), no process and no temp dir left behind.
 func TestInterruptStopsTarget(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
 	br := filepath.Join(dir, "benchrig")
 	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {

@@ -29,13 +29,6 @@ type verifyDoc struct {
 // --json is given, in place of its lines, and returns the same error.
 func writeVerifyJSON(w io.Writer, path string, rep *result.Report) error {
 	d := verifyDoc{Schema: verifySchema, File: path, Samples: rep.Samples, Planned: rep.Planned, Complete: rep.Complete, Problems: append([]string{}, rep.Problems...), Warnings: rep.Warnings}
-	switch {
-	case len(rep.Problems) == 0 && rep.Complete:
-		d.Verdict = "ok"
-	case rep.Incomplete && onlyIncomplete(rep.Problems):
-		d.Verdict = "incomplete"
-	default:
-		d.Verdict = "failed"
-	}
+	d.Verdict = rep.Verdict()
 	return report.JSON(w, d)
 }

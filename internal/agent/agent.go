@@ -33,6 +33,9 @@ type Config struct {
 	// TLS, if set, is how the agent checks the coordinator's certificate
 	// (RootCAs, ServerName); the connection is then encrypted.
 	TLS *tls.Config
+	// Timings bound the waits until the welcome; the coordinator's
+	// dead-man, in the welcome, is used from then on.
+	Timings Timings
 }
 
 // agentRun is one agent's connection to its coordinator.
@@ -53,17 +56,21 @@ type agentRun struct {
 // until the coordinator says bye (nil) or goes away (an error: all load
 // stopped at once, within DeadMan when the link went silent).
 func Run(ctx context.Context, cfg Config) error {
+	var err error
 	if cfg.Token.empty() {
 		return errors.New("agent: no token")
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.Timings, err = cfg.Timings.Resolved(); err != nil {
+		return err
+	}
 	c, err := dial(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	a := &agentRun{cfg: cfg, l: newLink(c)}
+	a := &agentRun{cfg: cfg, l: newLink(c, cfg.Timings.AgentTimeout)}
 	defer c.Close()
 	hb, stopHB := context.WithCancel(ctx)
 	defer stopHB()
@@ -114,7 +121,7 @@ func (a *agentRun) join(ctx context.Context) error {
 	if err := a.l.send(hello); err != nil {
 		return err
 	}
-	ch, err := a.l.recv(AgentTimeout)
+	ch, err := a.l.recv(a.cfg.Timings.AgentTimeout)
 	if err != nil {
 		return fmt.Errorf("join %s: %w", a.cfg.Coordinator, err)
 	}
@@ -128,11 +135,11 @@ func (a *agentRun) join(ctx context.Context) error {
 		return err
 	}
 	// The coordinator answers once all agents joined; both sides beat
-	// meanwhile, and a silent coordinator is given up after DeadMan.
+	// meanwhile, and a silent coordinator is given up after the dead-man.
 	go a.l.heartbeat(ctx)
 	var w *message
 	for w == nil || w.Type == mPing {
-		if w, err = a.l.recv(DeadMan); err != nil {
+		if w, err = a.l.recv(a.cfg.Timings.DeadMan); err != nil {
 			return fmt.Errorf("join %s: waiting for the other agents: %w", a.cfg.Coordinator, err)
 		}
 	}
@@ -151,6 +158,13 @@ func (a *agentRun) join(ctx context.Context) error {
 		return fmt.Errorf("the coordinator's suite: %w", err)
 	}
 	a.index, a.n, a.suite, a.plan = *w.Index, w.Agents, s, p
+	if w.DeadManMS > 0 {
+		d := time.Duration(w.DeadManMS) * time.Millisecond
+		if d > MaxTiming {
+			return fmt.Errorf("join %s: the coordinator's dead-man %s is longer than %s", a.cfg.Coordinator, d, MaxTiming)
+		}
+		a.cfg.Timings.DeadMan = d
+	}
 	return nil
 }
 
@@ -160,8 +174,9 @@ func (a *agentRun) serve(ctx context.Context) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	defer a.closeEngine()
-	go a.l.watchdog(ctx, DeadMan, func() {
-		stop(fmt.Errorf("coordinator %s silent for %s", a.cfg.Coordinator, DeadMan))
+	dm := a.cfg.Timings.DeadMan
+	go a.l.watchdog(ctx, dm, func() {
+		stop(fmt.Errorf("coordinator %s silent for %s", a.cfg.Coordinator, dm))
 		_ = a.l.c.Close()
 	})
 	work := make(chan *message, 4)

@@ -29,6 +29,8 @@ type CoordinatorConfig struct {
 	// TLS, if set, encrypts every agent's connection (its certificate
 	// is what agents check); the token still proves both sides.
 	TLS *tls.Config
+	// Timings are the run's deadlines (zero: the defaults).
+	Timings Timings
 }
 
 // Coordinator hands out shares to agents and merges their parts.
@@ -92,6 +94,10 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
+	}
+	var err error
+	if cfg.Timings, err = cfg.Timings.Resolved(); err != nil {
+		return nil, err
 	}
 	return &Coordinator{cfg: cfg, agents: make([]*remote, cfg.Agents), joined: make(chan struct{})}, nil
 }
@@ -163,14 +169,15 @@ func (c *Coordinator) count() int {
 
 // admit runs the handshake with one connecting agent.
 func (c *Coordinator) admit(ctx context.Context, conn net.Conn) {
-	l := newLink(conn)
+	to := c.cfg.Timings.AgentTimeout
+	l := newLink(conn, to)
 	addr := conn.RemoteAddr().String()
 	refuse := func(reason string) {
 		c.cfg.Logf("refused agent from %s: %s", addr, reason)
 		_ = l.send(&message{Type: mRefused, Reason: reason})
 		_ = conn.Close()
 	}
-	h, err := l.recv(AgentTimeout)
+	h, err := l.recv(to)
 	if err != nil || h.Type != mHello {
 		refuse("no hello")
 		return
@@ -180,7 +187,7 @@ func (c *Coordinator) admit(ctx context.Context, conn net.Conn) {
 		_ = conn.Close()
 		return
 	}
-	au, err := l.recv(AgentTimeout)
+	au, err := l.recv(to)
 	if err != nil || au.Type != mAuth || !c.cfg.Token.verify("agent", mine, au.Proof) {
 		refuse("wrong token")
 		return
@@ -224,7 +231,7 @@ func (c *Coordinator) admit(ctx context.Context, conn net.Conn) {
 	c.cfg.Logf("%s joined", r.name())
 	go c.read(rctx, r)
 	go l.heartbeat(rctx)
-	go l.watchdog(rctx, AgentTimeout, func() { r.lose(fmt.Errorf("no word for %s", AgentTimeout)) })
+	go l.watchdog(rctx, to, func() { r.lose(fmt.Errorf("no word for %s", to)) })
 	if full {
 		close(c.joined)
 	}
@@ -252,7 +259,7 @@ func (c *Coordinator) read(ctx context.Context, r *remote) {
 func (c *Coordinator) welcome(resolved []byte, smoke bool) error {
 	for _, r := range c.live() {
 		i := r.index
-		if err := r.l.send(&message{Type: mWelcome, Index: &i, Agents: c.cfg.Agents, Suite: resolved, Smoke: smoke}); err != nil {
+		if err := r.l.send(&message{Type: mWelcome, Index: &i, Agents: c.cfg.Agents, Suite: resolved, Smoke: smoke, DeadManMS: c.cfg.Timings.DeadMan.Milliseconds()}); err != nil {
 			r.lose(err)
 		}
 	}

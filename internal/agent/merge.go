@@ -102,6 +102,12 @@ func Merge(parts []Placed, cfg load.Config, w load.Window) (*result.Load, error)
 			}
 		}
 		shift := int(math.Round(pp.Start.Sub(start).Seconds()))
+		if shift > maxPartSecond {
+			return nil, fmt.Errorf("part %d starts %d s after the first: at most %d s accepted", k, shift, maxPartSecond)
+		}
+		if err := checkTimeline(p); err != nil {
+			return nil, fmt.Errorf("part %d timeline: %w", k, err)
+		}
 		if err := mergeSeconds(secs, p.Timeline, pp.Part.Seconds, shift); err != nil {
 			return nil, fmt.Errorf("part %d timeline: %w", k, err)
 		}
@@ -208,6 +214,23 @@ type secondMerge struct {
 // mergeSeconds adds a part's timeline, shifted by shift seconds, with its
 // per-second histograms (hists[s], value and count pairs, for the part's
 // second s).
+// maxPartSecond bounds a part's timeline and its start after the first
+// part's: the merged timeline has a row for every second between, so a
+// part naming a far second (a broken or hostile agent) must not make it.
+const maxPartSecond = 1 << 20
+
+// checkTimeline refuses a part whose timeline names a second before its
+// window or past it (its load seconds, plus a minute of drain and skew).
+func checkTimeline(p *result.Load) error {
+	last := min(int(math.Ceil(max(p.Seconds, 0)))+60, maxPartSecond)
+	for _, s := range p.Timeline {
+		if s.T < 0 || s.T > last {
+			return fmt.Errorf("second %d outside the window of %.1f s (0 to %d accepted)", s.T, p.Seconds, last)
+		}
+	}
+	return nil
+}
+
 func mergeSeconds(into map[int]*secondMerge, tl []result.Second, hists [][]int64, shift int) error {
 	for _, s := range tl {
 		t := s.T + shift

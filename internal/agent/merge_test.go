@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,5 +183,21 @@ func BenchmarkMerge(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestMergeRefusesFarSeconds: a part whose timeline names a second far
+// past its window (a broken or hostile agent) is refused with the bound,
+// not merged into a timeline of that many rows.
+func TestMergeRefusesFarSeconds(t *testing.T) {
+	far := &Part{Load: &result.Load{Seconds: 2, Requests: 1, Timeline: []result.Second{{T: 1 << 40, Requests: 1}}}}
+	_, err := Merge([]Placed{{Part: far, Start: time.Unix(0, 0)}}, load.Config{}, load.Window{Duration: 2 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "outside the window of 2.0 s (0 to 62 accepted)") {
+		t.Errorf("merge of a part naming second 2^40: %v", err)
+	}
+	late := &Part{Load: &result.Load{Seconds: 2}}
+	_, err = Merge([]Placed{{Part: late, Start: time.Unix(0, 0)}, {Part: late, Start: time.Unix(1<<30, 0)}}, load.Config{}, load.Window{Duration: 2 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "at most 1048576 s accepted") {
+		t.Errorf("merge of a part starting 2^30 s late: %v", err)
 	}
 }

@@ -163,7 +163,7 @@ func (s *session) Run(ctx context.Context, w load.Window) (*result.Load, error) 
 // Close closes every agent's connections of the sample (bounded).
 func (s *session) Close() error {
 	s.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), AgentTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), s.c.cfg.Timings.AgentTimeout)
 		defer cancel()
 		var wg sync.WaitGroup
 		for _, a := range s.agents {

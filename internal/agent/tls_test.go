@@ -60,7 +60,7 @@ func TestTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coord, err := NewCoordinator(CoordinatorConfig{Agents: 2, Token: testToken, TLS: stls, JoinFor: 20 * time.Second})
+	coord, err := NewCoordinator(CoordinatorConfig{Agents: 2, Token: testToken, Timings: patient(t), TLS: stls, JoinFor: patient(t).AgentTimeout + time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +75,10 @@ func TestTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(ctx, Config{Coordinator: coord.Addr(), Index: 0, Token: testToken, TLS: untrusted, DialFor: 2 * time.Second}); err == nil {
+	if err := Run(ctx, Config{Coordinator: coord.Addr(), Index: 0, Token: testToken, Timings: patient(t), TLS: untrusted, DialFor: 2 * time.Second}); err == nil {
 		t.Error("an agent that does not trust the certificate joined")
 	}
-	if err := Run(ctx, Config{Coordinator: coord.Addr(), Index: 0, Token: testToken, DialFor: 2 * time.Second}); err == nil {
+	if err := Run(ctx, Config{Coordinator: coord.Addr(), Index: 0, Token: testToken, Timings: patient(t), DialFor: 2 * time.Second}); err == nil {
 		t.Error("a plain-TCP agent joined a TLS coordinator")
 	}
 	ctls, err := ClientTLS(cert, coord.Addr())
@@ -87,7 +87,7 @@ func TestTLS(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		go func() {
-			_ = Run(ctx, Config{Coordinator: coord.Addr(), Index: i, Token: testToken, TLS: ctls, DialFor: 10 * time.Second})
+			_ = Run(ctx, Config{Coordinator: coord.Addr(), Index: i, Token: testToken, Timings: patient(t), TLS: ctls, DialFor: 10 * time.Second})
 		}()
 	}
 	resolved, _ := s.Resolved()

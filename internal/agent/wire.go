@@ -19,15 +19,46 @@ import (
 const (
 	// HeartbeatEvery is how often each side says it is alive.
 	HeartbeatEvery = 200 * time.Millisecond
-	// DeadMan is how long an agent goes on without a word from its
-	// coordinator: then it stops all load (within a second).
+	// DeadMan is how long, by default, an agent goes on without a word
+	// from its coordinator: then it stops all load (within a second).
 	DeadMan = time.Second
-	// AgentTimeout is how long a coordinator waits without a word from an
-	// agent before it counts the agent lost.
+	// AgentTimeout is how long, by default, a coordinator waits without a
+	// word from an agent before it counts the agent lost.
 	AgentTimeout = 3 * time.Second
+	// MaxTiming bounds either deadline of Timings.
+	MaxTiming = 10 * time.Minute
 	// MaxMessage bounds one message (a part with a long timeline).
 	MaxMessage = 64 << 20
 )
+
+// Timings are a run's protocol deadlines; a zero field takes its default
+// (DeadMan, AgentTimeout). The coordinator's dead-man reaches its agents
+// in the welcome, so one run has one. A machine whose scheduler can starve
+// a process for longer than these (a loaded load generator) needs longer
+// ones: `benchrig run --dead-man D --agent-timeout D`.
+type Timings struct {
+	DeadMan      time.Duration
+	AgentTimeout time.Duration
+}
+
+// Resolved fills the defaults and checks the bounds.
+func (t Timings) Resolved() (Timings, error) {
+	if t.DeadMan == 0 {
+		t.DeadMan = DeadMan
+	}
+	if t.AgentTimeout == 0 {
+		t.AgentTimeout = AgentTimeout
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--dead-man", t.DeadMan}, {"--agent-timeout", t.AgentTimeout}} {
+		if d.v < 2*HeartbeatEvery || d.v > MaxTiming {
+			return t, fmt.Errorf("%s %s: want %s to %s (the heartbeat is every %s)", d.flag, d.v, 2*HeartbeatEvery, MaxTiming, HeartbeatEvery)
+		}
+	}
+	return t, nil
+}
 
 // Message types.
 const (
@@ -62,6 +93,8 @@ type message struct {
 	Reason  string       `json:"reason,omitempty"`
 	Suite   []byte       `json:"suite,omitempty"`
 	Smoke   bool         `json:"smoke,omitempty"`
+	// DeadManMS is the coordinator's dead-man, in the welcome.
+	DeadManMS int64 `json:"dead_man_ms,omitempty"`
 
 	// clock: T0 coordinator send, T1 agent receive, T2 agent send (Unix ns).
 	T0 int64 `json:"t0,omitempty"`
@@ -109,19 +142,21 @@ type link struct {
 	wmu  sync.Mutex
 	enc  *json.Encoder
 	seen chan struct{} // a token per message read, for a watchdog
+	// writeFor bounds one send (the run's AgentTimeout).
+	writeFor time.Duration
 }
 
-func newLink(c net.Conn) *link {
+func newLink(c net.Conn, writeFor time.Duration) *link {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 64<<10), MaxMessage)
-	return &link{c: c, sc: sc, enc: json.NewEncoder(c), seen: make(chan struct{}, 1)}
+	return &link{c: c, sc: sc, enc: json.NewEncoder(c), seen: make(chan struct{}, 1), writeFor: writeFor}
 }
 
-// send writes one message, within AgentTimeout.
+// send writes one message, within the link's writeFor.
 func (l *link) send(m *message) error {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	_ = l.c.SetWriteDeadline(time.Now().Add(AgentTimeout))
+	_ = l.c.SetWriteDeadline(time.Now().Add(l.writeFor))
 	if err := l.enc.Encode(m); err != nil {
 		return fmt.Errorf("send %s: %w", m.Type, err)
 	}

@@ -44,6 +44,16 @@ type pair struct {
 	as, bs []*result.Sample
 }
 
+// compareNotice is the verification notice of both sides, A's first; one
+// file compared with itself (--a and --b) says it once.
+func compareNotice(a, b *Source) []string {
+	out := append([]string(nil), a.Notice...)
+	if b.Path != a.Path || len(a.Notice) == 0 {
+		out = append(out, b.Notice...)
+	}
+	return out
+}
+
 // CompareDoc compares two results files cell by cell (the same case and
 // variant in both; when each file has a single variant, by case alone, so
 // that two runs of one suite against different builds compare). For each
@@ -63,7 +73,7 @@ func CompareDoc(a, b *Source, o CompareOptions) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Doc{Title: fmt.Sprintf("benchrig compare · A: %s · B: %s", a.Title, b.Title)}
+	d := &Doc{Title: fmt.Sprintf("benchrig compare · A: %s · B: %s", a.Title, b.Title), Notice: compareNotice(a, b)}
 	for _, side := range []struct {
 		name string
 		src  *Source

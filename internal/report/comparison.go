@@ -64,10 +64,13 @@ const CompareSummarySchema = "benchrig.compare/v1"
 // CompareSummary is the computed comparison of two results files, what
 // `benchrig compare --json` writes.
 type CompareSummary struct {
-	Schema      string       `json:"schema"`
-	A           string       `json:"a"`
-	B           string       `json:"b"`
-	Alpha       float64      `json:"alpha"`
+	Schema string  `json:"schema"`
+	A      string  `json:"a"`
+	B      string  `json:"b"`
+	Alpha  float64 `json:"alpha"`
+	// Notice is the verification notice of a side that does not verify
+	// (result.Report.Notice), A's first; absent when both verify.
+	Notice      []string     `json:"notice,omitempty"`
 	Notes       []string     `json:"notes"`
 	Comparisons []Comparison `json:"comparisons"`
 }
@@ -85,7 +88,7 @@ func Compare(a, b *Source, o CompareOptions) (*CompareSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs := &CompareSummary{Schema: CompareSummarySchema, A: a.Path, B: b.Path, Alpha: o.Alpha, Notes: append([]string{}, d.Notes...), Comparisons: []Comparison{}}
+	cs := &CompareSummary{Schema: CompareSummarySchema, A: a.Path, B: b.Path, Alpha: o.Alpha, Notice: d.Notice, Notes: append([]string{}, d.Notes...), Comparisons: []Comparison{}}
 	for _, m := range append(append([]metric{}, compareMetrics...), gateMetrics...) {
 		for _, p := range pairs {
 			if c, ok := compareFigure(m, p, o.Alpha); ok {

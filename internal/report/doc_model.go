@@ -6,6 +6,10 @@ package report
 // make Docs from result records; renderers never compute figures.
 type Doc struct {
 	Title string
+	// Notice is the verification notice of the files it reports when one
+	// does not verify (result.Report.Notice: a headline, then a line per
+	// problem): every format shows it first, before the title.
+	Notice []string
 	// Meta are the document's key facts, in order: tool, host, suite,
 	// files and their checksums.
 	Meta []KV

@@ -61,8 +61,15 @@ var exportFigures = []exportFigure{
 // CSV writes the tidy table of a results file: one row per sample and
 // figure (sample, key, case, variant, repeat, figure, unit, value), the
 // samples in the order they ran, figures the sample does not have left
-// out. Values are written in full precision.
+// out. Values are written in full precision. A file that does not verify
+// has its notice first, as "#" comment lines.
 func CSV(w io.Writer, src *Source) error {
+	// the verification notice first, as "#" comment lines
+	for _, l := range src.Notice {
+		if _, err := fmt.Fprintf(w, "# %s\n", l); err != nil {
+			return fmt.Errorf("write csv: %w", err)
+		}
+	}
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"sample", "key", "case", "variant", "repeat", "figure", "unit", "value"})
 	for i, r := range src.Rows {
@@ -92,8 +99,11 @@ const SummarySchema = "benchrig.summary/v1"
 // [min–max] across repeats with the values, the failures by message and
 // the healthy count; and the warnings the report shows.
 type Summary struct {
-	Schema string        `json:"schema"`
-	File   string        `json:"file"`
+	Schema string `json:"schema"`
+	File   string `json:"file"`
+	// Notice is the file's verification notice when it does not verify
+	// (result.Report.Notice); absent when it does.
+	Notice []string      `json:"notice,omitempty"`
 	Title  string        `json:"title"`
 	Tool   result.Tool   `json:"tool"`
 	Notes  []string      `json:"notes"`
@@ -130,7 +140,7 @@ type FigureSummary struct {
 // Summarise computes the Summary of a results file.
 func Summarise(src *Source) *Summary {
 	g := newGrid(src.Rows)
-	sum := &Summary{Schema: SummarySchema, File: src.Path, Title: src.Title, Tool: src.Tool, Notes: []string{}, Cells: []CellSummary{}}
+	sum := &Summary{Schema: SummarySchema, File: src.Path, Notice: src.Notice, Title: src.Title, Tool: src.Tool, Notes: []string{}, Cells: []CellSummary{}}
 	sum.Notes = append(sum.Notes, src.Notes...)
 	sum.Notes = append(sum.Notes, sampleNotes(src.Rows)...)
 	sum.Notes = append(sum.Notes, noiseNotes(g)...)

@@ -28,10 +28,13 @@ func HTML(w io.Writer, d *Doc) error {
 // htmlPage is a Doc prepared for the page template: anchors chosen, charts
 // drawn, tables padded.
 type htmlPage struct {
-	Title    string
-	Meta     []KV
-	Notes    []string
-	Sections []htmlSection
+	Title string
+	// Notice is the verification notice: its headline and its lines.
+	Notice      string
+	NoticeLines []string
+	Meta        []KV
+	Notes       []string
+	Sections    []htmlSection
 }
 
 // htmlSection is a Section with its anchor; its charts are split into
@@ -123,6 +126,12 @@ type htmlTable struct {
 // newHTMLPage prepares d for the page template.
 func newHTMLPage(d *Doc) htmlPage {
 	p := htmlPage{Title: oneLine(d.Title), Meta: d.Meta, Notes: d.Notes}
+	if len(d.Notice) > 0 {
+		p.Notice = strings.TrimSpace(d.Notice[0])
+		for _, l := range d.Notice[1:] {
+			p.NoticeLines = append(p.NoticeLines, strings.TrimPrefix(strings.TrimSpace(l), "- "))
+		}
+	}
 	if p.Title == "" {
 		p.Title = "benchrig report"
 	}
@@ -197,6 +206,18 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <style>` + pageCSS + `</style>
 </head>
 <body>
+{{- if .Notice}}
+<div class="verification" role="alert" style="border: 2px solid #b00020; border-left: 8px solid #b00020; background: #fde7ea; color: #000; padding: .5rem 1rem; margin: 0 0 1rem">
+<p><strong>{{.Notice}}</strong></p>
+{{- if .NoticeLines}}
+<ul>
+{{- range .NoticeLines}}
+<li>{{.}}</li>
+{{- end}}
+</ul>
+{{- end}}
+</div>
+{{- end}}
 <header>
 <h1>{{.Title}}</h1>
 {{- if .Meta}}

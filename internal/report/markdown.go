@@ -18,6 +18,9 @@ func Markdown(w io.Writer, d *Doc) error {
 		return errors.New("markdown report: nil document")
 	}
 	var blocks []string
+	if len(d.Notice) > 0 {
+		blocks = append(blocks, mdNotice(d.Notice))
+	}
 	if t := oneLine(d.Title); t != "" {
 		blocks = append(blocks, "# "+mdHeading(t))
 	}
@@ -39,6 +42,24 @@ func Markdown(w io.Writer, d *Doc) error {
 		return fmt.Errorf("write markdown report: %w", err)
 	}
 	return nil
+}
+
+// mdNotice is the verification notice as a block quote: the headline in
+// bold, the problems as a list.
+func mdNotice(lines []string) string {
+	out := []string{"> **" + mdInline(strings.TrimSpace(lines[0])) + "**"}
+	if len(lines) > 1 {
+		out = append(out, ">")
+	}
+	for _, l := range lines[1:] {
+		l = strings.TrimSpace(l)
+		if w, ok := strings.CutPrefix(l, "! "); ok {
+			out = append(out, "> - **!** "+mdInline(w))
+		} else {
+			out = append(out, "> - "+mdInline(strings.TrimPrefix(l, "- ")))
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // mdSection returns the blocks of one section: heading, paragraphs,

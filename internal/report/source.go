@@ -24,6 +24,10 @@ type Source struct {
 	// Meta are further facts about the file (the suite's checksum, the
 	// overrides, the arguments, the footer's checksum).
 	Meta []KV
+	// Notice is the file's verification notice (result.Report.Notice):
+	// every output of the file shows it first; nil for a file that
+	// verifies.
+	Notice []string
 	// Notes are warnings about the whole file (incomplete, smoke).
 	Notes []string
 	Rows  []Row

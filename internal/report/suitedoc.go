@@ -21,7 +21,7 @@ const maxLatencyCharts = 12
 // median [min–max] across repeats, as everywhere in benchrig.
 func ReportDoc(src *Source) *Doc {
 	g := newGrid(src.Rows)
-	d := &Doc{Title: "benchrig report · " + src.Title, Meta: sourceMeta(src), Notes: append([]string(nil), src.Notes...)}
+	d := &Doc{Title: "benchrig report · " + src.Title, Notice: src.Notice, Meta: sourceMeta(src), Notes: append([]string(nil), src.Notes...)}
 	d.Notes = append(d.Notes, sampleNotes(src.Rows)...)
 	d.Notes = append(d.Notes, noiseNotes(g)...)
 	d.Notes = append(d.Notes, aaNotes(g)...)

@@ -10,6 +10,12 @@ import (
 // HTML report; their figures are in the tables.
 func Text(w io.Writer, d *Doc) error {
 	p := &printer{w: w}
+	for _, l := range d.Notice {
+		p.f("%s\n", l)
+	}
+	if len(d.Notice) > 0 {
+		p.f("\n")
+	}
 	p.f("%s\n\n", d.Title)
 	width := 0
 	for _, kv := range d.Meta {

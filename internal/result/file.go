@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -106,27 +107,119 @@ var ErrExists = errors.New("already exists: refusing to overwrite results")
 // ErrComplete is returned when a results file is already complete.
 var ErrComplete = errors.New("results file is complete")
 
+// ErrNoHeader is Resume's error for a file that holds no complete header
+// line: the run that wrote it stopped before its header was whole (a full
+// disk, a kill), so it holds no sample either. Such a file is as good as
+// absent: Create replaces it without force, and a resumed run starts
+// afresh (see Headerless).
+var ErrNoHeader = errors.New("no complete header line: the run that wrote it stopped before its header was whole (a full disk? a kill?), so it holds no sample")
+
+// headerStart is how every header line benchrig writes begins (Header's
+// first field is its type).
+const headerStart = `{"type":"header"`
+
+// headerless reports whether data, a results file's first bytes, is what
+// a run leaves when it stops before its header line is whole: nothing, or
+// a beginning of a header line with no newline. eof says data is the whole
+// file. Anything else (a complete line, other text) is not: a file that
+// is not benchrig's is never replaced.
+func headerless(data []byte, eof bool) bool {
+	if bytes.IndexByte(data, '\n') >= 0 {
+		return false
+	}
+	if len(data) < len(headerStart) {
+		return eof && strings.HasPrefix(headerStart, string(data))
+	}
+	return bytes.HasPrefix(data, []byte(headerStart)) && (eof || len(data) <= maxLine)
+}
+
+// Headerless reports whether the file at path exists and holds no complete
+// header line: empty, or a header line cut before its newline (a full disk
+// or a kill while the header was written). Such a file holds no sample
+// and is treated as absent: Create replaces it without force, and Resume
+// refuses it with ErrNoHeader so that the run starts afresh. Only a
+// regular file can be one (a FIFO or a device is never opened to look),
+// and at most one line's bound of it is read.
+func Headerless(path string) (bool, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	if !st.Mode().IsRegular() {
+		return false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return headerlessFile(f)
+}
+
+// headerlessFile is Headerless of an open file, read from its start.
+func headerlessFile(f *os.File) (bool, error) {
+	buf := make([]byte, 0, 64<<10)
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > maxLine {
+				return false, nil
+			}
+			buf = append(buf, 0)[:len(buf)] // grow
+		}
+		n, err := f.ReadAt(buf[len(buf):cap(buf)], int64(len(buf)))
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF:
+			return headerless(buf, true), nil
+		case err != nil:
+			return false, fmt.Errorf("read %s: %w", f.Name(), err)
+		case !headerless(buf, false):
+			return false, nil
+		}
+	}
+}
+
 // Create starts a new results file. It refuses to replace an existing file
-// unless force is set, and refuses, with a *LockedError naming the PID, a
-// file another writer holds: the writer keeps an exclusive lock on the file
-// until Close or Abandon (or its death).
+// unless force is set or the file holds no complete header line (see
+// Headerless: it holds no sample, so it is as good as absent), and refuses,
+// with a *LockedError naming the PID, a file another writer holds: the
+// writer keeps an exclusive lock on the file until Close or Abandon (or its
+// death).
 func Create(path string, h Header, force bool) (*Writer, error) {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if force {
 		flags = os.O_WRONLY | os.O_CREATE // truncated once locked
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
+	replace := false
+	if err != nil && errors.Is(err, os.ErrExist) {
+		// a file with no complete header is replaced: it is checked
+		// again once locked, when no writer can be adding to it.
+		if absent, herr := Headerless(path); herr != nil || !absent {
 			return nil, fmt.Errorf("%s: %w", path, ErrExists)
 		}
+		if f, err = os.OpenFile(path, os.O_RDWR, 0); err != nil {
+			return nil, err
+		}
+		replace = true
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := lockWriter(f); err != nil {
 		f.Close()
 		return nil, err
 	}
-	if force {
+	if replace {
+		if absent, err := headerlessFile(f); err != nil || !absent {
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %w", path, ErrExists)
+		}
+	}
+	if force || replace {
 		if err := f.Truncate(0); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("truncate %s: %w", path, err)
@@ -159,67 +252,21 @@ func Resume(path string) (w *Writer, hdr *Header, err error) {
 	if err := lockWriter(f); err != nil {
 		return nil, nil, err
 	}
+	if absent, err := headerlessFile(f); err != nil {
+		return nil, nil, err
+	} else if absent {
+		return nil, nil, fmt.Errorf("%s: %w", path, ErrNoHeader)
+	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	keep := data
-	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
-		keep = data[:i+1] // torn final line
+	st, err := resumeState(path, data)
+	if err != nil {
+		return nil, nil, err
 	}
-	w = &Writer{h: sha256.New(), done: map[string]bool{}}
-	lines := bytes.SplitAfter(keep, []byte("\n"))
-	for i, line := range lines {
-		if len(line) > maxLine {
-			return nil, nil, lineTooLong(path, i+1)
-		}
-		if len(line) == 0 {
-			continue
-		}
-		var probe struct {
-			Type string `json:"type"`
-			Key  string `json:"key"`
-			Err  string `json:"error"`
-		}
-		if err := json.Unmarshal(line, &probe); err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: not a results line: %v", path, i+1, err)
-		}
-		switch probe.Type {
-		case "header":
-			if i != 0 {
-				return nil, nil, fmt.Errorf("%s:%d: a second header", path, i+1)
-			}
-			hdr = &Header{}
-			if err := json.Unmarshal(line, hdr); err != nil {
-				return nil, nil, fmt.Errorf("%s:1: header: %v", path, err)
-			}
-			if hdr.Schema != ResultsSchema {
-				return nil, nil, fmt.Errorf("%s:1: schema %q, this benchrig writes %q", path, hdr.Schema, ResultsSchema)
-			}
-		case "sample":
-			if hdr == nil {
-				return nil, nil, fmt.Errorf("%s:%d: sample before the header", path, i+1)
-			}
-			w.done[probe.Key] = true
-			w.n++
-			if probe.Err != "" {
-				w.fail++
-			}
-		case "footer":
-			var ft Footer
-			_ = json.Unmarshal(line, &ft)
-			if !ft.Interrupted {
-				return nil, nil, fmt.Errorf("%s: %w", path, ErrComplete)
-			}
-			// an interrupted run's footer: drop it and go on.
-			keep = keep[:len(keep)-len(bytes.Join(lines[i:], nil))]
-		default:
-			return nil, nil, fmt.Errorf("%s:%d: unknown line type %q", path, i+1, probe.Type)
-		}
-	}
-	if hdr == nil {
-		return nil, nil, fmt.Errorf("%s: no header line: not a benchrig results file", path)
-	}
+	keep, hdr := st.keep, st.hdr
+	w = &Writer{h: sha256.New(), done: st.done, n: st.n, fail: st.fail}
 	if err := f.Truncate(int64(len(keep))); err != nil {
 		return nil, nil, err
 	}
@@ -229,6 +276,89 @@ func Resume(path string) (w *Writer, hdr *Header, err error) {
 	w.f = f
 	w.h.Write(keep)
 	return w, hdr, nil
+}
+
+// resumed is what Resume keeps of a partial results file.
+type resumed struct {
+	// keep is the bytes the resumed file starts with: every whole line
+	// up to an interrupted run's footer.
+	keep []byte
+	hdr  *Header
+	done map[string]bool
+	n    int
+	fail int
+}
+
+// resumeState reads the bytes of a partial results file for Resume: every
+// line up to a torn last line (dropped) and an interrupted run's footer
+// (dropped), the header and the keys of the samples done. A complete file
+// is ErrComplete; any other damage is refused with its line number. It
+// reads nothing but data.
+func resumeState(path string, data []byte) (*resumed, error) {
+	keep := data
+	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
+		keep = data[:i+1] // torn final line
+	}
+	st := &resumed{done: map[string]bool{}}
+	footer := 0 // the line of an interrupted run's footer
+	lines := bytes.SplitAfter(keep, []byte("\n"))
+	for i, line := range lines {
+		if len(line) > maxLine {
+			return nil, lineTooLong(path, i+1)
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if footer > 0 {
+			return nil, fmt.Errorf("%s:%d: a line after the footer (line %d)", path, i+1, footer)
+		}
+		var probe struct {
+			Type string `json:"type"`
+			Key  string `json:"key"`
+			Err  string `json:"error"`
+		}
+		if err := json.Unmarshal(line, &probe); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a results line: %v", path, i+1, err)
+		}
+		switch probe.Type {
+		case "header":
+			if i != 0 {
+				return nil, fmt.Errorf("%s:%d: a second header", path, i+1)
+			}
+			st.hdr = &Header{}
+			if err := json.Unmarshal(line, st.hdr); err != nil {
+				return nil, fmt.Errorf("%s:1: header: %v", path, err)
+			}
+			if st.hdr.Schema != ResultsSchema {
+				return nil, fmt.Errorf("%s:1: schema %q, this benchrig writes %q", path, st.hdr.Schema, ResultsSchema)
+			}
+		case "sample":
+			if st.hdr == nil {
+				return nil, fmt.Errorf("%s:%d: sample before the header", path, i+1)
+			}
+			st.done[probe.Key] = true
+			st.n++
+			if probe.Err != "" {
+				st.fail++
+			}
+		case "footer":
+			var ft Footer
+			_ = json.Unmarshal(line, &ft)
+			if !ft.Interrupted {
+				return nil, fmt.Errorf("%s: %w", path, ErrComplete)
+			}
+			// an interrupted run's footer: drop it and go on.
+			footer = i + 1
+			keep = keep[:len(keep)-len(line)]
+		default:
+			return nil, fmt.Errorf("%s:%d: unknown line type %q", path, i+1, probe.Type)
+		}
+	}
+	if st.hdr == nil {
+		return nil, fmt.Errorf("%s: no header line: not a benchrig results file", path)
+	}
+	st.keep = keep
+	return st, nil
 }
 
 // Done reports whether the sample with this key is already in the file.
@@ -292,55 +422,136 @@ func lineTooLong(path string, n int) error {
 }
 
 // ReadFile reads a whole results file: header, samples, footer (nil when
-// the file is partial). Lines that do not parse are returned as errors with
-// their line numbers.
+// the file is partial). It stops at the first line that does not parse and
+// returns it as an error with its line number; a torn last line is a
+// *TornLineError after what came before it. Reading commands use Check,
+// which reads past damaged lines and verifies.
 func ReadFile(path string) (*Header, []Sample, *Footer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer f.Close()
-	var (
-		hdr     *Header
-		samples []Sample
-		ft      *Footer
-	)
-	// A last line without its newline was being written when the run
-	// stopped (a crash, a full disk): it is torn, never a sample.
-	torn := false
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
-			torn = true
+	c := &Checked{Path: path}
+	err = c.read(f, true)
+	return c.Header, c.Samples, c.Footer, err
+}
+
+// scanLine is a bufio.SplitFunc for results files: each line with its
+// newline, so that the bytes hashed are the file's, and a last line without
+// one is seen as such (torn).
+func scanLine(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i+1], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}
+
+// maxLineProblems bounds the damaged lines a check lists one by one.
+const maxLineProblems = 20
+
+// read reads the lines of r into c: the header, the samples and the
+// footer, the SHA-256 of every byte before the footer, and every line that
+// does not parse. strict stops at the first such line and returns it (as
+// ReadFile does); otherwise it is listed in c.lineProblems and reading goes
+// on, and the returned error is the first one seen. A line past maxLine
+// ends the reading in either mode.
+func (c *Checked) read(r io.Reader, strict bool) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, min(64<<10, maxLine+1)), maxLine+1)
+	sc.Split(scanLine)
+	h := sha256.New()
+	var first error
+	fail := func(err error) {
+		if first == nil {
+			first = err
+		}
+		if len(c.lineProblems) < maxLineProblems {
+			c.lineProblems = append(c.lineProblems, err.Error())
+		} else {
+			c.moreLineProblems++
 		}
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
-	n := 1
-	var pending []byte
-	for ; sc.Scan(); n++ {
-		if pending != nil {
-			if err := readLine(path, n-1, pending, &hdr, &samples, &ft); err != nil {
-				return hdr, samples, ft, err
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Bytes()
+		if len(line) > maxLine {
+			err := lineTooLong(c.Path, n)
+			fail(err)
+			return first
+		}
+		if line[len(line)-1] != '\n' {
+			// the line being written when the run stopped (a crash, a
+			// full disk): torn, never a sample.
+			c.Torn = &TornLineError{Path: c.Path, Line: n}
+			if first == nil {
+				first = c.Torn
+			}
+			return first
+		}
+		if err := c.line(n, line[:len(line)-1], h); err != nil {
+			if fail(err); strict {
+				return first
 			}
 		}
-		pending = append(pending[:0], sc.Bytes()...)
+		h.Write(line)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return hdr, samples, ft, lineTooLong(path, n)
-		}
-		return hdr, samples, ft, fmt.Errorf("%s: %w", path, err)
-	}
-	if pending != nil {
-		if torn {
-			return hdr, samples, ft, &TornLineError{Path: path, Line: n - 1}
-		}
-		if err := readLine(path, n-1, pending, &hdr, &samples, &ft); err != nil {
-			return hdr, samples, ft, err
+			fail(lineTooLong(c.Path, n+1))
+		} else {
+			fail(fmt.Errorf("%s: %w", c.Path, err))
 		}
 	}
-	return hdr, samples, ft, nil
+	c.lines = n
+	return first
+}
+
+// line decodes line n of a results file into the header, a sample or the
+// footer; h holds the SHA-256 of every line before it.
+func (c *Checked) line(n int, line []byte, h hash.Hash) error {
+	var probe struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return fmt.Errorf("%s:%d: not JSON: %v", c.Path, n, err)
+	}
+	if c.Footer != nil {
+		return fmt.Errorf("%s:%d: a %q line after the footer (line %d): the file was added to after its run ended", c.Path, n, probe.Type, c.footerLine)
+	}
+	switch probe.Type {
+	case "header":
+		if c.Header != nil || n != 1 {
+			return fmt.Errorf("%s:%d: a header that is not the first line", c.Path, n)
+		}
+		hdr := &Header{}
+		if err := json.Unmarshal(line, hdr); err != nil {
+			return fmt.Errorf("%s:%d: header: %v", c.Path, n, err)
+		}
+		c.Header = hdr
+	case "sample":
+		var s sampleLine
+		if err := json.Unmarshal(line, &s); err != nil {
+			return fmt.Errorf("%s:%d: sample: %v", c.Path, n, err)
+		}
+		if c.Header == nil {
+			return fmt.Errorf("%s:%d: a sample before the header", c.Path, n)
+		}
+		c.Samples = append(c.Samples, s.Sample)
+	case "footer":
+		ft := &Footer{}
+		if err := json.Unmarshal(line, ft); err != nil {
+			return fmt.Errorf("%s:%d: footer: %v", c.Path, n, err)
+		}
+		c.Footer, c.footerLine, c.before = ft, n, hex.EncodeToString(h.Sum(nil))
+	default:
+		return fmt.Errorf("%s:%d: unknown line type %q", c.Path, n, probe.Type)
+	}
+	return nil
 }
 
 // TornLineError is ReadFile's error for a last line without its newline:
@@ -353,36 +564,4 @@ type TornLineError struct {
 
 func (e *TornLineError) Error() string {
 	return fmt.Sprintf("%s:%d: torn last line (it was being written when the run stopped: a crash or a full disk); the lines before it are intact and --resume drops it", e.Path, e.Line)
-}
-
-// readLine decodes line n of a results file into the header, the samples
-// or the footer.
-func readLine(path string, n int, line []byte, hdr **Header, samples *[]Sample, ft **Footer) error {
-	var probe struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(line, &probe); err != nil {
-		return fmt.Errorf("%s:%d: not JSON: %v", path, n, err)
-	}
-	switch probe.Type {
-	case "header":
-		*hdr = &Header{}
-		if err := json.Unmarshal(line, *hdr); err != nil {
-			return fmt.Errorf("%s:%d: header: %v", path, n, err)
-		}
-	case "sample":
-		var s sampleLine
-		if err := json.Unmarshal(line, &s); err != nil {
-			return fmt.Errorf("%s:%d: sample: %v", path, n, err)
-		}
-		*samples = append(*samples, s.Sample)
-	case "footer":
-		*ft = &Footer{}
-		if err := json.Unmarshal(line, *ft); err != nil {
-			return fmt.Errorf("%s:%d: footer: %v", path, n, err)
-		}
-	default:
-		return fmt.Errorf("%s:%d: unknown line type %q", path, n, probe.Type)
-	}
-	return nil
 }

@@ -19,7 +19,7 @@ func testSample(key string) *Sample {
 	lat, _ := Summarise(h)
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	return &Sample{Key: key, Protocol: "http", Config: &Config{Protocol: "http"}, Started: t0, Finished: t0.Add(2 * time.Second),
-		Load: &Load{Mode: "closed", Start: t0, End: t0.Add(time.Second), Seconds: 1, Sent: 102, Requests: 100, Errors: 2,
+		Load: &Load{Mode: "closed", Start: t0, End: t0.Add(time.Second), Seconds: 1, Sent: 102, Requests: 100, Errors: 2, RequestsPerSec: 100,
 			Messages: map[string]int64{"error: connection refused": 2}, Latency: lat,
 			Timeline: []Second{{T: 0, Requests: 100, P50US: 500, P99US: 990}}},
 		Verdict: Verdict{Healthy: true}}

@@ -3,13 +3,72 @@ package result
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
+
+// RanFile is one file a started target's process tree ran: the executable
+// of one of its processes (/proc/PID/exe: the bytes that ran, even if the
+// file was replaced since) or a script an interpreter of it ran.
+type RanFile struct {
+	// Path is the executable's path as the kernel reported it (" (deleted)"
+	// when replaced or removed since it started), or the script's.
+	Path string `json:"path"`
+	// SHA256 is the hex SHA-256 of its bytes.
+	SHA256 string `json:"sha256"`
+	// Kind is "exe" or "script".
+	Kind string `json:"kind"`
+}
+
+// RanChanges lists the files of target n that ran with other bytes in new
+// than in old (same kind and path, another SHA-256), one line each, sorted:
+//
+//	target "api": exe /srv/api sha256 3f2a… → 9c41…
+//
+// A file only one side ran is no change: what a tree runs at one moment
+// may hold a short-lived helper.
+func RanChanges(n string, old, new []RanFile) []string {
+	type key struct{ kind, path string }
+	sums := func(fs []RanFile) map[key][]string {
+		m := map[key][]string{}
+		for _, f := range fs {
+			k := key{f.Kind, f.Path}
+			m[k] = append(m[k], f.SHA256)
+		}
+		for k := range m {
+			sort.Strings(m[k])
+		}
+		return m
+	}
+	o, w := sums(old), sums(new)
+	var out []string
+	for k, ov := range o {
+		wv, ok := w[k]
+		if !ok || strings.Join(ov, ",") == strings.Join(wv, ",") {
+			continue
+		}
+		short := func(v []string) string {
+			s := make([]string, len(v))
+			for i, h := range v {
+				s[i] = shortDigest(h)
+			}
+			return strings.Join(s, ",")
+		}
+		out = append(out, fmt.Sprintf("target %q: %s %s sha256 %s → %s", n, k.kind, k.path, short(ov), short(wv)))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// VersionUnknown is a Provenance's Version when benchrig could not learn
+// it without running a program it does not know to answer a version flag
+// (a wrapper script, npm start): see the command targets' provenance.
+const VersionUnknown = "unknown"
 
 // ProvenanceChanges lists what differs between the header of a results file
 // (old) and the header a resumed run would write now (new), in the terms
 // that make samples incomparable: the suite file's SHA-256, and per target
-// its kind, binary SHA-256, server version and settings, or the target
-// itself appearing or disappearing. An empty list means the resumed samples
+// its kind, binary SHA-256, server version (when both sides know it) and
+// settings, or the target itself appearing or disappearing. An empty list means the resumed samples
 // measure the same thing. The list is sorted and deterministic; each entry
 // is one line such as
 //
@@ -52,13 +111,18 @@ func ProvenanceChanges(old, new Header) []string {
 		if o.SHA256 != w.SHA256 {
 			out = append(out, fmt.Sprintf("target %q: binary sha256 %s → %s", n, shortDigest(o.SHA256), shortDigest(w.SHA256)))
 		}
-		if o.Version != w.Version {
+		if o.Version != w.Version && knownVersion(o.Version) && knownVersion(w.Version) {
 			out = append(out, fmt.Sprintf("target %q: version %q → %q", n, o.Version, w.Version))
 		}
 		out = append(out, settingChanges(n, o.Settings, w.Settings)...)
 	}
 	return out
 }
+
+// knownVersion reports whether a recorded version says one: an unknown
+// one (result.VersionUnknown, or none in a file written before it was
+// recorded) cannot tell a change.
+func knownVersion(v string) bool { return v != "" && v != VersionUnknown }
 
 // settingChanges lists the settings of target n that differ, by name.
 func settingChanges(n string, old, new map[string]string) []string {

@@ -40,6 +40,11 @@ func TestProvenanceChanges(t *testing.T) {
 			`target "pg": setting jit added: "on"`,
 			`target "pg": setting shared_buffers "128MB" → "1GB"`,
 		}},
+		{"version unknown on one side", func(h *Header) {
+			n := h.Targets["node"]
+			n.Version = VersionUnknown
+			h.Targets["node"] = n
+		}, nil},
 		{"target added and removed", func(h *Header) {
 			delete(h.Targets, "node")
 			h.Targets["bun"] = Provenance{Kind: "command"}
@@ -53,5 +58,29 @@ func TestProvenanceChanges(t *testing.T) {
 				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
 			}
 		})
+	}
+}
+
+// TestRanChanges: a file that ran with other bytes under the same kind and
+// path is a change; one only a side ran, or a reordering, is not.
+func TestRanChanges(t *testing.T) {
+	old := []RanFile{
+		{Path: "/bin/dash", SHA256: "d1d1d1d1d1d1d1d1", Kind: "exe"},
+		{Path: "/srv/server", SHA256: "aaaaaaaaaaaaaaaa", Kind: "exe"},
+		{Path: "/srv/wrap.sh", SHA256: "5555555555555555", Kind: "script"},
+	}
+	if got := RanChanges("api", old, []RanFile{old[2], old[1], old[0]}); len(got) != 0 {
+		t.Errorf("reordered: %v", got)
+	}
+	if got := RanChanges("api", old, []RanFile{old[1], {Path: "/usr/bin/git", SHA256: "9", Kind: "exe"}}); len(got) != 0 {
+		t.Errorf("files on one side only: %v", got)
+	}
+	now := []RanFile{old[0], {Path: "/srv/server", SHA256: "bbbbbbbbbbbbbbbb", Kind: "exe"}, {Path: "/srv/wrap.sh", SHA256: "6666666666666666", Kind: "script"}}
+	want := []string{
+		`target "api": exe /srv/server sha256 aaaaaaaaaaaa… → bbbbbbbbbbbb…`,
+		`target "api": script /srv/wrap.sh sha256 555555555555… → 666666666666…`,
+	}
+	if got := RanChanges("api", old, now); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 }

@@ -106,6 +106,11 @@ type TargetInfo struct {
 	Version string   `json:"version,omitempty"`
 	// Settings are server settings that matter (fsync, shared_buffers…).
 	Settings map[string]string `json:"settings,omitempty"`
+	// Ran is what a started target's process tree ran once it was ready,
+	// before the baseline: each executable and each script an interpreter
+	// of it ran, with its SHA-256 (see RanFile). A resumed run compares
+	// them with the file's.
+	Ran []RanFile `json:"ran,omitempty"`
 	// ExitStatus is set when the target exited during the sample.
 	ExitStatus string `json:"exit_status,omitempty"`
 	LogPath    string `json:"log_path,omitempty"`

@@ -1,16 +1,14 @@
 package result
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"reflect"
 	"strings"
+	"time"
 )
 
 // Replanner re-expands the plan from a recorded, resolved suite, so Verify
@@ -37,32 +35,142 @@ type Report struct {
 // OK reports whether the file verified.
 func (r *Report) OK() bool { return len(r.Problems) == 0 && r.Complete }
 
+// Verdict is "ok" for a file that verified, "incomplete" for a valid
+// prefix of a run (not corrupt: --resume continues it), else "failed".
+func (r *Report) Verdict() string {
+	switch {
+	case r.OK():
+		return "ok"
+	case r.Incomplete && onlyIncomplete(r.Problems):
+		return "incomplete"
+	}
+	return "failed"
+}
+
+// onlyIncomplete reports whether every problem says the file is
+// incomplete (and none that it is damaged).
+func onlyIncomplete(problems []string) bool {
+	for _, p := range problems {
+		if !strings.HasPrefix(p, "incomplete:") {
+			return false
+		}
+	}
+	return true
+}
+
+// Notice is the one notice every reading command puts first in its
+// output (verify, the terminal, Markdown, HTML, CSV and JSON reports,
+// compare, export) when the file at path does not verify: a headline with
+// the verdict and the file, then one line per problem ("  - …") and per
+// warning ("  ! …"). figures says what the verdict means for the figures
+// that follow. It is nil for a file that verifies.
+func (r *Report) Notice(path string, figures bool) []string {
+	var head string
+	switch r.Verdict() {
+	case "ok":
+		return nil
+	case "incomplete":
+		head = "INCOMPLETE (not corrupt): " + path
+		if figures {
+			head += fmt.Sprintf(": the figures below are of the %d of %d planned samples it holds", r.Samples, r.Planned)
+		}
+	default:
+		head = "FAILED verification: " + path
+		if figures {
+			head += ": the figures below may not be what was measured"
+		}
+	}
+	out := []string{head}
+	for _, p := range r.Problems {
+		out = append(out, "  - "+p)
+	}
+	for _, w := range r.Warnings {
+		out = append(out, "  ! "+w)
+	}
+	return out
+}
+
 func (r *Report) add(format string, args ...any) {
 	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+}
+
+// Checked is a results file read once and verified: what every reading
+// command (verify, report, compare, export, checksum) shows, and the one
+// place its verdict comes from.
+type Checked struct {
+	// Path names the file in every message.
+	Path    string
+	Header  *Header
+	Samples []Sample
+	// Footer is nil when the file has none (the run stopped).
+	Footer *Footer
+	// Torn is the last line cut before its newline, if any.
+	Torn *TornLineError
+	// Report is the verification.
+	Report *Report
+
+	lines            int
+	footerLine       int
+	before           string // hex SHA-256 of every byte before the footer
+	lineProblems     []string
+	moreLineProblems int
+}
+
+// Check reads the results file at path once, every line (a damaged line
+// is a problem, not the end of the reading), and verifies it as Verify
+// says. Only a file that cannot be opened is an error.
+func Check(path string, replan Replanner) (*Checked, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return CheckReader(path, f, replan), nil
+}
+
+// CheckReader is Check of the bytes r yields, named path in messages: it
+// reads nothing else (the fuzz target's harness).
+func CheckReader(path string, r io.Reader, replan Replanner) *Checked {
+	c := &Checked{Path: path}
+	_ = c.read(r, false)
+	c.Report = c.verify(replan)
+	return c
 }
 
 // Verify checks a results file: schema version, the footer checksum, that
 // the recorded plan matches the recorded suite re-expanded (when replan is
 // given), completeness (every planned sample present, or failed with a
 // reason), and internal consistency of every sample (counts add up,
-// windows non-negative, percentiles monotonic, histograms match counts).
+// windows non-negative and consistent with their phases and timelines,
+// percentiles monotonic, histograms match counts).
 func Verify(path string, replan Replanner) (*Report, error) {
-	data, err := os.ReadFile(path)
+	c, err := Check(path, replan)
 	if err != nil {
 		return nil, err
 	}
+	return c.Report, nil
+}
+
+// verify is the verification of what read found.
+func (c *Checked) verify(replan Replanner) *Report {
 	r := &Report{}
-	hdr, samples, ft, rerr := ReadFile(path)
-	var torn *TornLineError
-	switch {
-	case errors.As(rerr, &torn):
-		r.add("incomplete: %v", rerr)
-	case rerr != nil:
-		r.add("%v", rerr)
+	for _, p := range c.lineProblems {
+		r.add("%s", p)
 	}
+	if c.moreLineProblems > 0 {
+		r.add("%d more lines that do not parse", c.moreLineProblems)
+	}
+	if c.Torn != nil {
+		r.add("incomplete: %v", c.Torn)
+	}
+	hdr, samples, ft := c.Header, c.Samples, c.Footer
 	if hdr == nil {
-		r.add("no header line: not a benchrig results file")
-		return r, nil
+		if c.lines == 0 && c.Torn == nil {
+			r.add("empty file: no header line (a run that stopped before writing its header holds no sample): not a benchrig results file")
+		} else {
+			r.add("no header line: not a benchrig results file")
+		}
+		return r
 	}
 	if hdr.Schema != ResultsSchema {
 		r.add("schema %q, expected %q", hdr.Schema, ResultsSchema)
@@ -71,11 +179,8 @@ func Verify(path string, replan Replanner) (*Report, error) {
 
 	// checksum: the footer covers every byte before its line.
 	if ft != nil {
-		body := data[:len(data)-1]
-		i := bytes.LastIndexByte(body, '\n')
-		sum := sha256.Sum256(data[:i+1])
-		if got := hex.EncodeToString(sum[:]); got != ft.SHA256 {
-			r.add("checksum mismatch: footer says %s, content hashes to %s (the file was changed after it was written)", short(ft.SHA256), short(got))
+		if c.before != ft.SHA256 {
+			r.add("checksum mismatch: footer says %s, content hashes to %s (the file was changed after it was written)", short(ft.SHA256), short(c.before))
 		}
 		if ft.Samples != len(samples) {
 			r.add("footer counts %d samples, the file holds %d", ft.Samples, len(samples))
@@ -131,7 +236,7 @@ func Verify(path string, replan Replanner) (*Report, error) {
 	default:
 		r.Complete = true
 	}
-	return r, nil
+	return r
 }
 
 func short(h string) string {
@@ -197,6 +302,7 @@ func checkSample(s *Sample) []string {
 	if tl != l.Requests {
 		p = append(p, fmt.Sprintf("timeline holds %d requests, the window %d", tl, l.Requests))
 	}
+	p = append(p, checkWindow(s)...)
 	if l.Rate != nil && l.Sent+l.Rate.Dropped != l.Rate.Scheduled {
 		p = append(p, fmt.Sprintf("rate: %d sent + %d dropped ≠ %d scheduled", l.Sent, l.Rate.Dropped, l.Rate.Scheduled))
 	}
@@ -215,6 +321,62 @@ func checkSample(s *Sample) []string {
 	}
 	return p
 }
+
+// Tolerances of checkWindow: clocks (the wall clock of the phases, the
+// monotonic one of the window) and the agents' start barrier and part
+// collection, which the load phase holds around the window.
+const (
+	windowSlack = 50 * time.Millisecond
+	phaseSlack  = 2 * time.Second
+)
+
+// checkWindow checks a sample's load window against itself and what was
+// recorded around it: its seconds are its end minus its start; it lies in
+// its load phase, which lasted about as long; its per-second timeline ends
+// within it; requests/s and the client's cores are the counts divided by
+// it. A file whose window was edited and re-signed (load.seconds halved)
+// fails here, whatever its checksum says.
+func checkWindow(s *Sample) []string {
+	var p []string
+	l := s.Load
+	secs := time.Duration(l.Seconds * float64(time.Second))
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) }
+	if !l.Start.IsZero() && !l.End.IsZero() {
+		if d := l.End.Sub(l.Start); (d - secs).Abs() > time.Millisecond+d/1000 {
+			p = append(p, fmt.Sprintf("load window of %.3f s, but it starts at %s and ends %.3f s later", l.Seconds, l.Start.Format(time.RFC3339Nano), d.Seconds()))
+		}
+		for _, ph := range s.Phases {
+			if ph.Name != "load" {
+				continue
+			}
+			slack := windowSlack + ph.End.Sub(ph.Start)/100
+			switch span := ph.End.Sub(ph.Start); {
+			case l.Start.Before(ph.Start.Add(-slack)) || l.End.After(ph.End.Add(slack)):
+				p = append(p, fmt.Sprintf("load window %s–%s lies outside its load phase %s–%s", clock(l.Start), clock(l.End), clock(ph.Start), clock(ph.End)))
+			case secs > span+slack:
+				p = append(p, fmt.Sprintf("load window of %.3f s in a load phase of %.3f s", l.Seconds, span.Seconds()))
+			case span > secs+phaseSlack+secs/10:
+				p = append(p, fmt.Sprintf("load window of %.3f s in a load phase of %.3f s: the window is the phase, less the agents' start and the collection of their parts", l.Seconds, span.Seconds()))
+			}
+		}
+	}
+	if n := len(l.Timeline); n > 0 && float64(l.Timeline[n-1].T) > l.Seconds+1 {
+		p = append(p, fmt.Sprintf("the timeline runs to second %d of a %.3f s window", l.Timeline[n-1].T, l.Seconds))
+	}
+	if l.Seconds > 0 {
+		if want := float64(l.Requests) / l.Seconds; !near(l.RequestsPerSec, want) {
+			p = append(p, fmt.Sprintf("requests_per_sec %.3f, but %d requests in %.3f s are %.3f", l.RequestsPerSec, l.Requests, l.Seconds, want))
+		}
+		cpu := l.Client.UserSeconds + l.Client.SystemSeconds
+		if want := cpu / l.Seconds; l.Client.Cores != 0 && !near(l.Client.Cores, want) {
+			p = append(p, fmt.Sprintf("client cores %.3f, but %.3f CPU-seconds in %.3f s are %.3f", l.Client.Cores, cpu, l.Seconds, want))
+		}
+	}
+	return p
+}
+
+// clock is t's time of day, to the millisecond.
+func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
 func checkLatency(name string, l *Latency) []string {
 	var p []string

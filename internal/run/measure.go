@@ -13,6 +13,7 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/sample"
 	"github.com/benchrig/benchrig/internal/system"
+	"github.com/benchrig/benchrig/internal/target"
 )
 
 // stopTimeout bounds stopping a target once the sample is done (also after
@@ -24,22 +25,32 @@ const stopTimeout = 15 * time.Second
 // yields a sample that says so (Error, or an UNHEALTHY verdict with the exit
 // status and log tail). The target is stopped before Measure returns, also
 // when ctx is cancelled.
-func Measure(ctx context.Context, spec system.Spec) *result.Sample { return measure(ctx, spec, nil) }
+func Measure(ctx context.Context, spec system.Spec) *result.Sample {
+	s, _ := measure(ctx, spec, nil, nil)
+	return s
+}
 
-func measure(ctx context.Context, spec system.Spec, exec Executor) *result.Sample {
-	m := &measurement{spec: spec, exec: exec, s: &result.Sample{
+// measure runs one sample. checkRan, if set, is told what a started
+// target's tree runs once it is ready (see recordRan); its error refuses
+// the sample: the target is stopped, and measure returns the error with
+// the unfinished sample, which is not to be written.
+func measure(ctx context.Context, spec system.Spec, exec Executor, checkRan func([]result.RanFile) error) (*result.Sample, error) {
+	m := &measurement{spec: spec, exec: exec, checkRan: checkRan, s: &result.Sample{
 		Key: spec.Key, Cell: spec.Cell, Repeat: spec.Repeat, Smoke: spec.Smoke,
 		Case: spec.Case, Variant: spec.Variant,
 		Protocol: spec.Protocol, Config: spec.Config, Started: time.Now().UTC(),
 		Verdict: result.Verdict{Healthy: true},
 	}}
 	m.run(ctx)
+	if m.refused != nil {
+		return m.s, m.refused
+	}
 	m.annotate()
 	if spec.Judge != nil && m.s.Load != nil {
 		spec.Judge(m.s)
 	}
 	m.s.Finished = time.Now().UTC()
-	return m.s
+	return m.s, nil
 }
 
 type measurement struct {
@@ -64,6 +75,40 @@ type measurement struct {
 	exited    <-chan struct{} // the target's, nil if it cannot exit on its own
 	// companions are sampled beside the target (companions.go).
 	companions []*companionSampler
+	// checkRan judges what a started target's tree runs (recordRan);
+	// refused is its refusal.
+	checkRan func([]result.RanFile) error
+	refused  error
+}
+
+// ranReporter is implemented by started targets that can tell what their
+// process tree runs (*target.Process).
+type ranReporter interface {
+	Ran() ([]target.File, error)
+}
+
+// recordRan records in the sample what a started target's tree runs once
+// it is ready, before anything is sampled (hashing a runtime the first
+// time costs benchrig some CPU: never inside a measured window), and asks
+// checkRan about it. A tree that cannot be read is recorded as nothing.
+func (m *measurement) recordRan() error {
+	rt, ok := m.tgt.(ranReporter)
+	if !ok || m.s.Target == nil {
+		return nil
+	}
+	files, err := rt.Ran()
+	if err != nil {
+		return nil
+	}
+	ran := make([]result.RanFile, len(files))
+	for i, f := range files {
+		ran[i] = result.RanFile{Path: f.Path, SHA256: f.SHA256, Kind: f.Kind}
+	}
+	m.s.Target.Ran = ran
+	if m.checkRan != nil {
+		return m.checkRan(ran)
+	}
+	return nil
 }
 
 func (m *measurement) fail(format string, args ...any) {
@@ -104,6 +149,11 @@ func (m *measurement) run(ctx context.Context) {
 		}
 		m.tgt, m.s.Target = t, info
 		defer m.stopTarget()
+		if err := m.recordRan(); err != nil {
+			m.refused = err
+			m.fail("%v", err)
+			return
+		}
 	case spec.Attach != nil:
 		m.tgt, m.s.Target = spec.Attach, spec.AttachInfo
 	}

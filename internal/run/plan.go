@@ -45,6 +45,11 @@ type PlanOptions struct {
 	// Executor, if set, runs each sample's load windows in place of the
 	// local engine (a distributed run's agents).
 	Executor Executor
+	// CheckRan, if set, is told what each started target's process tree
+	// runs once it is ready (the sample's target.ran), by target variant
+	// (VariantKey). An error refuses the sample: Run stops with it, and
+	// the sample is not written.
+	CheckRan func(variant string, ran []result.RanFile) error
 }
 
 // Sink is where finished samples go: a results file (*result.Writer), or
@@ -196,8 +201,16 @@ func (r *Runner) Run(ctx context.Context, w Sink) (interrupted bool, err error) 
 		}
 		spec.OnEngine = r.opts.OnEngine
 		t0 := time.Now()
-		s := measure(ctx, spec, r.opts.Executor)
+		var check func([]result.RanFile) error
+		if r.opts.CheckRan != nil {
+			variant := VariantKey(cell)
+			check = func(ran []result.RanFile) error { return r.opts.CheckRan(variant, ran) }
+		}
+		s, refused := measure(ctx, spec, r.opts.Executor, check)
 		measured += time.Since(t0)
+		if refused != nil {
+			return false, refused
+		}
 		if ctx.Err() != nil {
 			if r.opts.OnInterrupted != nil {
 				r.opts.OnInterrupted(s)

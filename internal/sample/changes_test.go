@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -201,7 +202,8 @@ func TestPSSInterval(t *testing.T) {
 func TestMarkReusesRecentPSS(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 100, pssKB: 300})
-	s, err := Start(context.Background(), Config{Root: root, Interval: time.Hour, PSSInterval: time.Hour, PID: 10})
+	clock := &testClock{t: time.Now()}
+	s, err := Start(context.Background(), Config{Root: root, Interval: time.Hour, PSSInterval: time.Hour, PID: 10, clock: clock.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +212,7 @@ func TestMarkReusesRecentPSS(t *testing.T) {
 	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 100, pssKB: 500})
 	s.Mark(PhaseBaseline)
 	s.Mark(PhaseLoad)
-	time.Sleep(markPSSReuse + 20*time.Millisecond)
+	clock.advance(markPSSReuse + 20*time.Millisecond)
 	s.Mark(PhaseRecovery)
 	samples := s.Stop()
 	if len(samples) != 4 {
@@ -229,7 +231,8 @@ func TestMarkReusesRecentPSS(t *testing.T) {
 func TestMarkRereadsPSSWhenRSSMoved(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 1000, pssKB: 300})
-	s, err := Start(context.Background(), Config{Root: root, Interval: time.Hour, PSSInterval: time.Hour, PID: 10})
+	clock := &testClock{t: time.Now()} // stopped: every mark is within markPSSReuse
+	s, err := Start(context.Background(), Config{Root: root, Interval: time.Hour, PSSInterval: time.Hour, PID: 10, clock: clock.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,3 +299,14 @@ func TestAlsoRoots(t *testing.T) {
 		t.Fatalf("after the sidecar's exit: tree %+v, %v", tr.procs, err)
 	}
 }
+
+// testClock is a clock the test moves: the sampler's PSS decisions then
+// depend on the test's steps, not on how fast a loaded machine ran them.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *testClock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }

@@ -27,6 +27,9 @@ type Config struct {
 	// Root is the procfs mount point ("/proc"); tests point it at a fixture
 	// tree. Empty means DefaultRoot.
 	Root string `json:"root"`
+	// clock, when set, is the sampler's clock for its PSS decisions (a
+	// test's, so that no decision depends on how fast the machine was).
+	clock func() time.Time
 	// Interval is the time between periodic samples. Zero means
 	// DefaultInterval; anything else below MinInterval is an error.
 	Interval time.Duration `json:"interval"`

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // These tests sample real processes: helper children started from the test
@@ -21,12 +23,8 @@ const mib = 1 << 20
 
 func needProc(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no /proc: %v", err)
-		}
-		t.Skipf("no /proc: %v", err)
-	}
+	_, err := os.Stat("/proc/self/stat")
+	testenv.Need(t, testenv.Tools, err)
 }
 
 // startReal starts a sampler of pid on /proc at the shortest interval.

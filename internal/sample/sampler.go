@@ -35,6 +35,8 @@ type Sampler struct {
 	also    map[int]uint64
 	begin   time.Time // monotonic origin of Sample.Offset
 	lastPSS time.Time // when PSS was last read
+	// now is the clock of the PSS decisions (Config.clock or time.Now).
+	now func() time.Time
 	// lastPSSSum, lastPSSRSS and lastPSSUnavailable are that reading's
 	// tree PSS, its tree RSS and whether some process's PSS could not be
 	// read.
@@ -81,12 +83,16 @@ func Start(ctx context.Context, cfg Config) (*Sampler, error) {
 			return nil, fmt.Errorf("start sampler: %w", err)
 		}
 	}
+	if cfg.clock == nil {
+		cfg.clock = time.Now
+	}
 	s := &Sampler{
 		cfg:       cfg,
 		reader:    r,
 		rootStart: rootStart,
 		also:      also,
 		begin:     time.Now(),
+		now:       cfg.clock,
 		quit:      make(chan struct{}),
 		finished:  make(chan struct{}),
 	}
@@ -146,7 +152,7 @@ func (s *Sampler) loop(ctx context.Context) {
 // backends: ~20 ms), yet memory that moved in between (touching 200 MiB takes
 // less than 100 ms) must be read again. The caller holds s.mu.
 func (s *Sampler) takeLocked(mark bool) error {
-	t0 := time.Now()
+	t0 := s.now()
 	reuse := mark && !s.cfg.NoPSS && !s.lastPSS.IsZero() && t0.Sub(s.lastPSS) < markPSSReuse
 	withPSS := !reuse && !s.cfg.NoPSS && (mark || t0.Sub(s.lastPSS) >= s.cfg.PSSInterval-s.cfg.Interval/2)
 	t, err := s.reader.read(s.cfg.PID, s.rootStart, s.also, withPSS, t0)
@@ -154,7 +160,7 @@ func (s *Sampler) takeLocked(mark bool) error {
 		reuse, withPSS = false, true
 		t, err = s.reader.read(s.cfg.PID, s.rootStart, s.also, true, t0)
 	}
-	t1 := time.Now()
+	t1 := s.now()
 	if err != nil {
 		s.status.Errors++
 		s.status.LastError = err.Error()

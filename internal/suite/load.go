@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -24,6 +25,9 @@ func Load(path string) (*Suite, error) {
 	return Parse(path, data)
 }
 
+// utf8BOM is the UTF-8 encoding of the byte-order mark U+FEFF.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 // Parse decodes and validates a suite. name is the file name used in error
 // messages and recorded in Source. Unknown keys, wrong types, duplicate keys
 // and invalid values are errors; the returned error is an Errors listing
@@ -31,7 +35,9 @@ func Load(path string) (*Suite, error) {
 func Parse(name string, data []byte) (*Suite, error) {
 	s := newSuite()
 	s.loc = newLocated(name)
-	decodeDocument(s.loc, data, s)
+	// A UTF-8 byte-order mark (Windows editors write one) is not content:
+	// positions are counted after it, as editors show them.
+	decodeDocument(s.loc, bytes.TrimPrefix(data, utf8BOM), s)
 	if err := s.loc.result(); err != nil {
 		return nil, err
 	}

@@ -172,6 +172,26 @@ var (
 	headerKeyRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
+// checkHeaders checks the HTTP headers at field: names are tokens, and a
+// value is one line (a CR or LF would end the header and start another in
+// the request: run would refuse it, so plan does, at its position).
+func (l *located) checkHeaders(field string, headers map[string]string) {
+	for _, k := range sortedKeys(headers) {
+		f := child(field, k)
+		if !headerKeyRE.MatchString(k) {
+			l.errf(f, "invalid header name %q", k)
+		}
+		v := headers[k]
+		if i := strings.IndexAny(v, "\r\n"); i >= 0 {
+			what := "CR (\\r)"
+			if v[i] == '\n' {
+				what = "LF (\\n)"
+			}
+			l.errOff(f, v, i, "header value holds a line break, %s at byte %d of %q: a header value is one line", what, i, v)
+		}
+	}
+}
+
 // pathPlaceholders are the placeholders a path template may use.
 var pathPlaceholders = map[string]bool{PortPlaceholder: true, IDPlaceholder: true}
 
@@ -216,11 +236,7 @@ func (s *Suite) validatePath(name string, p *Path) {
 		if h.ExpectStatus != 0 {
 			l.checkStatus(hf+".expect_status", h.ExpectStatus)
 		}
-		for _, k := range sortedKeys(h.Headers) {
-			if !headerKeyRE.MatchString(k) {
-				l.errf(child(hf+".headers", k), "invalid header name %q", k)
-			}
-		}
+		l.checkHeaders(hf+".headers", h.Headers)
 		l.checkPlaceholders(hf+".body", h.Body, pathPlaceholders, nil)
 		l.checkTimeout(hf+".timeout", h.Timeout)
 		switch h.Order {
@@ -248,11 +264,7 @@ func (s *Suite) validatePath(name string, p *Path) {
 			if r.Weight < 0 || r.Weight > 1_000_000 {
 				l.errf(rf+".weight", "must be 1–1000000 (0: 1), got %d", r.Weight)
 			}
-			for _, k := range sortedKeys(r.Headers) {
-				if !headerKeyRE.MatchString(k) {
-					l.errf(child(rf+".headers", k), "invalid header name %q", k)
-				}
-			}
+			l.checkHeaders(rf+".headers", r.Headers)
 		}
 	}
 	if q := p.PG; q != nil {

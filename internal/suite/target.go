@@ -34,9 +34,11 @@ type Target struct {
 	// {param} placeholders are substituted (see Params).
 	Command []string `json:"command,omitempty"`
 	// VersionCommand prints the runtime's version for the provenance (e.g.
-	// ["node_modules/node16/bin/node", "--version"]); by default the
-	// program Command names is run with --version. Placeholders are
-	// substituted; it runs in Dir with Env, bounded by a timeout.
+	// ["node_modules/node16/bin/node", "--version"]); by default a Go
+	// binary's build information is read and a known runtime (node,
+	// python3, java…) asked, any other program's version being unknown
+	// (package system/command). Placeholders are substituted; it runs in
+	// Dir with Env, bounded by a timeout.
 	VersionCommand []string `json:"version_command,omitempty"`
 	// Dir is the working directory of Command (default: the current one).
 	Dir string `json:"dir,omitempty"`

@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/benchrig/benchrig/internal/proc"
 )
@@ -33,7 +34,10 @@ type Attached struct {
 }
 
 // Attach returns a handle on the running process pid, after checking that it
-// exists and has not exited.
+// exists, has not exited, and is neither benchrig nor one of its ancestors
+// (PID 1, the shell that runs benchrig): the tree of such a process holds
+// benchrig, whose load and own CPU it would count (and on a busy machine,
+// PID 1's tree is every process, read at every sampler tick).
 func Attach(pid int) (*Attached, error) {
 	return attach(proc.Default(), pid)
 }
@@ -53,7 +57,30 @@ func attach(fs proc.FS, pid int) (*Attached, error) {
 	if st.Exited() {
 		return nil, fmt.Errorf("attach to pid %d (%s): process has exited (zombie)", pid, st.Comm)
 	}
+	if holdsSelf(fs, pid) {
+		return nil, fmt.Errorf("attach to pid %d (%s): benchrig itself runs in its process tree (it is benchrig or one of its ancestors), so its figures would count benchrig's own load and CPU: give the server's own PID, or --attach-port", pid, st.Comm)
+	}
 	return &Attached{fs: fs, pid: pid, comm: st.Comm, start: st.StartTime}, nil
+}
+
+// maxAncestry bounds the walk up benchrig's ancestry.
+const maxAncestry = 4096
+
+// holdsSelf reports whether pid is this process or one of its ancestors,
+// walking up the parent chain in fs (false when it cannot be read).
+func holdsSelf(fs proc.FS, pid int) bool {
+	p := os.Getpid()
+	for i := 0; i < maxAncestry && p > 0; i++ {
+		if p == pid {
+			return true
+		}
+		st, err := fs.Stat(p)
+		if err != nil {
+			return false
+		}
+		p = st.PPID
+	}
+	return false
 }
 
 // PID is the attached process ID.

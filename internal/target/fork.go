@@ -33,8 +33,12 @@ type watched struct {
 // has reported the target's PID, or the reason the exec failed.
 //
 // path is argv[0] resolved in $PATH (or as given when it holds a slash);
-// env and dir apply to the watchdog and, through it, to the target.
-func spawn(path string, argv, env []string, dir string, log *os.File, cpus []int) (*watched, error) {
+// env is the target's whole environment, sent with its command on the
+// control pipe (the watchdog's own is empty: see watchdogEnv); dir is the
+// watchdog's working directory and the target's; stdout and stderr are the
+// target's (and the watchdog's, which writes there only when it cannot
+// start).
+func spawn(path string, argv, env []string, dir string, stdout, stderr *os.File, cpus []int) (*watched, error) {
 	// /proc/self/exe is the running binary itself, even if its file has
 	// been replaced or removed since (a rebuild during a run): never
 	// another version speaking another protocol.
@@ -58,8 +62,8 @@ func spawn(path string, argv, env []string, dir string, log *os.File, cpus []int
 	// watchdog's argv (see watchdog.go).
 	cmd := exec.Command(self, watchdogArg, strconv.Itoa(os.Getpid()))
 	cmd.Args[0] = "benchrig-watchdog"
-	cmd.Env, cmd.Dir = env, dir
-	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env, cmd.Dir = watchdogEnv(), dir
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.ExtraFiles = []*os.File{ctlR, stW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	err = proc.OnPinnedThread(cpus, cmd.Start)
@@ -71,7 +75,7 @@ func spawn(path string, argv, env []string, dir string, log *os.File, cpus []int
 		return nil, err
 	}
 	w := &watched{wd: cmd, ctl: ctlW, status: bufio.NewReader(stR), statusFile: stR}
-	if err := writeCommand(ctlW, path, argv); err != nil {
+	if err := writeCommand(ctlW, command{Path: path, Argv: argv, Env: dedupEnv(env)}); err != nil {
 		w.abort()
 		return nil, fmt.Errorf("watchdog: send the command: %w", err)
 	}
@@ -95,6 +99,39 @@ func spawn(path string, argv, env []string, dir string, log *os.File, cpus []int
 	}
 	w.pid = pid
 	return w, nil
+}
+
+// watchdogEnv is the watchdog's own environment: nothing of benchrig's (a
+// secret in it would be one more process to read it from), but a coverage
+// directory when a test binary measuring coverage runs it.
+func watchdogEnv() []string {
+	env := []string{}
+	if v, ok := os.LookupEnv("GOCOVERDIR"); ok {
+		env = append(env, "GOCOVERDIR="+v)
+	}
+	return env
+}
+
+// dedupEnv keeps the last entry of each variable, in the order of first
+// appearance (as exec.Cmd does): the watchdog execs the target with the
+// list as it is, and a C program's getenv would find the first one.
+func dedupEnv(env []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		last[k] = i
+	}
+	out := make([]string, 0, len(last))
+	seen := make(map[string]bool, len(last))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, env[last[k]])
+	}
+	return out
 }
 
 // next reads the watchdog's next status line; io.EOF once it has exited.

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	"github.com/benchrig/benchrig/internal/proc"
 )
 
@@ -21,14 +23,7 @@ import (
 // when it is missing, or fails when CI=true.
 func need(t *testing.T, name string) string {
 	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed: %v", name, err)
-	}
-	return path
+	return testenv.LookPath(t, testenv.Tools, name)
 }
 
 var (

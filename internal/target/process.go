@@ -11,7 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/tmpdir"
+
 	"github.com/benchrig/benchrig/internal/proc"
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // preStartProbeTimeout bounds the probe attempt made before starting, which
@@ -89,7 +92,7 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 	}
 	logPath := logFile.Name()
 	forked := time.Now()
-	w, err := spawn(path, spec.Argv, append(os.Environ(), spec.Env...), spec.Dir, logFile, cpus)
+	w, err := spawn(path, spec.Argv, append(secret.Environ(), spec.Env...), spec.Dir, logFile, logFile, cpus)
 	logFile.Close() // the watchdog and target have their own descriptors
 	if err != nil {
 		removeEmptyLog(logPath, spec.LogDir == "")
@@ -164,7 +167,7 @@ func removeEmptyLog(path string, ownDir bool) {
 		return
 	}
 	if os.Remove(path) == nil && ownDir {
-		_ = os.Remove(filepath.Dir(path)) // fails harmlessly unless empty
+		_ = tmpdir.Remove(filepath.Dir(path)) // its own directory, and its lock file
 	}
 }
 

@@ -30,7 +30,8 @@ type Spec struct {
 	// when it has no slash.
 	Argv []string `json:"argv"`
 	// Env holds KEY=VALUE entries added to benchrig's own environment
-	// (later entries win).
+	// without the variables it withholds (secret.Environ: the credentials
+	// benchrig reads for itself); later entries win.
 	Env []string `json:"env,omitempty"`
 	// Dir is the working directory; empty means benchrig's.
 	Dir string `json:"dir,omitempty"`

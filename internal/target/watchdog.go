@@ -46,8 +46,10 @@ import (
 // is the control pipe (read), fd 4 the status pipe (write). The target's
 // command comes first on the control pipe, never on the watchdog's argv
 // (which every user can read in /proc/PID/cmdline, and which would show a
-// target's --password=… twice): a 4-byte big-endian length, then a JSON
-// list [path, argv0, args…]; control bytes follow.
+// target's --password=… twice), and so is its environment, never the
+// watchdog's own (which would hold a companion's DSN the watchdog has no use
+// for): a 4-byte big-endian length, then a JSON object {"path", "argv",
+// "env"}; control bytes follow. The watchdog's own environment is empty.
 // Status lines: "pid N" once started, or "error ERRNO MESSAGE" if the exec
 // failed; "exit STATUS" when the target has been reaped; "done" or
 // "survivors PID…" after the final kill.
@@ -105,9 +107,8 @@ func runWatchdog(args []string) int {
 		return 2
 	}
 
-	path, argv := command[0], command[1:]
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
+	pid, err := syscall.ForkExec(command.Path, command.Argv, &syscall.ProcAttr{
+		Env:   command.Env,
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	})
@@ -155,14 +156,22 @@ func runWatchdog(args []string) int {
 // maxCommandBytes bounds the target command sent on the control pipe.
 const maxCommandBytes = 4 << 20
 
-// writeCommand sends the target's path and argv on the control pipe.
-func writeCommand(w io.Writer, path string, argv []string) error {
-	b, err := json.Marshal(append([]string{path}, argv...))
+// command is what benchrig sends the watchdog: the target's resolved path,
+// its argv and its whole environment.
+type command struct {
+	Path string   `json:"path"`
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+}
+
+// writeCommand sends the target's command on the control pipe.
+func writeCommand(w io.Writer, c command) error {
+	b, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
 	if len(b) > maxCommandBytes {
-		return fmt.Errorf("the target's command is %d bytes, at most %d", len(b), maxCommandBytes)
+		return fmt.Errorf("the target's command and environment are %d bytes, at most %d", len(b), maxCommandBytes)
 	}
 	hdr := make([]byte, 4, 4+len(b))
 	binary.BigEndian.PutUint32(hdr, uint32(len(b)))
@@ -170,26 +179,26 @@ func writeCommand(w io.Writer, path string, argv []string) error {
 	return err
 }
 
-// readCommand reads what writeCommand sent: [path, argv0, args…]. It reads
-// exactly that many bytes, so the control bytes after it stay in the pipe.
-func readCommand(r io.Reader) ([]string, error) {
+// readCommand reads what writeCommand sent. It reads exactly that many
+// bytes, so the control bytes after it stay in the pipe.
+func readCommand(r io.Reader) (command, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, err
+		return command{}, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
 	if n > maxCommandBytes {
-		return nil, fmt.Errorf("command of %d bytes, at most %d", n, maxCommandBytes)
+		return command{}, fmt.Errorf("command of %d bytes, at most %d", n, maxCommandBytes)
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, err
+		return command{}, err
 	}
-	var cmd []string
-	if err := json.Unmarshal(b, &cmd); err != nil || len(cmd) < 2 {
-		return nil, fmt.Errorf("command %q: want a JSON list [path, argv0, args…]", b)
+	var c command
+	if err := json.Unmarshal(b, &c); err != nil || c.Path == "" || len(c.Argv) == 0 {
+		return command{}, fmt.Errorf("command of %d bytes: want a JSON object {path, argv, env}", n)
 	}
-	return cmd, nil
+	return c, nil
 }
 
 // watchdog is the state of the watchdog process.

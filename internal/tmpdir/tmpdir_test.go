@@ -18,8 +18,8 @@ func TestSweepRemovesOnlyOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(mine, LockFile)); err != nil {
-		t.Fatalf("New made no lock file: %v", err)
+	if _, err := os.Stat(mine + LockSuffix); err != nil {
+		t.Fatalf("New made no lock file beside its directory: %v", err)
 	}
 	// a process that has exited: its directory is an orphan.
 	c := exec.Command("true")
@@ -68,8 +68,50 @@ func TestSweepRemovesOnlyOrphans(t *testing.T) {
 	if err := Remove(mine); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(mine); !os.IsNotExist(err) {
-		t.Errorf("Remove left %s: %v", mine, err)
+	for _, p := range []string{mine, mine + LockSuffix} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("Remove left %s: %v", p, err)
+		}
+	}
+}
+
+// TestSweepAfterAKillAtAnyStep: a run killed after it made its lock file
+// and before its directory leaves a lone lock file; killed after both, an
+// unlocked pair. Sweep removes both at once (no age to wait: the lock file
+// comes first, so a directory is never without one), and leaves a lone
+// lock file that a live process holds.
+func TestSweepAfterAKillAtAnyStep(t *testing.T) {
+	root := t.TempDir()
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		t.Skip("no true(1)")
+	}
+	dead := strconv.Itoa(c.Process.Pid)
+	lone := filepath.Join(root, "benchrig-run-"+dead+"-1"+LockSuffix)
+	pair := filepath.Join(root, "benchrig-run-"+dead+"-2")
+	for _, f := range []string{lone, pair + LockSuffix} {
+		if err := os.WriteFile(f, []byte(dead+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(pair, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := New(root, "pg") // held by this process
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := Sweep(root)
+	if err != nil || len(removed) != 1 || removed[0] != pair {
+		t.Errorf("Sweep removed %v, %v; want %s", removed, err, pair)
+	}
+	entries, _ := os.ReadDir(root)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{filepath.Base(mine), filepath.Base(mine) + LockSuffix}; strings.Join(left, ",") != strings.Join(want, ",") {
+		t.Errorf("left %v, want only %v", left, want)
 	}
 }
 

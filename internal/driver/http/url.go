@@ -53,11 +53,11 @@ func NormalizeURL(raw string) (string, error) {
 		return "", fmt.Errorf("empty URL: want http://HOST[:PORT]/PATH or HOST[:PORT]/PATH")
 	}
 	if strings.ContainsAny(s, " \t\r\n") {
-		return "", fmt.Errorf("%q: a URL has no spaces; want http://HOST[:PORT]/PATH or HOST[:PORT]/PATH", clipString(raw))
+		return "", fmt.Errorf("%q: a URL has no spaces; want http://HOST[:PORT]/PATH or HOST[:PORT]/PATH", shownURL(raw))
 	}
 	if !strings.Contains(s, "://") {
 		if strings.HasPrefix(s, "/") || strings.HasPrefix(s, ":") {
-			return "", fmt.Errorf("%q: no host; want http://HOST[:PORT]/PATH or HOST[:PORT]/PATH", clipString(raw))
+			return "", fmt.Errorf("%q: no host; want http://HOST[:PORT]/PATH or HOST[:PORT]/PATH", shownURL(raw))
 		}
 		if i := strings.IndexAny(s, "/?#"); i >= 0 && strings.Contains(s[:i], "@") || i < 0 && strings.Contains(s, "@") {
 			// never echo the credentials back
@@ -70,7 +70,7 @@ func NormalizeURL(raw string) (string, error) {
 		return "", err
 	}
 	if strings.Contains(s, "#") {
-		return "", fmt.Errorf("%q: a fragment (#…) is never sent; remove it", clipString(raw))
+		return "", fmt.Errorf("%q: a fragment (#…) is never sent; remove it", shownURL(raw))
 	}
 	if u.Path == "" && u.Opaque == "" {
 		u.Path = "/"
@@ -80,3 +80,21 @@ func NormalizeURL(raw string) (string, error) {
 }
 
 func clipString(s string) string { return clip([]byte(s)) }
+
+// shownURL is raw as an error may quote it: whatever stands before the
+// last "@" of its authority (credentials, even malformed ones with a
+// space) replaced by "…".
+func shownURL(raw string) string {
+	prefix, rest := "", raw
+	if i := strings.Index(raw, "://"); i >= 0 {
+		prefix, rest = raw[:i+3], raw[i+3:]
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		rest = "…@" + rest[at+1:]
+	}
+	return clipString(prefix + rest)
+}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
@@ -63,8 +65,8 @@ func needServer(t *testing.T) *postgres.Server {
 		srv, srvErr = startServer(ctx)
 	})
 	if srvErr != nil {
-		if errors.Is(srvErr, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
-			t.Skip(srvErr)
+		if errors.Is(srvErr, postgres.ErrNoBinaries) {
+			testenv.Missing(t, testenv.Postgres, srvErr.Error())
 		}
 		t.Fatal(srvErr)
 	}

@@ -3,12 +3,13 @@ package resp
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
@@ -20,12 +21,7 @@ import (
 
 func startRedis(t *testing.T, opts redis.Options) *redis.Server {
 	t.Helper()
-	if _, err := exec.LookPath(redis.DefaultBin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is required under CI: %v", err)
-		}
-		t.Skipf("redis-server not installed: %v", err)
-	}
+	testenv.LookPath(t, testenv.Redis, redis.DefaultBin)
 	s, err := redis.Start(testCtx(t), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -2,47 +2,52 @@ package command
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// script writes an executable shell script into a temp dir.
-func script(t *testing.T, body string) string {
+// script writes an executable shell script named name into a temp dir.
+func script(t *testing.T, name, body string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "runtime")
+	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-// TestVersion: the first non-empty line of what the program prints for
-// --version (stdout, else stderr), cleaned and bounded; version_command
-// replaces the default; the target's env reaches it.
+// TestVersion: a known runtime is asked with its own flag, and the first
+// non-empty line of its answer (stdout, else stderr) is kept, cleaned and
+// bounded; version_command replaces the default, for any program; the
+// env given reaches it.
 func TestVersion(t *testing.T) {
 	ctx := context.Background()
 	long := strings.Repeat("é", 150) // 300 bytes
 	cases := []struct {
-		name, body string
-		argv       []string
-		env        []string
-		want       string
+		name, program, body string
+		argv                []string
+		env                 []string
+		want                string
 	}{
-		{"node", `[ "$1" = --version ] && echo v24.22.3`, nil, nil, "v24.22.3"},
-		{"leading blank lines", `printf '\n\n  Python 3.11.2  \nmore\n'`, nil, nil, "Python 3.11.2"},
-		{"stderr only", `echo "java 21.0.1" >&2`, nil, nil, "java 21.0.1"},
-		{"control characters dropped", `printf 'v1\033[0m.2\r\n'`, nil, nil, "v1[0m.2"},
-		{"cut at 200 bytes on a rune boundary", `echo ` + long, nil, nil, strings.Repeat("é", 100)},
-		{"version_command", `[ "$1" = -V ] && echo "custom $2"`, []string{"", "-V", "x"}, nil, "custom x"},
-		{"env", `echo "$RUNTIME_FLAVOUR"`, nil, []string{"RUNTIME_FLAVOUR=lts"}, "lts"},
+		{"node", "node", `[ "$1" = --version ] && echo v24.22.3`, nil, nil, "v24.22.3"},
+		{"leading blank lines", "python3.11", `[ "$1" = --version ] && printf '\n\n  Python 3.11.2  \nmore\n'`, nil, nil, "Python 3.11.2"},
+		{"stderr only", "java", `[ "$1" = -version ] && echo "openjdk version 21.0.1" >&2`, nil, nil, "openjdk version 21.0.1"},
+		{"nginx -v", "nginx", `[ "$1" = -v ] && echo "nginx version: nginx/1.22.1" >&2`, nil, nil, "nginx version: nginx/1.22.1"},
+		{"control characters dropped", "ruby", `printf 'v1\033[0m.2\r\n'`, nil, nil, "v1[0m.2"},
+		{"cut at 200 bytes on a rune boundary", "php", `echo ` + long, nil, nil, strings.Repeat("é", 100)},
+		{"version_command", "wrap.sh", `[ "$1" = -V ] && echo "custom $2"`, []string{"", "-V", "x"}, nil, "custom x"},
+		{"env", "dotnet", `echo "$RUNTIME_FLAVOUR"`, nil, []string{"RUNTIME_FLAVOUR=lts"}, "lts"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			bin := script(t, c.body)
+			bin := script(t, c.program, c.body)
 			argv := c.argv
 			if argv != nil {
 				argv[0] = bin
@@ -55,9 +60,45 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestVersionFails: a program that exits non-zero, prints nothing, does
-// not exist or never answers gives an error naming the command; the one
-// that never answers is killed with what it started.
+// TestVersionGoBinary: a Go binary's version is its build information,
+// read without running it (this test binary, run with --version, would
+// refuse the flag).
+func TestVersionGoBinary(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Version(context.Background(), self, nil, "", nil, VersionTimeout)
+	if err != nil || got != runtime.Version() {
+		t.Errorf("got %q, %v; want %q", got, err, runtime.Version())
+	}
+}
+
+// TestVersionUnknownNotRun: a program that is neither a Go binary nor a
+// known runtime (a wrapper that ignores --version and starts the server)
+// is not run at all: its version is unknown.
+func TestVersionUnknownNotRun(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran")
+	for _, name := range []string{"wrap.sh", "npm", "server", "node.sh", "python3.x"} {
+		bin := script(t, name, `touch `+ran+`; sleep 300 & wait`)
+		start := time.Now()
+		_, err := Version(context.Background(), bin, nil, "", nil, VersionTimeout)
+		if !errors.Is(err, ErrVersionUnknown) {
+			t.Errorf("%s: got %v; want ErrVersionUnknown", name, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: took %v: was it run?", name, d)
+		}
+		if _, err := os.Stat(ran); err == nil {
+			t.Fatalf("%s was run for its version", name)
+		}
+	}
+}
+
+// TestVersionFails: a known runtime that exits non-zero, prints nothing,
+// does not exist or never answers gives an error naming the command; the
+// one that never answers is killed with what it started, a setsid
+// grandchild included.
 func TestVersionFails(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct{ name, body, want string }{
@@ -65,14 +106,14 @@ func TestVersionFails(t *testing.T) {
 		{"silent", `exit 0`, "printed nothing"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			bin := script(t, c.body)
+			bin := script(t, "node", c.body)
 			_, err := Version(ctx, bin, nil, "", nil, VersionTimeout)
 			if err == nil || !strings.Contains(err.Error(), bin+" --version") || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v; want an error naming %s --version: %s", err, bin, c.want)
 			}
 		})
 	}
-	if _, err := Version(ctx, filepath.Join(t.TempDir(), "none"), nil, "", nil, VersionTimeout); err == nil {
+	if _, err := Version(ctx, filepath.Join(t.TempDir(), "node"), nil, "", nil, VersionTimeout); err == nil || errors.Is(err, ErrVersionUnknown) {
 		t.Error("a missing program gave a version")
 	}
 	if _, err := Version(ctx, "", nil, "", nil, VersionTimeout); err == nil {
@@ -80,30 +121,23 @@ func TestVersionFails(t *testing.T) {
 	}
 
 	// A server that ignores --version and serves: killed at the timeout,
-	// its child too.
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	bin := script(t, `sleep 300 & echo $! > `+pidFile+`; wait`)
+	// its child and its setsid grandchild too.
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	bin := script(t, "node", `sleep 300 & echo $! > `+pidFile+`; (setsid sh -c 'echo $$ >> `+pidFile+`; exec sleep 300' &); wait`)
 	_, err := Version(ctx, bin, nil, "", nil, 300*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "no answer within 300ms") {
 		t.Fatalf("got %v; want no answer within 300ms", err)
 	}
 	b, _ := os.ReadFile(pidFile)
-	var pid int
-	for _, ch := range strings.TrimSpace(string(b)) {
-		pid = pid*10 + int(ch-'0')
+	pids := strings.Fields(string(b))
+	if len(pids) != 2 {
+		t.Fatalf("the script recorded %q, want its child and grandchild", b)
 	}
-	if pid == 0 {
-		t.Fatal("the script did not record its child")
-	}
-	// The kill is delivered before Version returns; reaping may lag.
-	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
-		if st, _ := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/stat"); strings.Contains(string(st), ") Z ") {
-			break
+	for _, p := range pids {
+		pid, _ := strconv.Atoi(p)
+		if st, err := os.ReadFile("/proc/" + p + "/stat"); err == nil && !strings.Contains(string(st), ") Z ") {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("process %d started by a program that timed out still runs: %s", pid, st)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if st, err := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/stat"); err == nil && !strings.Contains(string(st), ") Z ") {
-		syscall.Kill(pid, syscall.SIGKILL)
-		t.Errorf("the child %d of a program that timed out still runs: %s", pid, st)
 	}
 }

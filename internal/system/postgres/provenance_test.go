@@ -3,10 +3,11 @@ package postgres
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/target/postgres"
@@ -29,8 +30,8 @@ func TestSuiteSettingsReadBack(t *testing.T) {
 		InitSQL: []string{"CREATE EXTENSION pg_stat_statements"},
 		Dataset: postgres.Dataset{Rows: 256, PayloadBytes: 32}})
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
-			t.Skip(err)
+		if errors.Is(err, postgres.ErrNoBinaries) {
+			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)
 	}

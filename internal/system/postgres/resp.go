@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,6 +84,13 @@ func (p *System) startSidecar(ctx context.Context, addr string) error {
 		dsnEnv = suite.DefaultSidecarDSNEnv
 	}
 	env := []string{dsnEnv + "=" + p.srv.DSN()}
+	if r := p.env.Target.Postgres.RESP; r != nil && r.TokenEnv != "" {
+		// The token of the endpoint it serves is the sidecar's own:
+		// benchrig withholds it from every other process it starts.
+		if v, ok := os.LookupEnv(r.TokenEnv); ok {
+			env = append(env, r.TokenEnv+"="+v)
+		}
+	}
 	keys := make([]string, 0, len(sc.Env))
 	for k := range sc.Env {
 		keys = append(keys, k)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/proc"
@@ -28,8 +30,8 @@ func startTestPG(t *testing.T, ctx context.Context) *PGServer {
 	s, err := StartPG(ctx, PGOptions{Ephemeral: true, MaxConnections: 16,
 		Dataset: postgres.Dataset{Rows: 512, PayloadBytes: 64}})
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
-			t.Skip(err)
+		if errors.Is(err, postgres.ErrNoBinaries) {
+			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/testenv"
+
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target/postgres"
@@ -27,8 +29,8 @@ func TestSelfFilledVerify(t *testing.T) {
 	const rows = 200
 	pg, err := startFillSource(ctx, "items", "id", rows)
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
-			t.Skip(err)
+		if errors.Is(err, postgres.ErrNoBinaries) {
+			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)
 	}

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/load"
@@ -24,12 +25,7 @@ import (
 // needRedisServer skips without redis-server, or fails under CI.
 func needRedisServer(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is required under CI: %v", err)
-		}
-		t.Skipf("redis-server not installed: %v", err)
-	}
+	testenv.LookPath(t, testenv.Redis, "redis-server")
 }
 
 // startTestRedis starts an ephemeral server stopped at the end of the test.
@@ -175,8 +171,8 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	const rows = 300
 	pg, err := startFillSource(ctx, "items", "id", rows)
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
-			t.Skip(err)
+		if errors.Is(err, postgres.ErrNoBinaries) {
+			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)
 	}

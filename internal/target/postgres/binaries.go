@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/target"
 )
 
 // ErrNoBinaries is returned (wrapped) when no PostgreSQL server binaries can
@@ -97,12 +99,12 @@ func versionOf(dir string) float64 {
 	return 0
 }
 
-// describe runs postgres --version in dir.
+// describe runs postgres --version in dir, as a target is run
+// (target.Output: under a watchdog, without benchrig's withheld
+// environment, nothing of it left once it returns).
 func describe(ctx context.Context, dir string) (Binaries, error) {
 	b := Binaries{Dir: dir}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, b.Postgres(), "--version").Output()
+	out, _, err := target.Output(ctx, target.Command{Argv: []string{b.Postgres(), "--version"}, Timeout: 10 * time.Second})
 	if err != nil && ctx.Err() != nil {
 		return b, fmt.Errorf("postgres: run %s --version: %w", b.Postgres(), context.Cause(ctx))
 	}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // srv is the package's shared server, started by the first test that
@@ -46,8 +48,8 @@ func needServer(t *testing.T) *Server {
 
 func skipOrFatal(t *testing.T, err error) {
 	t.Helper()
-	if errors.Is(err, ErrNoBinaries) && os.Getenv("CI") != "true" {
-		t.Skip(err)
+	if errors.Is(err, ErrNoBinaries) {
+		testenv.Missing(t, testenv.Postgres, err.Error())
 	}
 	t.Fatal(err)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // DefaultUser is the unprivileged system user the server runs as when
@@ -82,8 +84,10 @@ func createUser(ctx context.Context, name string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--system", "--no-create-home", "--user-group",
-		"--shell", "/usr/sbin/nologin", "--", name).CombinedOutput()
+	cmd := exec.CommandContext(ctx, path, "--system", "--no-create-home", "--user-group",
+		"--shell", "/usr/sbin/nologin", "--", name)
+	cmd.Env = secret.Environ()
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("useradd %s: %v: %s", name, err, strings.TrimSpace(string(out)))
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/benchrig/benchrig/internal/secret"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
@@ -108,6 +108,7 @@ func start(ctx context.Context, opts Options, bin, version string) (_ *Server, e
 	s.cmd = exec.Command(bin, conf, "-")
 	s.cmd.Stdin = strings.NewReader(opts.secretConfig())
 	s.cmd.Dir = dir
+	s.cmd.Env = secret.Environ() // none of benchrig's credentials: its own come on stdin
 	s.cmd.Stdout = out
 	s.cmd.Stderr = out
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 
 	"github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
@@ -21,12 +22,7 @@ import (
 // under CI, where it must be.
 func needRedis(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath(DefaultBin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is required under CI: %v", err)
-		}
-		t.Skipf("redis-server not installed: %v", err)
-	}
+	testenv.LookPath(t, testenv.Redis, DefaultBin)
 }
 
 // startServer starts a server that the test's cleanup stops.

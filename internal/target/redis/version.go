@@ -3,17 +3,18 @@ package redis
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/target"
 )
 
-// Version runs "bin --version" and returns the version it reports, e.g.
-// "7.0.15" from "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 …".
+// Version runs "bin --version" as a target is run (target.Output: under a
+// watchdog, without benchrig's withheld environment, nothing of it left
+// once it returns) and returns the version it reports, e.g. "7.0.15" from
+// "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 …".
 func Version(ctx context.Context, bin string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--version").Output()
+	out, _, err := target.Output(ctx, target.Command{Argv: []string{bin, "--version"}, Timeout: 10 * time.Second})
 	if err != nil {
 		return "", fmt.Errorf("redis: %s --version: %w", bin, err)
 	}
