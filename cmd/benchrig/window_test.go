@@ -121,7 +121,8 @@ func windowCLI(t *testing.T, args ...string) (seconds float64, outstanding, olde
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "w.json")
 	// No warm-up: the server stops answering inside the recorded window.
-	args = append(args, "-c", "4", "-d", "1s", "--warmup", "0s", "--sample-interval", "100ms", "--no-calibrate", "-o", out)
+	// A short request timeout: the post-check after the window waits one.
+	args = append(args, "-c", "4", "-d", "1s", "--warmup", "0s", "--timeout", "2s", "--sample-interval", "100ms", "--no-calibrate", "-o", out)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -181,6 +182,7 @@ func TestWindowEndsOnTimeAgainstStallingServers(t *testing.T) {
 			extra []string
 		}{{"closed", nil}, {"rate", []string{"-R", "200"}}} {
 			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
+				t.Parallel()
 				args := append(tc.args(t), mode.extra...)
 				secs, outstanding, oldest, reasons, wall := windowCLI(t, args...)
 				if secs != 1 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // The pre-flight talks to real servers, which limit request and reply
@@ -27,8 +27,8 @@ func TestPreflightProbeBoundedBySuiteBatch(t *testing.T) {
 	const rows = 300
 	pg, err := startFillSource(ctx, "items", "id", rows)
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) && os.Getenv("CI") != "true" {
-			t.Skip(err)
+		if errors.Is(err, postgres.ErrNoBinaries) {
+			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)
 	}
