@@ -68,9 +68,10 @@ func TestRateStallIsSeen(t *testing.T) {
 // TestRateScheduleOnExampleServer: at 100 and 1,000 req/s for 3 s against
 // the example server, the schedule is the one asked for (rate × window
 // requests due, 32 connections by default), every due request is accounted
-// for (completed, outstanding at the window's end, or dropped: none lost), the example server answers every
-// one, and a verdict, if UNHEALTHY, names only what load moves. Whether a loaded machine keeps the rate is not asserted: the
-// bench/ scripts measure that (rate-peers.sh).
+// for (completed, outstanding at the window's end, or dropped: none lost),
+// the example server answers every one, and a verdict, if UNHEALTHY, names
+// only what load moves. Whether a loaded machine keeps the rate is not
+// asserted: the bench/ scripts measure that (rate-peers.sh).
 func TestRateScheduleOnExampleServer(t *testing.T) {
 	t.Parallel() // waits more than it works: runs beside the others
 	bin := buildExample(t, "hello")
