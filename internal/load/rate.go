@@ -165,7 +165,7 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 			// Fallen behind: what was due before the deadline and not
 			// handed out is dropped. (Up to dispatchSlack late for a
 			// request due before the deadline is not falling behind.)
-			missed := rs.missed(&e.cfg, constant, seq, d, w.Duration)
+			missed := rs.missed(&e.cfg, constant, pacer, seq, d, w.Duration)
 			rs.scheduled += missed
 			rs.dropped += missed
 			e.prog.failures.Add(missed)
@@ -247,10 +247,12 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 
 // missed counts the requests due from request seq (at offset d) up to the
 // end of the window's duration, which a dispatcher that fell behind did not
-// hand out: exact for a constant rate, the expected count for Poisson
-// arrivals. Without a duration it is 0 (a count-bounded window ends by
-// its count).
-func (rs *rateState) missed(cfg *Config, c *ConstantPacer, seq uint64, d int64, dur time.Duration) int64 {
+// hand out: exact for a constant rate (counted), and for Poisson arrivals
+// (the seeded pacer's remaining due times drawn, so the same seed schedules
+// the same count however late the dispatcher fell; past maxMissedDraws the
+// expected count). Without a duration it is 0 (a count-bounded window ends
+// by its count).
+func (rs *rateState) missed(cfg *Config, c *ConstantPacer, p Pacer, seq uint64, d int64, dur time.Duration) int64 {
 	if dur <= 0 {
 		return 0
 	}
@@ -261,8 +263,18 @@ func (rs *rateState) missed(cfg *Config, c *ConstantPacer, seq uint64, d int64, 
 		}
 		return int64(min(cfg.ownedBefore(seq, n), math.MaxInt64))
 	}
-	return int64(math.Max(0, rs.rate*float64(int64(dur)-d)/1e9))
+	if expected := rs.rate * float64(int64(dur)-d) / 1e9; expected > maxMissedDraws {
+		return int64(expected)
+	}
+	n := int64(1) // the one due at d
+	for p.Next() < int64(dur) {
+		n++
+	}
+	return n
 }
+
+// maxMissedDraws bounds the due times missed draws from a Poisson pacer.
+const maxMissedDraws = 1 << 22
 
 // sleepUntil blocks the dispatcher until due (a driver.Now() time) with
 // clock_nanosleep, checking ctx at least every 50 ms (every overflowPoll,
