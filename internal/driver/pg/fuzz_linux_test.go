@@ -32,8 +32,11 @@ func (r *records) Record(o *driver.Outcome, _ int64) {
 
 // frameModel is what the loop must make of data, worked out independently
 // of its read: the whole messages, in order, for an update request in
-// flight that the first ReadyForQuery ends; then the framing failure, if
-// any, and the bytes of a partial message left over.
+// flight that the first ReadyForQuery ends (after it, any reply but a
+// notice, a parameter change or a notification has no request outstanding:
+// a framing failure; a message of a type no server sends in answer is one
+// at any time); then the framing failure, if any, and the bytes of a
+// partial message left over.
 func frameModel(data []byte) (out []string, failed string, rest int) {
 	busy, srvErr, affected := true, "", int64(0)
 	for len(data) >= 5 {
@@ -55,8 +58,18 @@ func frameModel(data []byte) (out []string, failed string, rest int) {
 		}
 		typ, body := data[0], data[5:1+ml]
 		data = data[1+ml:]
-		if !busy {
-			continue
+		switch typ {
+		case 'N', 'S', 'A':
+			continue // notices, parameter changes, notifications: any time
+		case 'E', 'D', 'C', 'Z', '2', 'n', 'T', 'I', 's':
+			if !busy { // a reply with no request outstanding (the test claims none: not recorded)
+				return out, "backend message with no request outstanding", 0
+			}
+		default:
+			if busy {
+				out = append(out, fmt.Sprintf("%v %s", driver.Error, unknownMessage(typ)))
+			}
+			return out, unknownMessage(typ), 0
 		}
 		switch typ {
 		case 'C':
