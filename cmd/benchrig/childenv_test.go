@@ -173,6 +173,12 @@ matrix:
 					kind = "agent"
 				case slices.Contains(args, sidecarSleep): // the wrapper, or the sleep it execs
 					kind = "sidecar"
+				case len(args) == 2 && args[0] == "cat" && strings.HasSuffix(args[1], "/environ"):
+					// the wrapper's copy of its own environment: its kind
+					parent, _ := os.ReadFile(strings.TrimSuffix(args[1], "environ") + "cmdline")
+					if strings.Contains(string(parent), sidecarSleep) {
+						kind = "sidecar"
+					}
 				}
 				mu.Lock()
 				seen[pid] = childEnv{what: fmt.Sprintf("/proc/%d/environ (%s)", pid, strings.Join(args, " ")), kind: kind, environ: env}
