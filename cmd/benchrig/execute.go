@@ -84,6 +84,17 @@ type execution struct {
 	noCalibrate bool
 	// executor, if set, runs the load on agents (run --agents).
 	executor runner.Executor
+	// env holds variables the run reads in place of the process
+	// environment's (a quick run's DSN under its dsn_env).
+	env map[string]string
+}
+
+// getenv reads a variable as the run's systems do: x.env first.
+func (x *execution) getenv(name string) string {
+	if v, ok := x.env[name]; ok {
+		return v
+	}
+	return os.Getenv(name)
 }
 
 // executed is what a run produced.
@@ -140,7 +151,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 	if s != nil {
 		s.SecretHeaders = append(s.SecretHeaders, x.secretHeaders...)
 		s.SecretParams = append(s.SecretParams, x.secretParams...)
-		suiteSecrets(s, x.secrets, os.Getenv)
+		suiteSecrets(s, x.secrets, x.getenv)
 	}
 	st := newStatus(stderr, "")
 	defer st.stop()
@@ -172,6 +183,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			}
 		},
 		Notes:         x.notes,
+		Env:           x.env,
 		OnInterrupted: func(smp *result.Sample) { partial = smp },
 		Executor:      x.executor,
 		CheckRan:      ran.check,

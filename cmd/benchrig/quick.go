@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -93,7 +92,9 @@ type quickJob struct {
 	// name is the command ("benchrig http"), recorded as the suite's file.
 	name string
 	doc  quick.Doc
-	// env is set for the run (a DSN the suite reads through dsn_env).
+	// env holds variables the run reads in place of the process
+	// environment's (a DSN the suite reads through dsn_env); they are never
+	// set in the environment, so no child sees them.
 	env  map[string]string
 	args []string
 	// title names a single-sample run's report.
@@ -113,14 +114,8 @@ func runQuick(a *app, q *quickFlags, job quickJob) error {
 	if err != nil {
 		return usageError{err}
 	}
-	for k, v := range job.env {
-		if err := os.Setenv(k, v); err != nil {
-			return err
-		}
-		defer os.Unsetenv(k)
-	}
 	x := execution{file: job.name, args: job.args, secrets: a.secrets, secretHeaders: a.secretHeaders, secretParams: a.secretParams, out: output{path: q.out, force: q.force, resume: q.resume || q.resumeChanged, resumeChanged: q.resumeChanged, json: q.json},
-		progress: !q.json && len(p.Samples) > 1, onPrepared: job.onPrepared, noCalibrate: q.noCalibrate}
+		progress: !q.json && len(p.Samples) > 1, onPrepared: job.onPrepared, noCalibrate: q.noCalibrate, env: job.env}
 	if !q.json {
 		x.notes = func(format string, args ...any) { fmt.Fprintf(stderr, format, args...) }
 		if len(p.Samples) > 1 {

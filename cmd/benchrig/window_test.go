@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -126,14 +127,18 @@ func windowCLI(t *testing.T, args ...string) (seconds float64, outstanding, olde
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	err := run(ctx, args, io.Discard, io.Discard)
+	var stderr strings.Builder
+	err := run(ctx, args, io.Discard, &stderr)
 	wall = time.Since(start)
 	if ctx.Err() != nil {
-		t.Fatalf("benchrig %s ran into the test's 2 min guard: %v", strings.Join(args, " "), err)
+		t.Fatalf("benchrig %s ran into the test's 2 min guard: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	if _, serr := os.Stat(out); serr != nil {
+		t.Fatalf("benchrig %s wrote no results file (%v): %v\n%s", strings.Join(args, " "), serr, err, stderr.String())
 	}
 	d := readResults(t, out)
 	if len(d.Samples) != 1 || d.Samples[0].Load == nil {
-		t.Fatalf("want one sample with a load window: %v (%+v)", err, d.Samples)
+		t.Fatalf("want one sample with a load window: %v\n%s", err, stderr.String())
 	}
 	l := d.Samples[0].Load
 	return l.Seconds, l.OutstandingAtEnd, l.OutstandingOldestUS, d.Samples[0].Verdict.Reasons, wall

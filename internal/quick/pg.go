@@ -43,9 +43,10 @@ type PG struct {
 // file never holds it; a --resume of the file reads it from the same flag.
 const DSNEnv = "BENCHRIG_QUICK_DSN"
 
-// Build returns the suite of one PostgreSQL target, the environment the
-// caller sets before running it (the DSN, under DSNEnv) and the DSN's
-// password (to scrub from every output; it never prints).
+// Build returns the suite of one PostgreSQL target, the variables the
+// run reads in place of the environment's (the DSN, under DSNEnv; see
+// system.Env.RunEnv) and the DSN's password (to scrub from every output;
+// it never prints).
 func (p *PG) Build() (d Doc, env map[string]string, pw secret.Value, err error) {
 	if err := p.Validate(); err != nil {
 		return nil, nil, pw, err

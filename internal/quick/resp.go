@@ -49,8 +49,8 @@ type RESP struct {
 // (fill_from_pg.dsn_env), so the recorded suite never holds it.
 const FillDSNEnv = "BENCHRIG_QUICK_FILL_DSN"
 
-// Build returns the suite of one RESP target and the environment the caller
-// sets before running it (a fill's DSN, under FillDSNEnv).
+// Build returns the suite of one RESP target and the variables the run reads
+// in place of the environment's (a fill's DSN, under FillDSNEnv).
 func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 	if err := r.Validate(); err != nil {
 		return nil, nil, err

@@ -161,7 +161,7 @@ func (r *Runner) prepareCompanions(ctx context.Context, key string, t *suite.Tar
 			}
 			envCells := append(append([]suite.Cell(nil), cells[c.Target]...), r.companionUsers(c.Target)...)
 			var err error
-			sys, err = system.New(system.Env{Suite: r.s, Name: c.Target, Target: ct, Cells: envCells, LogDir: r.logDir, Notes: r.opts.Notes})
+			sys, err = system.New(system.Env{Suite: r.s, Name: c.Target, Target: ct, Cells: envCells, LogDir: r.logDir, Notes: r.opts.Notes, RunEnv: r.opts.Env})
 			if err != nil {
 				return nil, err
 			}

@@ -50,6 +50,9 @@ type PlanOptions struct {
 	// (VariantKey). An error refuses the sample: Run stops with it, and
 	// the sample is not written.
 	CheckRan func(variant string, ran []result.RanFile) error
+	// Env holds variables the systems read in place of the process
+	// environment's (system.Env.RunEnv).
+	Env map[string]string
 }
 
 // Sink is where finished samples go: a results file (*result.Writer), or
@@ -142,7 +145,7 @@ func (r *Runner) Prepare(ctx context.Context) (map[string]result.Provenance, err
 		if err != nil {
 			return nil, err
 		}
-		sys, err := system.New(system.Env{Suite: r.s, Name: key, Target: t, Params: c.Params, Cells: cells[key], LogDir: r.logDir, Notes: r.opts.Notes, CompanionEnv: cenv})
+		sys, err := system.New(system.Env{Suite: r.s, Name: key, Target: t, Params: c.Params, Cells: cells[key], LogDir: r.logDir, Notes: r.opts.Notes, CompanionEnv: cenv, RunEnv: r.opts.Env})
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -50,6 +51,20 @@ type Env struct {
 	CompanionEnv []string
 	// Notes, if set, receives progress notes (a fill, a pre-flight).
 	Notes func(format string, args ...any)
+	// RunEnv, if set, holds variables the run keeps for itself, read in
+	// place of the process environment's by Getenv (a quick run's DSN
+	// under its dsn_env): never set in the environment, so never seen by
+	// a child and never shared between runs in one process.
+	RunEnv map[string]string
+}
+
+// Getenv reads the variable a suite's *_env field names: the run's own
+// RunEnv first, then the process environment.
+func (e Env) Getenv(name string) string {
+	if v, ok := e.RunEnv[name]; ok {
+		return v
+	}
+	return os.Getenv(name)
 }
 
 // Note passes a progress note on, if anyone listens.

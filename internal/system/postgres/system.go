@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
@@ -39,7 +38,7 @@ func Options(env system.Env) (PGOptions, error) {
 		SharedBuffers: pt.SharedBuffers, Dataset: pgtarget.Dataset{Table: pt.Table, Rows: system.DatasetRows(env.Suite, env.Cells, pgtarget.DefaultRows),
 			PayloadBytes: pt.PayloadBytes}, Settings: pt.Settings, InitSQL: pt.InitSQL}
 	if pt.DSNEnv != "" {
-		opts.DSN = os.Getenv(pt.DSNEnv)
+		opts.DSN = env.Getenv(pt.DSNEnv)
 		if opts.DSN == "" {
 			return opts, fmt.Errorf("postgres.dsn_env: $%s is empty", pt.DSNEnv)
 		}

@@ -3,7 +3,6 @@ package redis
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -107,7 +106,7 @@ func (r *System) verifySelfFilled(ctx context.Context, rows int64) error {
 		return nil
 	}
 	sp := rt.SourcePG
-	dsn := os.Getenv(sp.DSNEnv)
+	dsn := r.env.Getenv(sp.DSNEnv)
 	if dsn == "" {
 		return fmt.Errorf("redis.source_pg.dsn_env: $%s is empty", sp.DSNEnv)
 	}

@@ -3,7 +3,6 @@ package redis
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -119,7 +118,7 @@ func (r *System) fill(ctx context.Context) error {
 				_ = eph.Stop(sctx)
 			}()
 			dsn = eph.DSN()
-		} else if dsn = os.Getenv(fp.DSNEnv); dsn == "" {
+		} else if dsn = r.env.Getenv(fp.DSNEnv); dsn == "" {
 			return fmt.Errorf("redis.fill_from_pg.dsn_env: $%s is empty", fp.DSNEnv)
 		}
 	}
