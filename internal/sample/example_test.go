@@ -34,6 +34,8 @@ func Example() {
 	samples := s.Stop()
 
 	f := sample.Derive(samples, sample.Window{Phase: sample.PhaseLoad}, completed, runtime.NumCPU())
-	fmt.Printf("%.2f cores, %.0f MiB RSS under load, %d processes\n",
-		f.Cores, float64(f.RSSLoad)/(1<<20), f.MaxProcesses)
+	// The figures depend on the machine; what they say of this process
+	// does not: it had memory, used no negative CPU, and was one process.
+	fmt.Printf("RSS under load > 0: %v, cores ≥ 0: %v, processes: %d\n", f.RSSLoad > 0, f.Cores >= 0, f.MaxProcesses)
+	// Output: RSS under load > 0: true, cores ≥ 0: true, processes: 1
 }

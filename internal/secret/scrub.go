@@ -211,13 +211,6 @@ func (p Policy) Error(err error) error {
 	return err
 }
 
-// ScrubError is Set.Error for a list of secrets.
-func ScrubError(err error, secrets ...string) error {
-	var s Set
-	s.Add(secrets...)
-	return s.Error(err)
-}
-
 // IsScrubbed reports whether err's message was scrubbed by a Set.
 func IsScrubbed(err error) bool {
 	var sc *scrubbed

@@ -67,12 +67,6 @@ type Phases struct {
 	Requests int64 `json:"requests,omitempty"`
 }
 
-// RatePhases are seed 002's phases, the defaults for constant-rate runs.
-func RatePhases() Phases {
-	return Phases{Baseline: 1500 * time.Millisecond, Warmup: 15 * time.Second, Settle: 6 * time.Second,
-		Load: 60 * time.Second, Recovery: 30 * time.Second}
-}
-
 // Validate reports a negative phase or an unbounded load window.
 func (p Phases) Validate() error {
 	for _, f := range []struct {
