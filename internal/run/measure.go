@@ -259,7 +259,7 @@ func (m *measurement) run(ctx context.Context) {
 	}
 
 	// 5. the recorded window, with statistics around it.
-	before := m.stats(ctx)
+	before, beforeErr := m.stats(ctx)
 	m.enter(sample.PhaseLoad, spec.Phases.Load)
 	res, err := e.Run(lctx, load.Window{Duration: spec.Phases.Load, Requests: spec.Phases.Requests})
 	if err != nil {
@@ -272,13 +272,22 @@ func (m *measurement) run(ctx context.Context) {
 	// backends publish their counters when they exit (or up to a second
 	// later while they live).
 	e.Close()
-	if after := m.stats(ctx); before != nil && after != nil {
+	after, afterErr := m.stats(ctx)
+	if before != nil && after != nil {
 		m.s.Stats = map[string]float64{}
 		for k, v := range after {
 			m.s.Stats[k] = v - before[k]
 		}
 	}
 	m.s.Verdict = result.Judge(res, spec.Thresholds)
+	// A sample whose statistics could not be read around its window cannot
+	// say what the server did: unhealthy, saying why (after Judge, which
+	// starts the verdict afresh).
+	for _, err := range []error{beforeErr, afterErr} {
+		if err != nil {
+			m.s.Verdict.Add("target statistics: %v", err)
+		}
+	}
 	if m.sampler != nil || placement.ClientCPUs != "" {
 		m.s.Server = &result.Server{Placement: placement}
 	}
@@ -382,16 +391,12 @@ func (m *measurement) interrupted(ctx context.Context) {
 	}
 }
 
-func (m *measurement) stats(ctx context.Context) map[string]float64 {
+// stats snapshots the target's own statistics (nil, nil when it has none).
+func (m *measurement) stats(ctx context.Context) (map[string]float64, error) {
 	if m.spec.Stats == nil {
-		return nil
+		return nil, nil
 	}
-	st, err := m.spec.Stats.Snapshot(ctx)
-	if err != nil {
-		m.s.Verdict.Add("target statistics: %v", err)
-		return nil
-	}
-	return st
+	return m.spec.Stats.Snapshot(ctx)
 }
 
 // finishSampler stops the sampler and derives the server figures.
