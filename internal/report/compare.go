@@ -6,8 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/benchrig/benchrig/internal/result"
 )
 
@@ -229,14 +227,12 @@ func compareTable(m metric, pairs []pair, alpha float64) (Table, bool) {
 	var logSum float64
 	var logs int
 	for _, p := range pairs {
-		va, vb := m.values(p.as), m.values(p.bs)
-		if len(va) == 0 || len(vb) == 0 {
+		c, ok := compareFigure(m, p, alpha)
+		if !ok {
 			continue
 		}
-		ma, mb := median(va), median(vb)
-		th := benchmath.Thresholds{CompareAlpha: alpha}
-		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(va, &th), benchmath.NewSample(vb, &th))
-		t.Rows = append(t.Rows, []string{p.label, m.cell(p.as), m.cell(p.bs), delta(m, cmp, ma, mb), cmp.String()})
+		ma, mb := c.MedianA, c.MedianB
+		t.Rows = append(t.Rows, []string{p.label, m.cell(p.as), m.cell(p.bs), delta(m, c), c.test.String()})
 		if ma > 0 && mb > 0 {
 			logSum += math.Log(mb / ma)
 			logs++
@@ -256,15 +252,15 @@ func compareTable(m metric, pairs []pair, alpha float64) (Table, bool) {
 // better direction, which way it went. When the repeats are too few for
 // any difference to be significant, it shows the change marked
 // "untested" rather than hide it behind a "~".
-func delta(m metric, cmp benchmath.Comparison, a, b float64) string {
-	untested := minP(cmp.N1, cmp.N2) > cmp.Alpha
-	if cmp.P > cmp.Alpha && !untested {
+func delta(m metric, c Comparison) string {
+	untested := !c.Tested
+	if c.Tested && !c.Significant {
 		return "~"
 	}
-	if a == 0 {
+	if c.MedianA == 0 {
 		return "?"
 	}
-	pct := (b/a - 1) * 100
+	pct := (c.MedianB/c.MedianA - 1) * 100
 	s := fmt.Sprintf("%+.2f %%", pct)
 	switch {
 	case untested:

@@ -32,6 +32,8 @@ type Comparison struct {
 	// Better is +1 when B is better, -1 when worse, 0 when the figure
 	// has no better direction or the change is not significant.
 	Better int `json:"better"`
+	// test is the U test itself, for the report's "p (n)" column.
+	test benchmath.Comparison
 }
 
 // compareFigure compares m over one pair; false when a side lacks it.
@@ -43,7 +45,7 @@ func compareFigure(m metric, p pair, alpha float64) (Comparison, bool) {
 	th := benchmath.Thresholds{CompareAlpha: alpha}
 	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(va, &th), benchmath.NewSample(vb, &th))
 	c := Comparison{Cell: p.label, Case: p.c, Variant: p.v, Figure: m.name, Unit: m.unit, MedianA: median(va), MedianB: median(vb),
-		P: cmp.P, NA: len(va), NB: len(vb)}
+		P: cmp.P, NA: len(va), NB: len(vb), test: cmp}
 	if c.MedianA != 0 {
 		c.DeltaPct = (c.MedianB/c.MedianA - 1) * 100
 	}
