@@ -9,6 +9,7 @@
 #   bench/http-peers.sh            # 10 connections, 5 s, 3 runs
 #   CONNECTIONS=50 DURATION=10 RUNS=5 bench/http-peers.sh
 #   HTTPS=0 bench/http-peers.sh    # cleartext only; HTTP=0: https only
+#   BENCHRIG_BEFORE=/tmp/old-benchrig bench/http-peers.sh   # also an older build, interleaved, as "benchrig-before"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
@@ -65,9 +66,13 @@ for run in $(seq "$RUNS"); do
 	reqs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"]["total"])' "$work/out")
 	echo "autocannon $reqs $DURATION $cpu" >>"$work/rows"
 
-	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" $(nocal ./bin/benchrig) -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
-	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
-	echo "benchrig $reqs $secs $cpu" >>"$work/rows"
+	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before}; do
+		bin=./bin/benchrig
+		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
+		cpu=$(GOMAXPROCS=1 measure "$bin" http "$url" $(nocal "$bin") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
+		echo "$tool $reqs $secs $cpu" >>"$work/rows"
+	done
 	echo "run $run done" >&2
 done
 echo
@@ -88,9 +93,13 @@ for run in $(seq "$RUNS"); do
 	reqs=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$work/out")
 	echo "wrk-https $reqs $DURATION $cpu" >>"$work/rows"
 
-	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" --insecure $(nocal ./bin/benchrig) -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
-	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
-	echo "benchrig-https $reqs $secs $cpu" >>"$work/rows"
+	for tool in benchrig-https ${BENCHRIG_BEFORE:+benchrig-before-https}; do
+		bin=./bin/benchrig
+		[ "$tool" = benchrig-before-https ] && bin=$BENCHRIG_BEFORE
+		cpu=$(GOMAXPROCS=1 measure "$bin" http "$url" --insecure $(nocal "$bin") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
+		echo "$tool $reqs $secs $cpu" >>"$work/rows"
+	done
 	echo "https run $run done" >&2
 done
 echo

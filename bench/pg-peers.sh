@@ -8,6 +8,7 @@
 #
 #   bench/pg-peers.sh                  # 64 connections, 5 s, 3 runs
 #   CONNECTIONS=16 DURATION=10 RUNS=5 bench/pg-peers.sh
+#   BENCHRIG_BEFORE=/tmp/old-benchrig bench/pg-peers.sh   # also an older build, interleaved, as "benchrig-before"
 #
 # The two workloads, with the items table of `benchrig pg --ephemeral`
 # (4096 rows: id bigint primary key, revision, a 128-byte payload):
@@ -90,10 +91,11 @@ pgbench_row() {
 # benchrig_row TOOL ROWS ARGS…: one benchrig pg run, GOMAXPROCS=1, no idle
 # phases; also a row with the client CPU of the load window alone.
 benchrig_row() {
-	local tool=$1 rows=$2 cpu
+	local tool=$1 rows=$2 cpu bin=$benchrig
 	shift 2
-	cpu=$(GOMAXPROCS=1 measure "$benchrig" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
-		--baseline 0 --warmup 0 --settle 0 --recovery 0 $(nocal "$benchrig") --json "$@" | cpu_of)
+	case "$tool" in benchrig-before*) bin=$BENCHRIG_BEFORE ;; esac
+	cpu=$(GOMAXPROCS=1 measure "$bin" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
+		--baseline 0 --warmup 0 --settle 0 --recovery 0 $(nocal "$bin") --json "$@" | cpu_of)
 	python3 - "$work/out" "$tool" "$cpu" >>"$rows" <<'PY'
 import json, sys
 lines = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
@@ -113,9 +115,11 @@ for run in $(seq "$RUNS"); do
 	pgbench_row pgbench "$work/one.sql" "$work/rows1"
 	benchrig_row benchrig "$work/rows1" --path prepared-one --batch 1
 	benchrig_row benchrig--no-pss "$work/rows1" --path prepared-one --batch 1 --no-pss
+	if [ -n "${BENCHRIG_BEFORE:-}" ]; then benchrig_row benchrig-before "$work/rows1" --path prepared-one --batch 1; fi
 	pgbench_row pgbench "$work/any.sql" "$work/rows64"
 	benchrig_row benchrig "$work/rows64" --path any --batch 64
 	benchrig_row benchrig--no-pss "$work/rows64" --path any --batch 64 --no-pss
+	if [ -n "${BENCHRIG_BEFORE:-}" ]; then benchrig_row benchrig-before "$work/rows64" --path any --batch 64; fi
 	echo "run $run done" >&2
 done
 echo
