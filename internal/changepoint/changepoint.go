@@ -14,6 +14,10 @@
 // the series so far (bisection); each candidate kept only when a
 // permutation test, the values shuffled within each segment, finds it
 // significant; and again until a candidate is not.
+//
+// Regressed is the gate of a new run against the runs since the last
+// change point: a Mann–Whitney U test of the repeats and a threshold on
+// the change of medians in the worse direction.
 package changepoint
 
 import (
