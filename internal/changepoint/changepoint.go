@@ -65,7 +65,7 @@ type Point struct {
 	Index     int     // the first index of the new segment
 	Before    float64 // median of the segment before
 	After     float64 // median of the segment after
-	ChangePct float64 // (After/Before − 1) × 100; 0 when Before is 0
+	ChangePct float64 // (After/Before − 1) × 100; 0 when Before is 0 or it overflows
 	// Low and High bound ChangePct: the 2.5th and 97.5th percentiles of
 	// its value over Resamples bootstrap resamples of both segments
 	// (seeded by Options.Seed and Index).

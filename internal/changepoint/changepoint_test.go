@@ -79,6 +79,12 @@ func TestMedianSelects(t *testing.T) {
 	if !math.IsNaN(median(nil, nil)) {
 		t.Error("median of nothing is not NaN")
 	}
+	if big := []float64{math.MaxFloat64, math.MaxFloat64}; median(big, big) != math.MaxFloat64 {
+		t.Errorf("median(%v) = %v; want no overflow", big, median(big, big))
+	}
+	if c := changePct(1e-300, 1e300); c != 0 {
+		t.Errorf("changePct(1e-300, 1e300) = %v; want 0 for an overflow", c)
+	}
 }
 
 func TestDetectFindsStep(t *testing.T) {

@@ -18,7 +18,7 @@ type Verdict struct {
 	HistoryMedian float64 // median of the pooled history values
 	LatestMedian  float64 // median of the latest run's values
 	// ChangePct is (LatestMedian ÷ HistoryMedian − 1) × 100, 0 when
-	// HistoryMedian is 0.
+	// HistoryMedian is 0 or it overflows.
 	ChangePct    float64
 	P            float64 // two-sided Mann–Whitney U test, history vs latest
 	Alpha        float64

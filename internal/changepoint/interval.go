@@ -16,12 +16,14 @@ func describe(p *Point, before, after []float64, seed uint64) {
 	p.Low, p.High = bootstrap(before, after, seed^uint64(p.Index), buf)
 }
 
-// changePct is (after ÷ before − 1) × 100, 0 when before is 0.
+// changePct is (after ÷ before − 1) × 100, 0 when before is 0 or the
+// ratio overflows.
 func changePct(before, after float64) float64 {
-	if before == 0 {
+	c := (after/before - 1) * 100
+	if before == 0 || math.IsInf(c, 0) {
 		return 0
 	}
-	return (after/before - 1) * 100
+	return c
 }
 
 // bootstrap is the percentile interval, 95 %, of changePct over
@@ -66,8 +68,9 @@ func median(v, buf []float64) float64 {
 	if n%2 == 1 {
 		return m
 	}
-	// The lower middle is the largest of the values left of n/2.
-	return (slices.Max(b[:n/2]) + m) / 2
+	// The lower middle is the largest of the values left of n/2; halves
+	// first, so that two huge values do not overflow.
+	return slices.Max(b[:n/2])/2 + m/2
 }
 
 // selectKth reorders v so that v[k] is the k-th smallest, v[:k] at most
