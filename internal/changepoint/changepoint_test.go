@@ -211,9 +211,9 @@ func TestDetectBadInput(t *testing.T) {
 		{ok, Options{Alpha: math.NaN()}, "Options.Alpha NaN"},
 		{ok, Options{Permutations: -1}, "Options.Permutations -1: want 1 to 100000"},
 		{ok, Options{Permutations: MaxPermutations + 1}, "Options.Permutations 100001"},
-		{ok, Options{MinSize: 1}, "Options.MinSize 1: want 2 to 100000"},
+		{ok, Options{MinSize: 1}, "Options.MinSize 1: want 2 to 10000"},
 		{ok, Options{MinSize: -3}, "Options.MinSize -3"},
-		{make([]float64, MaxPoints+1), Options{}, "xs has 100001 points: want at most 100000"},
+		{make([]float64, MaxPoints+1), Options{}, "xs has 10001 points: want at most 10000"},
 	} {
 		_, err := Detect(c.xs, c.o)
 		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) {

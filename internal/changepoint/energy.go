@@ -62,44 +62,47 @@ func rank(v []float64) ranked {
 // scratch is reused memory for split, sized for the longest segment.
 type scratch struct {
 	cnt, sum []float64 // Fenwick trees over ranks
+	eq       []float64 // values in so far of each rank
 	wx, wy   []float64 // W of v[:t] and of v[t:], t = 0..L
+	sh       ranked    // a shuffled segment
 }
 
 func newScratch(n int) *scratch {
-	return &scratch{cnt: make([]float64, n+1), sum: make([]float64, n+1), wx: make([]float64, n+1), wy: make([]float64, n+1)}
+	f := func() []float64 { return make([]float64, n+1) }
+	return &scratch{cnt: f(), sum: f(), eq: f(), wx: f(), wy: f(),
+		sh: ranked{vals: make([]float64, n), ranks: make([]int, n)}}
 }
 
 // within fills w[t] with the sum of pairwise distances of the first t
-// values of the order (w[0] = 0): order(i) is the index of the i-th
-// value to insert.
-func (s *scratch) within(r ranked, order func(i int) int, w []float64) {
-	cnt, sum := s.cnt[:r.nr+1], s.sum[:r.nr+1]
+// values of r (w[0] = 0), or of the last t when fromRight.
+func (s *scratch) within(r ranked, fromRight bool, w []float64) {
+	cnt, sum, eq := s.cnt[:r.nr+1], s.sum[:r.nr+1], s.eq[:r.nr]
 	clear(cnt)
 	clear(sum)
+	clear(eq)
 	var totC, totS float64
 	w[0] = 0
-	for i := range r.vals {
-		j := order(i)
+	L := len(r.vals)
+	for i := range L {
+		j := i
+		if fromRight {
+			j = L - 1 - i
+		}
 		x, k := r.vals[j], r.ranks[j]
-		// Values ranked below k: prefix sums up to rank k−1 (tree index k).
+		// Values ranked below k: the prefix up to rank k−1 (tree index
+		// k). Those ranked k are at distance 0; the rest are above.
 		var bc, bs float64
 		for q := k; q > 0; q -= q & -q {
 			bc += cnt[q]
 			bs += sum[q]
 		}
-		// Values ranked k itself are at distance 0; those above are the
-		// rest once the prefix through rank k is taken.
-		var ec, es float64
-		for q := k + 1; q > 0; q -= q & -q {
-			ec += cnt[q]
-			es += sum[q]
-		}
-		ac, as := totC-ec, totS-es
+		ac, as := totC-bc-eq[k], totS-bs-eq[k]*x
 		w[i+1] = w[i] + (x*bc - bs) + (as - x*ac)
 		for q := k + 1; q < len(cnt); q += q & -q {
 			cnt[q]++
 			sum[q] += x
 		}
+		eq[k]++
 		totC++
 		totS += x
 	}
@@ -114,10 +117,9 @@ func (s *scratch) split(r ranked, minSize int) (t int, q float64, ok bool) {
 		return 0, 0, false
 	}
 	wx, wy := s.wx[:L+1], s.wy[:L+1]
-	s.within(r, func(i int) int { return i }, wx)
-	// wy is filled from the right: after inserting the last i values,
-	// wy[L−i] is W(v[L−i:]); within writes it at index i, so reverse.
-	s.within(r, func(i int) int { return L - 1 - i }, wy)
+	s.within(r, false, wx)
+	// within writes W(v[L−i:]) at index i; split wants it at L−i.
+	s.within(r, true, wy)
 	slices.Reverse(wy)
 	all := wx[L]
 	q = math.Inf(-1)

@@ -43,7 +43,7 @@ type Verdict struct {
 // Both must hold: the test alone flags small shifts of long histories,
 // and a new run's repeats share that run's conditions, so they vary less
 // than runs do; the threshold is what keeps run-to-run drift out.
-// At most MaxPoints values on each side.
+// At most MaxValues values on each side.
 func Regressed(history [][]float64, latest []float64, better int, thresholdPct, alpha float64) (Verdict, error) {
 	v := Verdict{Alpha: alpha, ThresholdPct: thresholdPct, Better: better, Runs: len(history)}
 	switch {
@@ -61,8 +61,8 @@ func Regressed(history [][]float64, latest []float64, better int, thresholdPct, 
 				return v, fmt.Errorf("%w: history[%d][%d] is %v: want finite values", ErrInput, i, j, x)
 			}
 		}
-		if len(pooled)+len(run) > MaxPoints {
-			return v, fmt.Errorf("%w: history has more than %d values", ErrInput, MaxPoints)
+		if len(pooled)+len(run) > MaxValues {
+			return v, fmt.Errorf("%w: history has more than %d values", ErrInput, MaxValues)
 		}
 		pooled = append(pooled, run...)
 	}
@@ -76,8 +76,8 @@ func Regressed(history [][]float64, latest []float64, better int, thresholdPct, 
 		return v, fmt.Errorf("%w: history has no values: want at least one run with values", ErrInput)
 	case len(latest) == 0:
 		return v, fmt.Errorf("%w: latest has no values", ErrInput)
-	case len(latest) > MaxPoints:
-		return v, fmt.Errorf("%w: latest has %d values: want at most %d", ErrInput, len(latest), MaxPoints)
+	case len(latest) > MaxValues:
+		return v, fmt.Errorf("%w: latest has %d values: want at most %d", ErrInput, len(latest), MaxValues)
 	}
 	v.NHistory, v.NLatest = len(pooled), len(latest)
 	buf := make([]float64, max(len(pooled), len(latest)))

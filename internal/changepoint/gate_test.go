@@ -122,8 +122,8 @@ func TestRegressedBadInput(t *testing.T) {
 		{h, nil, 1, 5, 0.05, "latest has no values"},
 		{[][]float64{{1, math.Inf(1)}}, l, 1, 5, 0.05, "history[0][1] is +Inf"},
 		{h, []float64{1, math.NaN()}, 1, 5, 0.05, "latest[1] is NaN"},
-		{[][]float64{make([]float64, MaxPoints), {1}}, l, 1, 5, 0.05, "history has more than 100000 values"},
-		{h, make([]float64, MaxPoints+1), 1, 5, 0.05, "latest has 100001 values: want at most 100000"},
+		{[][]float64{make([]float64, MaxValues), {1}}, l, 1, 5, 0.05, "history has more than 100000 values"},
+		{h, make([]float64, MaxValues+1), 1, 5, 0.05, "latest has 100001 values: want at most 100000"},
 	} {
 		_, err := Regressed(c.h, c.l, c.b, c.th, c.a)
 		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) {
