@@ -6,14 +6,32 @@
 //
 // Detect finds its change points with E-divisive means (Matteson &
 // James 2014, "A Nonparametric Approach for Multiple Change Point
-// Analysis of Multivariate Data") as Daly et al. (2020, "The Use of
-// Change Point Detection to Identify Software Performance Regressions in
-// a Continuous Integration System") apply it at MongoDB and Hunter, now
-// Apache Otava, runs it: the energy divergence with alpha = 1 on the
-// univariate series; the split that maximises it over every segment of
-// the series so far (bisection); each candidate kept only when a
-// permutation test, the values shuffled within each segment, finds it
-// significant; and again until a candidate is not.
+// Analysis of Multivariate Data"), the method Daly et al. (2020, "The
+// Use of Change Point Detection to Identify Software Performance
+// Regressions in a Continuous Integration System") run at MongoDB and
+// that Hunter, now Apache Otava, took from MongoDB's signal processing
+// algorithms:
+//
+//   - the energy divergence Q of a split, with alpha = 1, on the
+//     univariate series; the right part reaches to the end of its
+//     segment, as in MongoDB's code (ecp, the authors' R package, also
+//     moves that end);
+//   - bisection: the candidate is the split with the largest Q over
+//     every segment that the change points found so far leave;
+//   - a permutation test of each candidate, as in MongoDB's and ecp's:
+//     the values shuffled within each segment, the largest Q over all
+//     segments of each shuffle compared with the candidate's; the
+//     p-value is ecp's (1 + over) ÷ (R + 1), never 0 (MongoDB's is
+//     over ÷ (R + 1)); the shuffles are seeded;
+//   - until a candidate is not significant.
+//
+// Hunter's first analysis ran exactly this test (p ≤ 0.01, 100
+// permutations); later versions split the series into overlapping
+// windows and test a candidate with Student's t test instead, which
+// this package does not do. A minimum segment size is ecp's. Changes
+// from those: a minimum of DefaultMinSize rather than ecp's 30, the
+// divergence computed in O(n log n) without a distance matrix, and a
+// permutation test that stops once its outcome is decided.
 //
 // Regressed is the gate of a new run against the runs since the last
 // change point: a Mann–Whitney U test of the repeats and a threshold on
