@@ -117,7 +117,9 @@ func TestDetectFindsStep(t *testing.T) {
 }
 
 // TestDetectAAFalsePositives counts the A/A series (no step) in which
-// Detect finds any change point at the default options.
+// Detect finds any change point at the default options (199
+// permutations: a candidate that fails stops its test after two
+// shuffles that split as well, so the 100 series take milliseconds).
 func TestDetectAAFalsePositives(t *testing.T) {
 	const series = 100
 	flagged := 0
