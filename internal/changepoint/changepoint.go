@@ -138,7 +138,8 @@ type segment struct {
 // Detect returns the change points of xs (time order), in index order.
 //
 // Cost: finding the best split of a segment of L points takes
-// O(L log L) time and O(L) memory (see split), so one pass over the
+// O(L log L) time and O(L) memory (running sums of distances over
+// Fenwick trees of ranks), so one pass over the
 // series — the search, or one permutation — is O(n log n). A candidate
 // costs at most R + 1 passes; its test stops as soon as the count of
 // shuffled series at least as split as the series decides it, which is
