@@ -8,10 +8,11 @@ import (
 	"github.com/spf13/cobra"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/secret"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -44,14 +45,14 @@ func pgCmd(a *app) *cobra.Command {
 	f.StringVar(&pf.p.DSN, "dsn", "", "an existing server's connection string (redacted in every output; default $PGDSN, then $DATABASE_URL)")
 	f.StringVar(&pf.p.DSNEnv, "dsn-env", "", "environment variable holding the connection string")
 	f.IntVar(&pf.p.MaxConns, "max-connections", 0, "max_connections of the --ephemeral server (default: the most connections + 10)")
-	f.StringVar(&pf.p.SharedBuffers, "shared-buffers", postgres.DefaultSharedBuffers, "shared_buffers of the --ephemeral server")
+	f.StringVar(&pf.p.SharedBuffers, "shared-buffers", pgephemeral.DefaultSharedBuffers, "shared_buffers of the --ephemeral server")
 	f.StringVar(&pf.p.Bin, "pg-bin", "", "directory of initdb and postgres for --ephemeral (default: the newest installation found)")
 	f.StringVar(&pf.p.SQL, "sql", "", "the sql path's statement; $1 is the batch of keys (bigint[])")
 	f.StringVar(&pf.p.PGBatch, "pg-batch", string(pgdrv.Roundtrips), "how prepared-one sends a batch: roundtrips or pipeline")
-	f.StringVar(&pf.p.Table, "table", postgres.DefaultTable, "the benchmark table")
+	f.StringVar(&pf.p.Table, "table", pgclient.DefaultTable, "the benchmark table")
 	f.StringVar(&pf.p.Kind, "workload", string(workload.Hot), "key sequence: hot, cold, uniform or zipf (mixed: hot with --writes 5)")
-	f.Int64Var(&pf.p.Rows, "rows", postgres.DefaultRows, "rows of the table (keys 1…rows)")
-	f.IntVar(&pf.p.Payload, "payload-bytes", postgres.DefaultPayloadBytes, "bytes of each row's payload column (--ephemeral)")
+	f.Int64Var(&pf.p.Rows, "rows", pgclient.DefaultRows, "rows of the table (keys 1…rows)")
+	f.IntVar(&pf.p.Payload, "payload-bytes", pgclient.DefaultPayloadBytes, "bytes of each row's payload column (--ephemeral)")
 	f.Int64Var(&pf.p.Hot, "hot", 0, "hot set of a hot workload (default 128)")
 	f.Float64Var(&pf.p.Writes, "writes", 0, "percent of operations that update a row (suites' writes:), e.g. 5")
 	f.IntVar(&pf.p.WriteEvery, "write-every", 0, "update every Nth operation (the same as --writes 100/N)")

@@ -18,8 +18,9 @@ import (
 
 	"github.com/benchrig/benchrig/internal/testenv"
 
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // pgDocOut is the part of benchrig pg's results file the tests read.
@@ -37,7 +38,7 @@ var pgShortPhases = []string{"-d", "1s", "--baseline", "200ms", "--settle", "100
 // pgSkip skips (outside CI) when there are no PostgreSQL binaries.
 func pgSkip(t *testing.T, err error) {
 	t.Helper()
-	if errors.Is(err, postgres.ErrNoBinaries) {
+	if errors.Is(err, pgephemeral.ErrNoBinaries) {
 		testenv.Missing(t, testenv.Postgres, err.Error())
 	}
 	t.Fatal(err)
@@ -45,7 +46,7 @@ func pgSkip(t *testing.T, err error) {
 
 func pgNeedBinaries(t *testing.T) {
 	t.Helper()
-	if _, err := postgres.FindBinaries(context.Background(), ""); err != nil {
+	if _, err := pgephemeral.FindBinaries(context.Background(), ""); err != nil {
 		pgSkip(t, err)
 	}
 }
@@ -142,7 +143,7 @@ func TestPGQuickMatrix(t *testing.T) {
 // database nopk holds items without a primary key; database empty has no
 // items; max_connections is 20.
 type pgTestServer struct {
-	srv  *postgres.Server
+	srv  *pgephemeral.Server
 	port int
 }
 
@@ -159,14 +160,14 @@ func startPGTestServer(t *testing.T) *pgTestServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	srv, err := postgres.StartEphemeral(ctx, postgres.Options{MaxConnections: 20})
+	srv, err := pgephemeral.StartEphemeral(ctx, pgephemeral.Options{MaxConnections: 20})
 	if err != nil {
 		pgSkip(t, err)
 	}
 	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
 	s := &pgTestServer{srv: srv, port: srv.Port()}
 	exec := func(db string, stmts ...string) {
-		conn, err := postgres.Connect(ctx, s.dsn("postgres", "", db))
+		conn, err := pgclient.Connect(ctx, s.dsn("postgres", "", db))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +178,7 @@ func startPGTestServer(t *testing.T) *pgTestServer {
 			}
 		}
 		if db == "bench" {
-			if err := postgres.CreateDataset(ctx, conn, postgres.Dataset{Rows: 512, PayloadBytes: 64}); err != nil {
+			if err := pgclient.CreateDataset(ctx, conn, pgclient.Dataset{Rows: 512, PayloadBytes: 64}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := conn.Exec(ctx, "ALTER TABLE items OWNER TO bench"); err != nil {
@@ -251,7 +252,7 @@ func TestPGQuickDSN(t *testing.T) {
 		if smp.Server == nil || smp.Server.Figures.Cores <= 0 {
 			t.Errorf("the local DSN server was not sampled: %+v", smp.Server)
 		}
-		if doc.Server == nil || !strings.Contains(doc.Server.Name, postgres.Redacted) {
+		if doc.Server == nil || !strings.Contains(doc.Server.Name, pgclient.Redacted) {
 			t.Errorf("server name %+v, want the redacted DSN", doc.Server)
 		}
 	})

@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // respFlags are the flags of benchrig resp.
@@ -56,9 +56,9 @@ func respCmd(a *app) *cobra.Command {
 	f.BoolVar(&rf.r.FillFromPG, "fill-from-pg", false, "fill from PostgreSQL's table (row_to_json) instead of generated rows; needs --ephemeral-pg or --fill-from-pg-dsn")
 	f.BoolVar(&rf.r.EphemeralPG, "ephemeral-pg", false, "start an ephemeral PostgreSQL with the demo table (--rows rows) as the fill's source")
 	f.StringVar(&rf.r.PGDSN, "fill-from-pg-dsn", "", "PostgreSQL DSN of the fill's source (redacted everywhere)")
-	f.StringVar(&rf.r.PGTable, "pg-table", postgres.DefaultTable, "the source table")
+	f.StringVar(&rf.r.PGTable, "pg-table", pgclient.DefaultTable, "the source table")
 	f.StringVar(&rf.r.PGPK, "pg-pk", "id", "the source table's integer primary key")
-	f.Int64Var(&rf.r.Rows, "rows", postgres.DefaultRows, "rows of the --ephemeral-pg demo table")
+	f.Int64Var(&rf.r.Rows, "rows", pgclient.DefaultRows, "rows of the --ephemeral-pg demo table")
 	f.BoolVar(&rf.r.VerifyPG, "verify-against-pg", false, "pre-flight: MGET of a probe batch must return exactly the rows PostgreSQL returns for them (with --fill=false and --fill-from-pg-dsn: a server that fills itself, checked without writing)")
 	f.Float64Var(&rf.r.Sampled, "validate-sampled", 0, "fraction (0–1) of GET/MGET replies compared during the load with the rows filled")
 	f.Float64Var(&rf.MaxMiss, "max-miss", 0, maxMissUsage)

@@ -14,8 +14,8 @@ import (
 
 	"github.com/benchrig/benchrig/internal/testenv"
 
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 	"github.com/benchrig/benchrig/internal/target/redis"
 )
 
@@ -176,7 +176,7 @@ func TestRESPAuth(t *testing.T) {
 // pre-flight verification and the sampled validation during the load.
 func TestRESPFillFromEphemeralPG(t *testing.T) {
 	respNeedRedis(t)
-	if _, err := postgres.FindBinaries(context.Background(), ""); errors.Is(err, postgres.ErrNoBinaries) {
+	if _, err := pgephemeral.FindBinaries(context.Background(), ""); errors.Is(err, pgephemeral.ErrNoBinaries) {
 		testenv.Missing(t, testenv.Postgres, err.Error())
 	}
 	stdout, stderr, code := cli(t, "resp", "--ephemeral", "--fill-from-pg", "--ephemeral-pg", "--rows", "256", "--keyspace", "200",

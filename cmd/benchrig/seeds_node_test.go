@@ -9,8 +9,9 @@ import (
 
 	"github.com/benchrig/benchrig/internal/testenv"
 
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // seedRuntimes skips (or, with CI=true, fails) when an example's npm
@@ -103,7 +104,7 @@ func TestSeed003Smoke(t *testing.T) {
 	seedRuntimes(t, dir, n12, n16, "node_modules/express", "node_modules/pg")
 	pgNeedBinaries(t)
 	ctx := context.Background()
-	srv, err := postgres.StartEphemeral(ctx, postgres.Options{MaxConnections: 40})
+	srv, err := pgephemeral.StartEphemeral(ctx, pgephemeral.Options{MaxConnections: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestSeed003Smoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := postgres.Connect(ctx, srv.DSN())
+	conn, err := pgclient.Connect(ctx, srv.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver/pg/pgtest"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 )
 
 // stallAfter is how many requests the stalling servers of these tests
@@ -207,19 +208,19 @@ func TestWindowEndsOnTimeAgainstStallingServers(t *testing.T) {
 
 // pgWindowServer starts an ephemeral server with the demo table, stopped
 // when t ends; nil (the pg cases skip) without PostgreSQL binaries.
-func pgWindowServer(t *testing.T) (*postgres.Server, error) {
+func pgWindowServer(t *testing.T) (*pgephemeral.Server, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	s, err := postgres.StartEphemeral(ctx, postgres.Options{MaxConnections: 40})
+	s, err := pgephemeral.StartEphemeral(ctx, pgephemeral.Options{MaxConnections: 40})
 	if err != nil {
 		return nil, err
 	}
 	t.Cleanup(func() { s.Stop(context.Background()) })
-	conn, err := postgres.Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close(context.Background())
-	return s, postgres.CreateDataset(ctx, conn, postgres.Dataset{})
+	return s, pgclient.CreateDataset(ctx, conn, pgclient.Dataset{})
 }

@@ -2,14 +2,15 @@ package quick
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/secret"
 	"math"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/secret"
+
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -56,7 +57,7 @@ func (p *PG) Build() (d Doc, env map[string]string, pw secret.Value, err error) 
 		return nil, nil, pw, err
 	}
 	if dsn != "" {
-		cc, err := postgres.ParseDSN(dsn)
+		cc, err := pgclient.ParseDSN(dsn)
 		if err != nil {
 			return nil, nil, pw, fmt.Errorf("--dsn: %v", err)
 		}
@@ -245,7 +246,7 @@ func (p *PG) check() error {
 	if p.Timeout <= 0 {
 		return fmt.Errorf("--timeout must be > 0, got %s", p.Timeout)
 	}
-	ds := postgres.Dataset{Table: p.Table, Rows: p.Rows, PayloadBytes: p.Payload}
+	ds := pgclient.Dataset{Table: p.Table, Rows: p.Rows, PayloadBytes: p.Payload}
 	if err := ds.Validate(); err != nil {
 		return fmt.Errorf("--table, --rows, --payload-bytes: %v", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -83,7 +83,7 @@ const (
 
 // Defaults applied by Config.WithDefaults.
 const (
-	DefaultTable   = postgres.DefaultTable
+	DefaultTable   = pgclient.DefaultTable
 	DefaultPK      = "id"
 	DefaultTimeout = 10 * time.Second
 	// DefaultMaxMessage bounds one backend message on the event loop, as
@@ -177,10 +177,10 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("pg.path %q: accepted paths are prepared-one, any, sql, update", c.Path)
 	}
-	if _, err := postgres.ParseIdent("pg.table", c.Table); err != nil {
+	if _, err := pgclient.ParseIdent("pg.table", c.Table); err != nil {
 		return err
 	}
-	if id, err := postgres.ParseIdent("pg.pk", c.PK); err != nil {
+	if id, err := pgclient.ParseIdent("pg.pk", c.PK); err != nil {
 		return err
 	} else if len(id) != 1 {
 		return fmt.Errorf("pg.pk %q: a column name, not qualified", c.PK)
@@ -254,7 +254,7 @@ func (c Config) Label() string {
 
 // Redacted returns c with the DSN's password replaced by the placeholder of package secret.
 func (c Config) Redacted() Config {
-	c.DSN = postgres.Redact(c.DSN)
+	c.DSN = pgclient.Redact(c.DSN)
 	return c
 }
 
@@ -266,7 +266,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 
 // String describes the config with its DSN redacted, for %v and %+v.
 func (c Config) String() string {
-	return fmt.Sprintf("pg %s %s.%s on %s", c.Label(), c.Table, c.PK, postgres.Redact(c.DSN))
+	return fmt.Sprintf("pg %s %s.%s on %s", c.Label(), c.Table, c.PK, pgclient.Redact(c.DSN))
 }
 
 // GoString is String, so that %#v does not print the password either.

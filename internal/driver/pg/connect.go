@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
 // Every PostgreSQL connection benchrig opens (the benchmark's, and the
@@ -52,7 +52,7 @@ func Bound(cc *pgx.ConnConfig, maxMessage int64) {
 // DefaultMaxMessage. Errors name the redacted DSN, never the password, and
 // a message over the cap says so.
 func Connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
-	cc, err := postgres.ParseDSN(dsn)
+	cc, err := pgclient.ParseDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func Connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
 // connectConfig opens a connection with a bounded config; what names the
 // cap in an error ("pg.max_message").
 func connectConfig(ctx context.Context, cc *pgx.ConnConfig, dsn, what string) (*pgx.Conn, error) {
-	conn, err := postgres.ConnectConfig(ctx, cc, dsn)
+	conn, err := pgclient.ConnectConfig(ctx, cc, dsn)
 	if err != nil {
 		return nil, capError(err, what)
 	}

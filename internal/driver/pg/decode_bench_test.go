@@ -9,13 +9,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
 // benchRow is row id of the seeds' table as row_to_json writes it: ~165
 // bytes with its 128-byte payload.
 func benchRow(id int64) []byte {
-	return []byte(`{"id":` + strconv.FormatInt(id, 10) + `,"revision":0,"payload":"` + postgres.Payload(id, 128) + `"}`)
+	return []byte(`{"id":` + strconv.FormatInt(id, 10) + `,"revision":0,"payload":"` + pgclient.Payload(id, 128) + `"}`)
 }
 
 // decodeShapes are 64 rows in each shape the driver decodes: as separate

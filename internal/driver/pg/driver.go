@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -78,7 +78,7 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pg.%w", err)
 	}
-	cc, err := postgres.ParseDSN(cfg.DSN)
+	cc, err := pgclient.ParseDSN(cfg.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("pg.dsn: %w", err)
 	}
@@ -95,8 +95,8 @@ func New(cfg Config) (*Driver, error) {
 	// The connect is bounded in time, and every message from the answer
 	// to the startup message on in size (connect.go).
 	Bound(cc, cfg.MaxMessage)
-	tableID, _ := postgres.ParseIdent("pg.table", cfg.Table)
-	pkID, _ := postgres.ParseIdent("pg.pk", cfg.PK)
+	tableID, _ := pgclient.ParseIdent("pg.table", cfg.Table)
+	pkID, _ := pgclient.ParseIdent("pg.pk", cfg.PK)
 	table, pk := tableID.Sanitize(), pkID.Sanitize()
 	d := &Driver{cfg: cfg, conn: cc, wl: wl, pkName: pkID[0]}
 	if wl.Kind() != workload.Writes {

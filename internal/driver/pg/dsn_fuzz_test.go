@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/fuzzcheck"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/secret"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // fileKeys are the DSN settings that make pgx read a file when it parses
@@ -16,8 +16,8 @@ import (
 var fileKeys = regexp.MustCompile(`(?i)(file|cert|key|service|sslpassword)`)
 
 // FuzzDSN: every PostgreSQL DSN (a suite's, --pg-dsn's, a companion's) is
-// parsed by postgres.ParseDSN (pgx's parser, its errors scrubbed) and shown
-// redacted by postgres.Redact. Any text is parsed or refused without a
+// parsed by pgclient.ParseDSN (pgx's parser, its errors scrubbed) and shown
+// redacted by pgclient.Redact. Any text is parsed or refused without a
 // panic; a password pgx reads is never in the redacted DSN, and a password
 // the redaction finds is never in the parse error, as a whole token, when
 // the DSN writes it once as a password (password=…, user:…@), so that one
@@ -46,8 +46,8 @@ func FuzzDSN(f *testing.F) {
 			}
 			// in text as a whole token (what the scrubbing hides)
 			in := func(text, pw string) bool { return secret.Scrub(text, pw) != text }
-			redacted := postgres.Redact(dsn)
-			cfg, err := postgres.ParseDSN(dsn)
+			redacted := pgclient.Redact(dsn)
+			cfg, err := pgclient.ParseDSN(dsn)
 			if err == nil {
 				if pw := cfg.Password; shown(pw) && in(redacted, pw) {
 					t.Fatalf("password %q in the redacted DSN %q", pw, redacted)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -84,7 +84,7 @@ func TestWrongRowCountIsUnexpected(t *testing.T) {
 		t.Errorf("outcome %+v, want Unexpected \"sql path returned 3 rows for 4 keys\"", o)
 	}
 	// A row the dataset should hold but the path does not return.
-	ctl, err := postgres.Connect(testCtx(t), needServer(t).DSN())
+	ctl, err := pgclient.Connect(testCtx(t), needServer(t).DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestUpdateOfMissingRowIsUnexpected(t *testing.T) {
 
 func TestDeadConnectionEndsDo(t *testing.T) {
 	c := openCfg(t, Config{Path: PreparedOne})
-	ctl, err := postgres.Connect(testCtx(t), needServer(t).DSN())
+	ctl, err := pgclient.Connect(testCtx(t), needServer(t).DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	closed := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	ctl, err := postgres.Connect(ctx, s.DSN())
+	ctl, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestOpenErrors(t *testing.T) {
 func TestCheckTable(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := postgres.Connect(ctx, s.DSN())
+	ctl, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,18 +263,18 @@ func TestCheckTable(t *testing.T) {
 func TestCheckReserveForTooManyConnections(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := postgres.Connect(ctx, s.DSN())
+	ctl, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctl.Close(context.Background())
-	r, err := postgres.ReadReserve(ctx, ctl)
+	r, err := pgclient.ReadReserve(ctx, ctl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("postgres: %d benchmark connections + 1 control connection need %d slots, but max_connections %d − %d reserved leaves %d",
 		r.MaxConnections, r.MaxConnections+1, r.MaxConnections, r.Reserved, r.MaxConnections-r.Reserved)
-	if err := postgres.CheckReserve(ctx, ctl, r.MaxConnections); err == nil || !strings.HasPrefix(err.Error(), want) {
+	if err := pgclient.CheckReserve(ctx, ctl, r.MaxConnections); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("CheckReserve = %v, want %q", err, want)
 	}
 }

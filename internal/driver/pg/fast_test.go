@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
 // execCtl runs statements on a control connection of the test server.
 func execCtl(t *testing.T, stmts ...string) {
 	t.Helper()
-	ctl, err := postgres.Connect(testCtx(t), needServer(t).DSN())
+	ctl, err := pgclient.Connect(testCtx(t), needServer(t).DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func FuzzRowDecoder(f *testing.F) {
 }
 
 func BenchmarkRowDecoder(b *testing.B) {
-	raw := []byte(`{"id":1234,"revision":0,"payload":"` + postgres.Payload(1234, 128) + `"}`)
+	raw := []byte(`{"id":1234,"revision":0,"payload":"` + pgclient.Payload(1234, 128) + `"}`)
 	b.Run("rowDecoder", func(b *testing.B) {
 		var d rowDecoder
 		m := map[string]any{}

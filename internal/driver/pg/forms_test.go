@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -105,7 +105,7 @@ func TestFormsReturnIdenticalRows(t *testing.T) {
 func TestReadArgsExplain(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := postgres.Connect(ctx, s.DSN())
+	ctl, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestReadArgsExplain(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, keys := range [][]int64{{3, 1, 3, 2}, {5}} {
-			plan, err := postgres.Explain(ctx, ctl, d.ReadSQL(), d.ReadArgs(keys)...)
+			plan, err := pgclient.Explain(ctx, ctl, d.ReadSQL(), d.ReadArgs(keys)...)
 			if err != nil || !strings.Contains(plan, `"Plan"`) {
 				t.Errorf("%s %v: plan %q, %v", cfg.Label(), keys, plan, err)
 			}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -156,21 +156,21 @@ func TestLoopRowsMatchFetch(t *testing.T) {
 func TestLoopMixedCounts(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := postgres.Connect(ctx, s.DSN())
+	ctl, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctl.Close(context.Background())
-	ds := postgres.Dataset{Rows: testRows, PayloadBytes: testPayload}
-	if err := postgres.ResetDataset(ctx, ctl, ds); err != nil {
+	ds := pgclient.Dataset{Rows: testRows, PayloadBytes: testPayload}
+	if err := pgclient.ResetDataset(ctx, ctl, ds); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		if err := postgres.ResetDataset(ctx, ctl, ds); err != nil {
+		if err := pgclient.ResetDataset(ctx, ctl, ds); err != nil {
 			t.Error(err)
 		}
 	}()
-	before, err := postgres.TakeStats(ctx, ctl)
+	before, err := pgclient.TakeStats(ctx, ctl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestLoopMixedCounts(t *testing.T) {
 		t.Errorf("ops %v (%v), want %v", got, d.Ops(), want)
 	}
 	writes := int64(want[d.Workload().Index(workload.Write)])
-	delta := waitStats(t, ctl, before, func(d postgres.Stats) bool { return d.TupUpdated >= writes })
+	delta := waitStats(t, ctl, before, func(d pgclient.Stats) bool { return d.TupUpdated >= writes })
 	if delta.TupUpdated != writes {
 		t.Errorf("tup_updated delta %d, want %d", delta.TupUpdated, writes)
 	}
@@ -308,7 +308,7 @@ func TestLoopBackends(t *testing.T) {
 		t.Errorf("LastDone %d, before Touch %d", b.LastDone(), before)
 	}
 
-	ctl, err := postgres.Connect(ctx, s.DSN())
+	ctl, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,14 +11,16 @@ import (
 
 	"github.com/benchrig/benchrig/internal/testenv"
 
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
+
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 )
 
 // The package's shared server and dataset, set up by the first test that
 // needs them and stopped by TestMain.
 var (
 	srvOnce sync.Once
-	srv     *postgres.Server
+	srv     *pgephemeral.Server
 	srvErr  error
 )
 
@@ -39,25 +41,25 @@ func TestMain(m *testing.M) {
 }
 
 // startServer starts the ephemeral server and loads the items dataset.
-func startServer(ctx context.Context) (*postgres.Server, error) {
-	s, err := postgres.StartEphemeral(ctx, postgres.Options{MaxConnections: 30})
+func startServer(ctx context.Context) (*pgephemeral.Server, error) {
+	s, err := pgephemeral.StartEphemeral(ctx, pgephemeral.Options{MaxConnections: 30})
 	if err != nil {
 		return nil, err
 	}
-	conn, err := postgres.Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		s.Stop(context.Background())
 		return nil, err
 	}
 	defer conn.Close(context.Background())
-	if err := postgres.CreateDataset(ctx, conn, postgres.Dataset{Rows: testRows, PayloadBytes: testPayload}); err != nil {
+	if err := pgclient.CreateDataset(ctx, conn, pgclient.Dataset{Rows: testRows, PayloadBytes: testPayload}); err != nil {
 		s.Stop(context.Background())
 		return nil, err
 	}
 	return s, nil
 }
 
-func needServer(t *testing.T) *postgres.Server {
+func needServer(t *testing.T) *pgephemeral.Server {
 	t.Helper()
 	srvOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -65,7 +67,7 @@ func needServer(t *testing.T) *postgres.Server {
 		srv, srvErr = startServer(ctx)
 	})
 	if srvErr != nil {
-		if errors.Is(srvErr, postgres.ErrNoBinaries) {
+		if errors.Is(srvErr, pgephemeral.ErrNoBinaries) {
 			testenv.Missing(t, testenv.Postgres, srvErr.Error())
 		}
 		t.Fatal(srvErr)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -31,7 +31,7 @@ func readConfigs(dsn string) []Config {
 }
 
 func wantRow(id int64) map[string]any {
-	return map[string]any{"id": float64(id), "revision": float64(0), "payload": postgres.Payload(id, testPayload)}
+	return map[string]any{"id": float64(id), "revision": float64(0), "payload": pgclient.Payload(id, testPayload)}
 }
 
 func TestPathsReturnOrderedRows(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
 // Probes are the key batches every read path of a suite must answer alike:
@@ -212,11 +212,11 @@ func CheckTable(ctx context.Context, conn *pgx.Conn, table, pk string, rows int6
 	// Counting a large table's rows takes a while: a generous bound.
 	ctx, cancel := opCtx(ctx, checkTableTimeout)
 	defer cancel()
-	tableID, err := postgres.ParseIdent("pg.table", table)
+	tableID, err := pgclient.ParseIdent("pg.table", table)
 	if err != nil {
 		return err
 	}
-	pkID, err := postgres.ParseIdent("pg.pk", pk)
+	pkID, err := pgclient.ParseIdent("pg.pk", pk)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -27,12 +28,12 @@ func benchServer(b *testing.B) string {
 	benchOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		ctl, err := postgres.Connect(ctx, s.DSN())
+		ctl, err := pgclient.Connect(ctx, s.DSN())
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer ctl.Close(context.Background())
-		if err := postgres.CreateDataset(ctx, ctl, postgres.Dataset{Table: benchTable, Rows: 4096, PayloadBytes: 128}); err != nil {
+		if err := pgclient.CreateDataset(ctx, ctl, pgclient.Dataset{Table: benchTable, Rows: 4096, PayloadBytes: 128}); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := ctl.Exec(ctx, `CREATE OR REPLACE FUNCTION bench_mget(ids bigint[]) RETURNS text[] LANGUAGE sql STABLE AS $$
@@ -45,7 +46,7 @@ func benchServer(b *testing.B) string {
 }
 
 // needServerB is needServer for a benchmark.
-func needServerB(b *testing.B) *postgres.Server {
+func needServerB(b *testing.B) *pgephemeral.Server {
 	srvOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -35,7 +35,7 @@ var mgetShapes = []struct{ name, sql string }{
 func createMget(t *testing.T) {
 	t.Helper()
 	ctx := testCtx(t)
-	ctl, err := postgres.Connect(ctx, needServer(t).DSN())
+	ctl, err := pgclient.Connect(ctx, needServer(t).DSN())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestWorkloadsIssueExactKeys(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := postgres.Connect(ctx, s.DSN())
+	ctl, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,10 +49,10 @@ func TestWorkloadsIssueExactKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			wl := d.Workload()
-			if err := postgres.ResetDataset(ctx, ctl, postgres.Dataset{Rows: testRows, PayloadBytes: testPayload}); err != nil {
+			if err := pgclient.ResetDataset(ctx, ctl, pgclient.Dataset{Rows: testRows, PayloadBytes: testPayload}); err != nil {
 				t.Fatal(err)
 			}
-			before, err := postgres.TakeStats(ctx, ctl)
+			before, err := pgclient.TakeStats(ctx, ctl)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestWorkloadsIssueExactKeys(t *testing.T) {
 			}
 			// Closed backends publish their counters as they exit.
 			minXacts := int64(reads*tc.readXacts + writes)
-			delta := waitStats(t, ctl, before, func(d postgres.Stats) bool {
+			delta := waitStats(t, ctl, before, func(d pgclient.Stats) bool {
 				return d.TupUpdated >= int64(writes) && d.XactCommit >= minXacts
 			})
 			if delta.TupUpdated != int64(writes) {
@@ -120,7 +120,7 @@ func TestWorkloadsIssueExactKeys(t *testing.T) {
 				}
 			}
 			checkRevisions(t, ctl, wantWrites)
-			if err := postgres.ResetDataset(ctx, ctl, postgres.Dataset{Rows: testRows, PayloadBytes: testPayload}); err != nil {
+			if err := pgclient.ResetDataset(ctx, ctl, pgclient.Dataset{Rows: testRows, PayloadBytes: testPayload}); err != nil {
 				t.Fatal(err)
 			}
 			checkRevisions(t, ctl, nil)
@@ -131,12 +131,12 @@ func TestWorkloadsIssueExactKeys(t *testing.T) {
 // waitStats polls pg_stat_database until done accepts the delta since
 // before (the closed backends have published their counters), bounded; the
 // caller asserts on what it returns.
-func waitStats(t *testing.T, ctl *pgx.Conn, before postgres.Stats, done func(postgres.Stats) bool) postgres.Stats {
+func waitStats(t *testing.T, ctl *pgx.Conn, before pgclient.Stats, done func(pgclient.Stats) bool) pgclient.Stats {
 	t.Helper()
 	ctx := testCtx(t)
-	deadline := time.Now().Add(3*postgres.StatsFlushDelay + 5*time.Second)
+	deadline := time.Now().Add(3*pgclient.StatsFlushDelay + 5*time.Second)
 	for {
-		after, err := postgres.TakeStats(ctx, ctl)
+		after, err := pgclient.TakeStats(ctx, ctl)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,12 +5,12 @@ import (
 	"fmt"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
 // Prepare makes the server ready for the paths: it creates the dataset on
 // an ephemeral server, checks that maxConns benchmark connections fit
-// (postgres.CheckReserve), runs pg.Preflight over every path (the table
+// (pgclient.CheckReserve), runs pg.Preflight over every path (the table
 // exists with an integer primary key and the dataset's rows, statements
 // prepare, and every read path returns the same rows for the probe
 // batches), and stores the EXPLAIN plan of each path's statements. Paths
@@ -23,7 +23,7 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 	}
 	if s.eph != nil {
 		dctx, cancel := context.WithTimeout(ctx, DatasetTimeout)
-		err := postgres.CreateDataset(dctx, s.ctl, s.opts.Dataset)
+		err := pgclient.CreateDataset(dctx, s.ctl, s.opts.Dataset)
 		cancel()
 		if err != nil {
 			return err
@@ -41,7 +41,7 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 		return err
 	}
 	octx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
-	err := postgres.CheckReserve(octx, s.ctl, maxConns)
+	err := pgclient.CheckReserve(octx, s.ctl, maxConns)
 	cancel()
 	if err != nil {
 		return err

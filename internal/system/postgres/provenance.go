@@ -8,12 +8,12 @@ import (
 	"time"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
 // changedSettings names the settings benchrig was asked to change
 // (PGOptions.Settings; shared_buffers and max_connections are among
-// postgres.InfoSettings), sorted.
+// pgclient.InfoSettings), sorted.
 func (s *PGServer) changedSettings() []string {
 	return slices.Sorted(maps.Keys(s.opts.Settings))
 }
@@ -21,7 +21,7 @@ func (s *PGServer) changedSettings() []string {
 // infoSettings are the target settings of a server's provenance: every
 // setting read back from the server, and each installed extension's
 // version as "extension.<name>".
-func infoSettings(si postgres.Info) map[string]string {
+func infoSettings(si pgclient.Info) map[string]string {
 	out := make(map[string]string, len(si.Settings)+len(si.Extensions))
 	maps.Copy(out, si.Settings)
 	for name, v := range si.Extensions {
@@ -46,9 +46,9 @@ func (s *PGServer) refreshInfo(ctx context.Context) error {
 		_ = conn.Close(cctx)
 		cancel()
 	}()
-	si, err := postgres.ServerInfo(ctx, conn, s.changedSettings()...)
+	si, err := pgclient.ServerInfo(ctx, conn, s.changedSettings()...)
 	if err != nil {
-		return fmt.Errorf("%w (server %s)", err, postgres.Redact(s.dsn))
+		return fmt.Errorf("%w (server %s)", err, pgclient.Redact(s.dsn))
 	}
 	s.info.Version, s.info.Settings = si.Version, infoSettings(si)
 	return nil

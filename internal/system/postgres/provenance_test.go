@@ -10,7 +10,8 @@ import (
 	"github.com/benchrig/benchrig/internal/testenv"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -28,9 +29,9 @@ func TestSuiteSettingsReadBack(t *testing.T) {
 		Settings: map[string]string{"plan_cache_mode": "force_generic_plan", "work_mem": "8MB",
 			"shared_preload_libraries": "pg_stat_statements"},
 		InitSQL: []string{"CREATE EXTENSION pg_stat_statements"},
-		Dataset: postgres.Dataset{Rows: 256, PayloadBytes: 32}})
+		Dataset: pgclient.Dataset{Rows: 256, PayloadBytes: 32}})
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) {
+		if errors.Is(err, pgephemeral.ErrNoBinaries) {
 			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func TestSuiteSettingsReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	conn, err := postgres.Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}

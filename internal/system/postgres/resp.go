@@ -11,12 +11,12 @@ import (
 	"time"
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	redissys "github.com/benchrig/benchrig/internal/system/redis"
 	"github.com/benchrig/benchrig/internal/target"
-	pgtarget "github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // A postgres target may serve RESP beside SQL: on an endpoint of its own
@@ -46,7 +46,7 @@ func (p *System) respAddr() (string, error) {
 	}
 	host := "127.0.0.1"
 	if !p.env.Target.Postgres.Ephemeral {
-		if cfg, err := pgtarget.ParseDSN(p.srv.DSN()); err == nil && cfg.Host != "" && !strings.HasPrefix(cfg.Host, "/") {
+		if cfg, err := pgclient.ParseDSN(p.srv.DSN()); err == nil && cfg.Host != "" && !strings.HasPrefix(cfg.Host, "/") {
 			host = cfg.Host
 		}
 	}
@@ -140,7 +140,7 @@ func (p *System) prepareRESP(ctx context.Context, addr string) error {
 		}
 	}
 	if r.VerifyAgainstPG {
-		rows := system.DatasetRows(p.env.Suite, p.env.Cells, pgtarget.DefaultRows)
+		rows := system.DatasetRows(p.env.Suite, p.env.Cells, pgclient.DefaultRows)
 		batch := redissys.ProbeBatch(p.env, r.VerifyBatch)
 		n, err := srv.VerifySource(ctx, p.srv.DSN(), p.srv.Options().Dataset.Table, "id", redissys.Templates(p.env), rows, batch)
 		if err != nil {

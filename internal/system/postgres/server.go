@@ -15,11 +15,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // PGOptions configures a PostgreSQL system under test. Its JSON form and
@@ -35,12 +36,12 @@ type PGOptions struct {
 	// the newest installation found).
 	Bin string `json:"bin,omitempty"`
 	// MaxConnections and SharedBuffers size the ephemeral server (default
-	// postgres.DefaultMaxConnections and postgres.DefaultSharedBuffers).
+	// pgephemeral.DefaultMaxConnections and pgephemeral.DefaultSharedBuffers).
 	MaxConnections int    `json:"max_connections,omitempty"`
 	SharedBuffers  string `json:"shared_buffers,omitempty"`
 	// Dataset is the benchmark table: created and reset on an ephemeral
 	// server, checked on a DSN server.
-	Dataset postgres.Dataset `json:"dataset"`
+	Dataset pgclient.Dataset `json:"dataset"`
 	// Settings are further server settings of an ephemeral server.
 	Settings map[string]string `json:"settings,omitempty"`
 	// InitSQL runs once in Prepare, after the dataset is created and
@@ -51,7 +52,7 @@ type PGOptions struct {
 // Redacted returns o with the DSN's password replaced by the placeholder of package secret.
 func (o PGOptions) Redacted() PGOptions {
 	if o.DSN != "" {
-		o.DSN = postgres.Redact(o.DSN)
+		o.DSN = pgclient.Redact(o.DSN)
 	}
 	return o
 }
@@ -67,7 +68,7 @@ func (o PGOptions) String() string {
 	if o.Ephemeral {
 		return "ephemeral postgres"
 	}
-	return "postgres " + postgres.Redact(o.DSN)
+	return "postgres " + pgclient.Redact(o.DSN)
 }
 
 // GoString is String, so that %#v does not print the password either.
@@ -81,7 +82,7 @@ func (o PGOptions) GoString() string { return o.String() }
 // Its methods are safe for concurrent use.
 type PGServer struct {
 	opts PGOptions
-	eph  *postgres.Server // nil for a DSN server
+	eph  *pgephemeral.Server // nil for a DSN server
 	dsn  string
 	proc *target.Attached // the postmaster, when visible; nil otherwise
 	info result.TargetInfo
@@ -117,17 +118,17 @@ func StartPG(ctx context.Context, opts PGOptions) (*PGServer, error) {
 	}
 	s := &PGServer{opts: opts, dsn: opts.DSN}
 	if opts.Ephemeral {
-		eph, err := postgres.StartEphemeral(ctx, postgres.Options{
+		eph, err := pgephemeral.StartEphemeral(ctx, pgephemeral.Options{
 			Bin: opts.Bin, MaxConnections: opts.MaxConnections, SharedBuffers: opts.SharedBuffers, Settings: opts.Settings,
 		})
 		if err != nil {
 			return nil, err
 		}
 		s.eph, s.dsn = eph, eph.DSN()
-	} else if cfg, err := postgres.ParseDSN(s.dsn); err != nil {
+	} else if cfg, err := pgclient.ParseDSN(s.dsn); err != nil {
 		return nil, err
-	} else if err := postgres.ProbeWire(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("%w (DSN %s)", err, postgres.Redact(s.dsn))
+	} else if err := pgclient.ProbeWire(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("%w (DSN %s)", err, pgclient.Redact(s.dsn))
 	}
 	if err := s.connect(ctx); err != nil {
 		_ = s.Stop(context.Background())
@@ -145,12 +146,12 @@ func (s *PGServer) connect(ctx context.Context) error {
 	s.ctl = ctl
 	octx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
 	defer cancel()
-	si, err := postgres.ServerInfo(octx, ctl, s.changedSettings()...)
+	si, err := pgclient.ServerInfo(octx, ctl, s.changedSettings()...)
 	if err != nil {
-		return fmt.Errorf("%w (server %s)", err, postgres.Redact(s.dsn))
+		return fmt.Errorf("%w (server %s)", err, pgclient.Redact(s.dsn))
 	}
 	s.info = result.TargetInfo{
-		Name: postgres.Redact(s.dsn), Kind: "postgres", Version: si.Version, Settings: infoSettings(si),
+		Name: pgclient.Redact(s.dsn), Kind: "postgres", Version: si.Version, Settings: infoSettings(si),
 	}
 	pid := 0
 	if s.eph != nil {
@@ -213,7 +214,7 @@ func procParent(pid int) (comm string, ppid int, ok bool) {
 }
 
 // DSN returns the full connection string for drivers. It may hold a
-// password: keep it in memory, show postgres.Redact(DSN()).
+// password: keep it in memory, show pgclient.Redact(DSN()).
 func (s *PGServer) DSN() string { return s.dsn }
 
 // Options returns the options the server was started with (print them
@@ -299,7 +300,7 @@ func (s *PGServer) Stop(ctx context.Context) error {
 
 // Info describes the server for every sample: kind "postgres", the
 // redacted DSN as its name, version and settings as read back from the
-// server (postgres.InfoSettings such as fsync, shared_buffers,
+// server (pgclient.InfoSettings such as fsync, shared_buffers,
 // plan_cache_mode and shared_preload_libraries, every setting of
 // PGOptions.Settings, and "extension.<name>": version of each installed
 // extension; read again after init_sql), the postmaster's PID, and the
@@ -316,7 +317,7 @@ func (s *PGServer) Info() *result.TargetInfo {
 }
 
 // Reset brings the dataset back to its initial state before a sample
-// (postgres.ResetDataset: TRUNCATE and reload, VACUUM (FREEZE, ANALYZE),
+// (pgclient.ResetDataset: TRUNCATE and reload, VACUUM (FREEZE, ANALYZE),
 // warm scans). On a DSN server the table is the user's: it is reset only
 // when a prepared path writes, and otherwise left alone.
 func (s *PGServer) Reset(ctx context.Context) error {
@@ -330,7 +331,7 @@ func (s *PGServer) Reset(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, DatasetTimeout)
 	defer cancel()
-	return postgres.ResetDataset(ctx, s.ctl, s.opts.Dataset)
+	return pgclient.ResetDataset(ctx, s.ctl, s.opts.Dataset)
 }
 
 // DatasetTimeout bounds creating or resetting the dataset, and each
@@ -338,11 +339,11 @@ func (s *PGServer) Reset(ctx context.Context) error {
 // answering does not hold the run for ever.
 const DatasetTimeout = 30 * time.Minute
 
-// explain is postgres.Explain on the control connection, bounded.
+// explain is pgclient.Explain on the control connection, bounded.
 func (s *PGServer) explain(ctx context.Context, sql string, args ...any) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
 	defer cancel()
-	return postgres.Explain(ctx, s.ctl, sql, args...)
+	return pgclient.Explain(ctx, s.ctl, sql, args...)
 }
 
 // ctlErr says why the control connection cannot be used: the server was
@@ -355,7 +356,7 @@ func (s *PGServer) ctlErr() error {
 	case s.ctl.IsClosed() && s.stopped:
 		return errors.New("postgres: the server was stopped")
 	case s.ctl.IsClosed():
-		return fmt.Errorf("postgres: the control connection to %s was lost (a statement on it failed or got no answer in time)", postgres.Redact(s.dsn))
+		return fmt.Errorf("postgres: the control connection to %s was lost (a statement on it failed or got no answer in time)", pgclient.Redact(s.dsn))
 	}
 	return nil
 }
@@ -367,7 +368,7 @@ func (s *PGServer) ctlErr() error {
 // every default update increments: an exact count of committed writes).
 // Backends publish their counters lazily; Spec's source makes the
 // sample's own backends publish theirs at the window's edges, this one
-// cannot (see postgres.StatsFlushDelay).
+// cannot (see pgclient.StatsFlushDelay).
 func (s *PGServer) Stats() system.StatsSource { return &pgStats{s: s} }
 
 // Spec returns a run.Spec for one sample of path on this server: Protocol

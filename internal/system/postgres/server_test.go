@@ -15,11 +15,12 @@ import (
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/system"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -28,9 +29,9 @@ import (
 func startTestPG(t *testing.T, ctx context.Context) *PGServer {
 	t.Helper()
 	s, err := StartPG(ctx, PGOptions{Ephemeral: true, MaxConnections: 16,
-		Dataset: postgres.Dataset{Rows: 512, PayloadBytes: 64}})
+		Dataset: pgclient.Dataset{Rows: 512, PayloadBytes: 64}})
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) {
+		if errors.Is(err, pgephemeral.ErrNoBinaries) {
 			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func TestPGServer(t *testing.T) {
 	if sum, err := hex.DecodeString(info.SHA256); err != nil || len(sum) != 32 || filepath.Base(info.Binary) != "postgres" {
 		t.Errorf("binary %q sha256 %q", info.Binary, info.SHA256)
 	}
-	if info.Name != postgres.Redact(s.DSN()) {
+	if info.Name != pgclient.Redact(s.DSN()) {
 		t.Errorf("name %q, want the redacted DSN", info.Name)
 	}
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/proc"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // pgSampleDriver is one sample's pg driver. It keeps the connections and
@@ -179,7 +179,7 @@ func (st *pgStats) publishWarmup(ctx context.Context) error {
 	if last == 0 {
 		return nil // no operation yet: nothing of the sample is pending
 	}
-	wait := time.Duration(last + int64(postgres.StatsFlushDelay+statsMargin) - driver.Now())
+	wait := time.Duration(last + int64(pgclient.StatsFlushDelay+statsMargin) - driver.Now())
 	if err := sleepCtx(ctx, wait); err != nil {
 		return err
 	}
@@ -343,8 +343,8 @@ func (s *PGServer) readStats(ctx context.Context, before bool) (map[string]float
 		err = s.readTable(ctx, out)
 	}
 	if err == nil {
-		var st postgres.Stats
-		if st, err = postgres.TakeStats(ctx, s.ctl); err == nil {
+		var st pgclient.Stats
+		if st, err = pgclient.TakeStats(ctx, s.ctl); err == nil {
 			for k, v := range map[string]int64{
 				"xact_commit": st.XactCommit, "xact_rollback": st.XactRollback,
 				"blks_hit": st.BlksHit, "blks_read": st.BlksRead,
@@ -367,7 +367,7 @@ func (s *PGServer) readStats(ctx context.Context, before bool) (map[string]float
 // readTable reads the dataset table's row count, and the sum of its
 // revision column when it has one.
 func (s *PGServer) readTable(ctx context.Context, out map[string]float64) error {
-	id, err := postgres.ParseIdent("dataset.table", s.opts.Dataset.Table)
+	id, err := pgclient.ParseIdent("dataset.table", s.opts.Dataset.Table)
 	if err != nil {
 		return err
 	}

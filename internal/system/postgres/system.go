@@ -7,12 +7,13 @@ import (
 	"time"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	redissys "github.com/benchrig/benchrig/internal/system/redis"
 	"github.com/benchrig/benchrig/internal/target"
-	pgtarget "github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // System is a suite's PostgreSQL target: started (or reached) once for the
@@ -35,7 +36,7 @@ func New(env system.Env) (system.System, error) { return &System{env: env}, nil 
 func Options(env system.Env) (PGOptions, error) {
 	pt := env.Target.Postgres
 	opts := PGOptions{Ephemeral: pt.Ephemeral, DSN: pt.DSN, Bin: suite.Expand(pt.BinDir, env.Params), MaxConnections: pt.MaxConnections,
-		SharedBuffers: pt.SharedBuffers, Dataset: pgtarget.Dataset{Table: pt.Table, Rows: system.DatasetRows(env.Suite, env.Cells, pgtarget.DefaultRows),
+		SharedBuffers: pt.SharedBuffers, Dataset: pgclient.Dataset{Table: pt.Table, Rows: system.DatasetRows(env.Suite, env.Cells, pgclient.DefaultRows),
 			PayloadBytes: pt.PayloadBytes}, Settings: pt.Settings, InitSQL: pt.InitSQL}
 	if pt.DSNEnv != "" {
 		opts.DSN = env.Getenv(pt.DSNEnv)
@@ -48,7 +49,7 @@ func Options(env system.Env) (PGOptions, error) {
 		if pt.Sidecar != nil {
 			n *= 2 // a sidecar may hold a connection per client of its own
 		}
-		opts.MaxConnections = pgtarget.MaxConnectionsFor(n)
+		opts.MaxConnections = pgephemeral.MaxConnectionsFor(n)
 	}
 	return opts, nil
 }

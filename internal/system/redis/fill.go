@@ -11,10 +11,10 @@ import (
 	"time"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/pgclient"
 	wire "github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // redisFillChunk is how many SETs a fill pipelines per write. The MGETs of
@@ -176,7 +176,7 @@ func (s *RedisServer) checkRows(ctx context.Context, keyTemplate, db string, ids
 type Rows func(yield func(id int64, rowJSON []byte) bool) error
 
 // DemoRows yields ids 1 … n of the demo dataset as row_to_json would render
-// them: {"id":N,"revision":0,"payload":"…"} with postgres.Payload's
+// them: {"id":N,"revision":0,"payload":"…"} with pgclient.Payload's
 // payloadBytes of payload, so that a redis filled from them holds exactly
 // what a fill from PostgreSQL's demo table would.
 func DemoRows(n int64, payloadBytes int) Rows {
@@ -197,7 +197,7 @@ func DemoRow(dst []byte, id int64, payloadBytes int) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = strconv.AppendInt(dst, id, 10)
 	dst = append(dst, `,"revision":0,"payload":`...)
-	dst = strconv.AppendQuote(dst, postgres.Payload(id, payloadBytes)) // ASCII letters, digits and '-': JSON and Go quoting agree
+	dst = strconv.AppendQuote(dst, pgclient.Payload(id, payloadBytes)) // ASCII letters, digits and '-': JSON and Go quoting agree
 	return append(dst, '}')
 }
 
@@ -206,11 +206,11 @@ func DemoRow(dst []byte, id int64, payloadBytes int) []byte {
 // maxID > 0 stops at that key. The DSN's password never appears in errors.
 func PGRows(ctx context.Context, dsn, table, pk string, maxID int64) Rows {
 	return func(yield func(int64, []byte) bool) error {
-		tid, err := postgres.ParseIdent("table", table)
+		tid, err := pgclient.ParseIdent("table", table)
 		if err != nil {
 			return err
 		}
-		pid, err := postgres.ParseIdent("pk", pk)
+		pid, err := pgclient.ParseIdent("pk", pk)
 		if err != nil {
 			return err
 		}
@@ -259,8 +259,8 @@ const pgRowsTimeout = 30 * time.Minute
 
 // redisScrubPG removes the DSN's password from err's text.
 func redisScrubPG(err error, dsn string) error {
-	if cfg, perr := postgres.ParseDSN(dsn); perr == nil && cfg.Password != "" {
-		return postgres.Scrub(err, cfg.Password)
+	if cfg, perr := pgclient.ParseDSN(dsn); perr == nil && cfg.Password != "" {
+		return pgclient.Scrub(err, cfg.Password)
 	}
 	return err
 }

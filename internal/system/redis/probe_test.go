@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 	"github.com/benchrig/benchrig/internal/testenv"
 )
 
@@ -27,7 +27,7 @@ func TestPreflightProbeBoundedBySuiteBatch(t *testing.T) {
 	const rows = 300
 	pg, err := startFillSource(ctx, "items", "id", rows)
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) {
+		if errors.Is(err, pgephemeral.ErrNoBinaries) {
 			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)

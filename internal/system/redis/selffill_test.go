@@ -12,9 +12,9 @@ import (
 
 	"github.com/benchrig/benchrig/internal/testenv"
 
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // TestSelfFilledVerify: a redis target that fills itself (fill: false)
@@ -29,7 +29,7 @@ func TestSelfFilledVerify(t *testing.T) {
 	const rows = 200
 	pg, err := startFillSource(ctx, "items", "id", rows)
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) {
+		if errors.Is(err, pgephemeral.ErrNoBinaries) {
 			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)

@@ -16,10 +16,11 @@ import (
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
 	"github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/system"
-	"github.com/benchrig/benchrig/internal/target/postgres"
 )
 
 // needRedisServer skips without redis-server, or fails under CI.
@@ -69,7 +70,7 @@ func TestDemoRowShape(t *testing.T) {
 		t.Fatalf("%s: %v", b, err)
 	}
 	p, _ := v["payload"].(string)
-	if v["id"] != float64(42) || v["revision"] != float64(0) || p != postgres.Payload(42, 128) || len(p) != 128 {
+	if v["id"] != float64(42) || v["revision"] != float64(0) || p != pgclient.Payload(42, 128) || len(p) != 128 {
 		t.Fatalf("demo row %s", b)
 	}
 	ids := ProbeIDs(3)
@@ -171,7 +172,7 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	const rows = 300
 	pg, err := startFillSource(ctx, "items", "id", rows)
 	if err != nil {
-		if errors.Is(err, postgres.ErrNoBinaries) {
+		if errors.Is(err, pgephemeral.ErrNoBinaries) {
 			testenv.Missing(t, testenv.Postgres, err.Error())
 		}
 		t.Fatal(err)
@@ -185,7 +186,7 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	}
 
 	// Every key equals row_to_json of its row, read independently.
-	conn, err := postgres.Connect(ctx, pg.DSN())
+	conn, err := pgclient.Connect(ctx, pg.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,8 +209,8 @@ func TestFillFromPGAndVerify(t *testing.T) {
 		want[id] = v
 		// The generated fill's rows are the demo table's rows.
 		var demo any
-		if err := json.Unmarshal(DemoRow(nil, id, postgres.DefaultPayloadBytes), &demo); err != nil || !reflect.DeepEqual(demo, v) {
-			t.Fatalf("DemoRow(%d) = %s, PostgreSQL has %s", id, DemoRow(nil, id, postgres.DefaultPayloadBytes), text)
+		if err := json.Unmarshal(DemoRow(nil, id, pgclient.DefaultPayloadBytes), &demo); err != nil || !reflect.DeepEqual(demo, v) {
+			t.Fatalf("DemoRow(%d) = %s, PostgreSQL has %s", id, DemoRow(nil, id, pgclient.DefaultPayloadBytes), text)
 		}
 	}
 	if r.Err() != nil || len(want) != rows {

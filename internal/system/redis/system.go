@@ -7,10 +7,11 @@ import (
 	"time"
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
-	pgtarget "github.com/benchrig/benchrig/internal/target/postgres"
 	"github.com/benchrig/benchrig/internal/textclip"
 )
 
@@ -94,7 +95,7 @@ func (r *System) note(format string, args ...any) { r.env.Note(format, args...) 
 // fill writes the rows under every key template of the plan's resp paths.
 func (r *System) fill(ctx context.Context) error {
 	rt := r.env.Target.Redis
-	rows := system.DatasetRows(r.env.Suite, r.env.Cells, pgtarget.DefaultRows)
+	rows := system.DatasetRows(r.env.Suite, r.env.Cells, pgclient.DefaultRows)
 	if rt.Fill != nil && !*rt.Fill {
 		return r.verifySelfFilled(ctx, rows)
 	}
@@ -102,7 +103,7 @@ func (r *System) fill(ctx context.Context) error {
 	if fp := rt.FillFromPG; fp != nil {
 		table, pk = fp.Table, fp.PK
 		if table == "" {
-			table = pgtarget.DefaultTable
+			table = pgclient.DefaultTable
 		}
 		if pk == "" {
 			pk = "id"
@@ -135,13 +136,13 @@ func (r *System) fill(ctx context.Context) error {
 		done[tmpl] = true
 		start := time.Now()
 		if dsn == "" {
-			n, err := r.srv.Fill(ctx, DemoRows(rows, pgtarget.DefaultPayloadBytes), tmpl)
+			n, err := r.srv.Fill(ctx, DemoRows(rows, pgclient.DefaultPayloadBytes), tmpl)
 			if err != nil {
 				return fmt.Errorf("fill %q: %w", textclip.String(tmpl), err)
 			}
 			r.note("Filled %d keys (%s, generated demo rows) in %s\n", n, textclip.String(tmpl), time.Since(start).Round(time.Millisecond))
 			if p.RESP.ValidateSampled > 0 {
-				ref, err := Reference(DemoRows(rows, pgtarget.DefaultPayloadBytes), rows)
+				ref, err := Reference(DemoRows(rows, pgclient.DefaultPayloadBytes), rows)
 				if err != nil {
 					return err
 				}
@@ -174,17 +175,17 @@ func (r *System) fill(ctx context.Context) error {
 
 // startFillSource starts a throwaway PostgreSQL with the demo table to
 // fill from (its key column is id).
-func startFillSource(ctx context.Context, table, pk string, rows int64) (*pgtarget.Server, error) {
+func startFillSource(ctx context.Context, table, pk string, rows int64) (*pgephemeral.Server, error) {
 	if pk != "id" {
 		return nil, fmt.Errorf("redis.fill_from_pg: the ephemeral server's demo table %s has the key id, not %q", table, pk)
 	}
-	eph, err := pgtarget.StartEphemeral(ctx, pgtarget.Options{MaxConnections: pgtarget.MaxConnectionsFor(1)})
+	eph, err := pgephemeral.StartEphemeral(ctx, pgephemeral.Options{MaxConnections: pgephemeral.MaxConnectionsFor(1)})
 	if err != nil {
 		return nil, fmt.Errorf("start the ephemeral PostgreSQL to fill from: %w", err)
 	}
-	conn, err := pgtarget.Connect(ctx, eph.DSN())
+	conn, err := pgclient.Connect(ctx, eph.DSN())
 	if err == nil {
-		err = pgtarget.CreateDataset(ctx, conn, pgtarget.Dataset{Table: table, Rows: rows})
+		err = pgclient.CreateDataset(ctx, conn, pgclient.Dataset{Table: table, Rows: rows})
 		conn.Close(context.Background())
 	}
 	if err != nil {

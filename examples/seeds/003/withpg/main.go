@@ -25,7 +25,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
+
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 )
 
 // envName is what -env accepts.
@@ -75,7 +77,7 @@ func run(args []string) (int, error) {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := postgres.StartEphemeral(ctx, postgres.Options{MaxConnections: *conns})
+	srv, err := pgephemeral.StartEphemeral(ctx, pgephemeral.Options{MaxConnections: *conns})
 	if err != nil {
 		return 1, err
 	}
@@ -120,7 +122,7 @@ func run(args []string) (int, error) {
 
 // load runs the SQL file's statements (one simple-protocol batch).
 func load(ctx context.Context, dsn, sql string) error {
-	conn, err := postgres.Connect(ctx, dsn)
+	conn, err := pgclient.Connect(ctx, dsn)
 	if err != nil {
 		return err
 	}

@@ -18,14 +18,15 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver/pg/pgtest"
-	"github.com/benchrig/benchrig/internal/target/postgres"
+	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 )
 
 func main() {
 	dsn := flag.String("dsn", "", "the real server's URL DSN (default: start an ephemeral server)")
 	b := flag.String("behaviour", string(pgtest.Relay), "one of: relay, "+names())
 	after := flag.Int64("after", 20, "executions of benchrig's statements relayed before a mid-run behaviour starts")
-	rows := flag.Int64("rows", postgres.DefaultRows, "rows of the ephemeral server's demo table")
+	rows := flag.Int64("rows", pgclient.DefaultRows, "rows of the ephemeral server's demo table")
 	out := flag.String("o", "", "also write the proxy's DSN to this file")
 	flag.Parse()
 	if err := run(*dsn, pgtest.Behaviour(*b), *after, *rows, *out); err != nil {
@@ -48,16 +49,16 @@ func run(dsn string, b pgtest.Behaviour, after, rows int64, out string) error {
 	if dsn == "" {
 		sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		srv, err := postgres.StartEphemeral(sctx, postgres.Options{MaxConnections: 100})
+		srv, err := pgephemeral.StartEphemeral(sctx, pgephemeral.Options{MaxConnections: 100})
 		if err != nil {
 			return err
 		}
 		defer srv.Stop(context.Background())
-		conn, err := postgres.Connect(sctx, srv.DSN())
+		conn, err := pgclient.Connect(sctx, srv.DSN())
 		if err != nil {
 			return err
 		}
-		err = postgres.CreateDataset(sctx, conn, postgres.Dataset{Rows: rows})
+		err = pgclient.CreateDataset(sctx, conn, pgclient.Dataset{Rows: rows})
 		conn.Close(context.Background())
 		if err != nil {
 			return err

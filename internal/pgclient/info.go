@@ -1,9 +1,11 @@
-package postgres
+package pgclient
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -110,4 +112,24 @@ func Explain(ctx context.Context, conn *pgx.Conn, sql string, args ...any) (stri
 		return "", fmt.Errorf("postgres: explain %q: plan is not JSON", sql)
 	}
 	return string(plan), nil
+}
+
+// ParseVersion reads "postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
+// into ("15.18 (Debian 15.18-0+deb12u1)", 15).
+func ParseVersion(s string) (version string, major int) {
+	s = strings.TrimSpace(s)
+	_, v, ok := strings.Cut(s, "(PostgreSQL) ")
+	if !ok {
+		return "", 0
+	}
+	num := v
+	if i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' }); i >= 0 {
+		num = v[:i]
+	}
+	first, _, _ := strings.Cut(num, ".")
+	m, err := strconv.Atoi(first)
+	if err != nil {
+		return "", 0
+	}
+	return v, m
 }

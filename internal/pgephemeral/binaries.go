@@ -1,4 +1,4 @@
-package postgres
+package pgephemeral
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/target"
 )
 
@@ -111,29 +112,9 @@ func describe(ctx context.Context, dir string) (Binaries, error) {
 	if err != nil {
 		return b, fmt.Errorf("postgres: run %s --version: %w", b.Postgres(), err)
 	}
-	b.Version, b.Major = parseVersion(string(out))
+	b.Version, b.Major = pgclient.ParseVersion(string(out))
 	if b.Major == 0 {
 		return b, fmt.Errorf("postgres: %s --version printed %q, not a PostgreSQL version", b.Postgres(), strings.TrimSpace(string(out)))
 	}
 	return b, nil
-}
-
-// parseVersion reads "postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
-// into ("15.18 (Debian 15.18-0+deb12u1)", 15).
-func parseVersion(s string) (version string, major int) {
-	s = strings.TrimSpace(s)
-	_, v, ok := strings.Cut(s, "(PostgreSQL) ")
-	if !ok {
-		return "", 0
-	}
-	num := v
-	if i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' }); i >= 0 {
-		num = v[:i]
-	}
-	first, _, _ := strings.Cut(num, ".")
-	m, err := strconv.Atoi(first)
-	if err != nil {
-		return "", 0
-	}
-	return v, m
 }

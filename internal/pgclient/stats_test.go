@@ -1,4 +1,4 @@
-package postgres
+package pgclient_test
 
 import (
 	"encoding/json"
@@ -6,27 +6,29 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
 func TestStatsDelta(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := Connect(ctx, s.DSN())
+	ctl, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctl.Close(ctx)
-	d := Dataset{Table: "stats_test", Rows: 50, PayloadBytes: 16}
-	if err := CreateDataset(ctx, ctl, d); err != nil {
+	d := pgclient.Dataset{Table: "stats_test", Rows: 50, PayloadBytes: 16}
+	if err := pgclient.CreateDataset(ctx, ctl, d); err != nil {
 		t.Fatal(err)
 	}
-	before, err := TakeStats(ctx, ctl)
+	before, err := pgclient.TakeStats(ctx, ctl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Work on another connection, closed afterwards so that its counters
 	// are published when its backend exits.
-	work, err := Connect(ctx, s.DSN())
+	work, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +45,10 @@ func TestStatsDelta(t *testing.T) {
 		}
 	}
 	work.Close(ctx)
-	var delta Stats
-	deadline := time.Now().Add(3*StatsFlushDelay + 5*time.Second)
+	var delta pgclient.Stats
+	deadline := time.Now().Add(3*pgclient.StatsFlushDelay + 5*time.Second)
 	for {
-		after, err := TakeStats(ctx, ctl)
+		after, err := pgclient.TakeStats(ctx, ctl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +73,7 @@ func TestStatsDelta(t *testing.T) {
 	if delta.At.IsZero() {
 		t.Error("Stats.At is zero")
 	}
-	if (Stats{}).HitRatio() != 1 {
+	if (pgclient.Stats{}).HitRatio() != 1 {
 		t.Error("HitRatio of no reads should be 1")
 	}
 }
@@ -79,12 +81,12 @@ func TestStatsDelta(t *testing.T) {
 func TestServerInfoAndExplain(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	conn, err := Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	info, err := ServerInfo(ctx, conn)
+	info, err := pgclient.ServerInfo(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +105,10 @@ func TestServerInfoAndExplain(t *testing.T) {
 	if has16 != (info.VersionNum >= 160000) {
 		t.Errorf("reserved_connections present = %v on version %d", has16, info.VersionNum)
 	}
-	if err := CreateDataset(ctx, conn, Dataset{Table: "explain_test", Rows: 20}); err != nil {
+	if err := pgclient.CreateDataset(ctx, conn, pgclient.Dataset{Table: "explain_test", Rows: 20}); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := Explain(ctx, conn, "SELECT row_to_json(t) FROM explain_test t WHERE id = ANY($1)", []int64{1, 2})
+	plan, err := pgclient.Explain(ctx, conn, "SELECT row_to_json(t) FROM explain_test t WHERE id = ANY($1)", []int64{1, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestServerInfoAndExplain(t *testing.T) {
 	if err := json.Unmarshal([]byte(plan), &parsed); err != nil || len(parsed) != 1 || parsed[0]["Plan"] == nil {
 		t.Errorf("plan %q is not EXPLAIN JSON: %v", plan, err)
 	}
-	if _, err := Explain(ctx, conn, "SELECT * FROM no_such_table"); err == nil || !strings.Contains(err.Error(), "no_such_table") {
+	if _, err := pgclient.Explain(ctx, conn, "SELECT * FROM no_such_table"); err == nil || !strings.Contains(err.Error(), "no_such_table") {
 		t.Errorf("Explain of a bad query: %v", err)
 	}
 }
@@ -122,12 +124,12 @@ func TestServerInfoAndExplain(t *testing.T) {
 func TestCheckReserve(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	conn, err := Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	r, err := ReadReserve(ctx, conn)
+	r, err := pgclient.ReadReserve(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,19 +137,19 @@ func TestCheckReserve(t *testing.T) {
 		t.Errorf("reserve %+v, server set max_connections %s", r, s.Settings()["max_connections"])
 	}
 	fits := r.Available() - 1
-	if err := CheckReserve(ctx, conn, fits); err != nil {
+	if err := pgclient.CheckReserve(ctx, conn, fits); err != nil {
 		t.Errorf("CheckReserve(%d) with %+v: %v", fits, r, err)
 	}
 	// Other tests may hold connections; read again right before the check.
-	r, _ = ReadReserve(ctx, conn)
+	r, _ = pgclient.ReadReserve(ctx, conn)
 	tooMany := r.MaxConnections
-	err = CheckReserve(ctx, conn, tooMany)
+	err = pgclient.CheckReserve(ctx, conn, tooMany)
 	want := fmt.Sprintf("postgres: %d benchmark connections + 1 control connection need %d slots, but max_connections %d − %d reserved leaves %d",
 		tooMany, tooMany+1, r.MaxConnections, r.Reserved, r.MaxConnections-r.Reserved)
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("CheckReserve(%d) = %v, want %q", tooMany, err, want)
 	}
-	if err := CheckReserve(ctx, conn, -1); err == nil {
+	if err := pgclient.CheckReserve(ctx, conn, -1); err == nil {
 		t.Error("CheckReserve(-1) accepted")
 	}
 }

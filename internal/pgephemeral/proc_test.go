@@ -1,4 +1,4 @@
-package postgres
+package pgephemeral
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/proc"
 )
 
@@ -69,9 +70,9 @@ func TestFindBinaries(t *testing.T) {
 		{"postgres (PostgreSQL) 9.6.24", "9.6.24", 9},
 		{"something else 1.2", "", 0},
 	} {
-		v, m := parseVersion(tc.in)
+		v, m := pgclient.ParseVersion(tc.in)
 		if v != tc.version || m != tc.major {
-			t.Errorf("parseVersion(%q) = %q %d, want %q %d", tc.in, v, m, tc.version, tc.major)
+			t.Errorf("ParseVersion(%q) = %q %d, want %q %d", tc.in, v, m, tc.version, tc.major)
 		}
 	}
 	if versionOf("/usr/lib/postgresql/16/bin") <= versionOf("/usr/lib/postgresql/9.6/bin") {

@@ -1,4 +1,4 @@
-package postgres
+package pgclient
 
 import (
 	"context"
@@ -102,6 +102,6 @@ func TakeStats(ctx context.Context, conn *pgx.Conn) (Stats, error) {
 // serverMajor is the server's major version from the connection's
 // server_version parameter; 0 when unknown.
 func serverMajor(conn *pgx.Conn) int {
-	_, major := parseVersion("(PostgreSQL) " + conn.PgConn().ParameterStatus("server_version"))
+	_, major := ParseVersion("(PostgreSQL) " + conn.PgConn().ParameterStatus("server_version"))
 	return major
 }

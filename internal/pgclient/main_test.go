@@ -1,4 +1,4 @@
-package postgres
+package pgclient_test
 
 import (
 	"context"
@@ -9,14 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // srv is the package's shared server, started by the first test that
-// needs it (so that fuzzing workers start none) and stopped by TestMain.
+// needs it and stopped by TestMain.
 var (
 	srvOnce sync.Once
-	srv     *Server
+	srv     *pgephemeral.Server
 	srvErr  error
 )
 
@@ -33,25 +34,20 @@ func TestMain(m *testing.M) {
 
 // needServer returns the shared server, or skips (outside CI) when there
 // are no PostgreSQL binaries.
-func needServer(t *testing.T) *Server {
+func needServer(t *testing.T) *pgephemeral.Server {
 	t.Helper()
 	srvOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		srv, srvErr = StartEphemeral(ctx, Options{MaxConnections: 20})
+		srv, srvErr = pgephemeral.StartEphemeral(ctx, pgephemeral.Options{MaxConnections: 20})
 	})
 	if srvErr != nil {
-		skipOrFatal(t, srvErr)
+		if errors.Is(srvErr, pgephemeral.ErrNoBinaries) {
+			testenv.Missing(t, testenv.Postgres, srvErr.Error())
+		}
+		t.Fatal(srvErr)
 	}
 	return srv
-}
-
-func skipOrFatal(t *testing.T, err error) {
-	t.Helper()
-	if errors.Is(err, ErrNoBinaries) {
-		testenv.Missing(t, testenv.Postgres, err.Error())
-	}
-	t.Fatal(err)
 }
 
 // testCtx is a context bounded for one test.

@@ -1,6 +1,10 @@
-package postgres
+package pgclient_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/benchrig/benchrig/internal/pgclient"
+)
 
 // TestServerInfoExtras checks the provenance read back from the server:
 // extra settings by name (NotSet for one the server does not know, a
@@ -10,7 +14,7 @@ import "testing"
 func TestServerInfoExtras(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	conn, err := Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +22,7 @@ func TestServerInfoExtras(t *testing.T) {
 	if _, err := conn.Exec(ctx, "SET benchrig_test.knob = 'on'"); err != nil {
 		t.Fatal(err)
 	}
-	info, err := ServerInfo(ctx, conn, "work_mem", "benchrig_test.knob", "benchrig_test.absent")
+	info, err := pgclient.ServerInfo(ctx, conn, "work_mem", "benchrig_test.knob", "benchrig_test.absent")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +30,7 @@ func TestServerInfoExtras(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SHOW work_mem").Scan(&workMem); err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[string]string{"work_mem": workMem, "benchrig_test.knob": "on", "benchrig_test.absent": NotSet, "plan_cache_mode": "auto"} {
+	for k, want := range map[string]string{"work_mem": workMem, "benchrig_test.knob": "on", "benchrig_test.absent": pgclient.NotSet, "plan_cache_mode": "auto"} {
 		if got := info.Settings[k]; got != want {
 			t.Errorf("setting %s = %q, want %q", k, got, want)
 		}

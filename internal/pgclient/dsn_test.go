@@ -1,4 +1,4 @@
-package postgres
+package pgclient_test
 
 import (
 	"context"
@@ -6,11 +6,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
 func TestRedactIsThePolicy(t *testing.T) {
 	// The cases live with the policy (internal/secret TestDSN, FuzzRedact).
-	if got := Redact("postgres://bench:s3cret@db/app"); got != "postgres://bench:"+Redacted+"@db/app" {
+	if got := pgclient.Redact("postgres://bench:s3cret@db/app"); got != "postgres://bench:"+pgclient.Redacted+"@db/app" {
 		t.Errorf("Redact = %q", got)
 	}
 }
@@ -21,7 +23,7 @@ func TestParseDSNErrorHidesPassword(t *testing.T) {
 		"host=db port=notaport password=Sup3rSecret",
 		"host=db password='Sup3rSecret",
 	} {
-		_, err := ParseDSN(dsn)
+		_, err := pgclient.ParseDSN(dsn)
 		if err == nil {
 			t.Errorf("ParseDSN(%q) accepted it", dsn)
 			continue
@@ -38,7 +40,7 @@ func TestParseDSNErrorHidesPassword(t *testing.T) {
 func TestWrongPasswordNotInError(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	conn, err := Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func TestWrongPasswordNotInError(t *testing.T) {
 		"postgres://pwtest:" + wrong + "@" + base,
 		"host=127.0.0.1 port=" + strconv.Itoa(s.Port()) + " user=pwtest dbname=postgres sslmode=disable password='" + wrong + "'",
 	} {
-		_, err := Connect(ctx, dsn)
+		_, err := pgclient.Connect(ctx, dsn)
 		if err == nil {
 			t.Fatalf("connected with a wrong password")
 		}
@@ -62,18 +64,18 @@ func TestWrongPasswordNotInError(t *testing.T) {
 		if !strings.Contains(err.Error(), "password authentication failed") {
 			t.Errorf("connect error %q does not say why", err)
 		}
-		if !strings.Contains(err.Error(), Redacted) {
+		if !strings.Contains(err.Error(), pgclient.Redacted) {
 			t.Errorf("connect error %q does not name the redacted DSN", err)
 		}
 	}
 	t.Setenv("PGPASSWORD", right)
-	c2, err := Connect(ctx, "postgres://pwtest@"+base)
+	c2, err := pgclient.Connect(ctx, "postgres://pwtest@"+base)
 	if err != nil {
 		t.Fatalf("right password from PGPASSWORD: %v", err)
 	}
 	c2.Close(ctx)
 	t.Setenv("PGPASSWORD", wrong)
-	if _, err := Connect(ctx, "postgres://pwtest@"+base); err == nil || strings.Contains(err.Error(), wrong) {
+	if _, err := pgclient.Connect(ctx, "postgres://pwtest@"+base); err == nil || strings.Contains(err.Error(), wrong) {
 		t.Errorf("wrong PGPASSWORD: error %v (must fail without showing it)", err)
 	}
 }
@@ -87,20 +89,20 @@ func TestUnreachable(t *testing.T) {
 	l.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*1e9)
 	defer cancel()
-	_, err = Connect(ctx, "postgres://u:Hidd3nPw@127.0.0.1:"+strconv.Itoa(port)+"/db?connect_timeout=2")
+	_, err = pgclient.Connect(ctx, "postgres://u:Hidd3nPw@127.0.0.1:"+strconv.Itoa(port)+"/db?connect_timeout=2")
 	if err == nil {
 		t.Fatal("connected to a closed port")
 	}
 	if strings.Contains(err.Error(), "Hidd3nPw") {
 		t.Errorf("error shows the password: %v", err)
 	}
-	if !strings.Contains(err.Error(), "connect to postgres://u:"+Redacted+"@127.0.0.1:"+strconv.Itoa(port)) {
+	if !strings.Contains(err.Error(), "connect to postgres://u:"+pgclient.Redacted+"@127.0.0.1:"+strconv.Itoa(port)) {
 		t.Errorf("error %q does not name the redacted server", err)
 	}
 }
 
 func TestScrub(t *testing.T) {
-	err := scrub(context.DeadlineExceeded, "deadline")
+	err := pgclient.Scrub(context.DeadlineExceeded, "deadline")
 	if strings.Contains(err.Error(), "deadline") {
 		t.Errorf("scrub left the secret: %v", err)
 	}
@@ -108,7 +110,7 @@ func TestScrub(t *testing.T) {
 		t.Errorf("scrub lost the deadline classification")
 	}
 	plain := net.UnknownNetworkError("x")
-	if scrub(plain, "secret") != error(plain) {
+	if pgclient.Scrub(plain, "secret") != error(plain) {
 		t.Errorf("scrub wrapped an error that held no secret")
 	}
 }

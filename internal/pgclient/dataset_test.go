@@ -1,8 +1,10 @@
-package postgres
+package pgclient_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
 func TestPayload(t *testing.T) {
@@ -10,18 +12,18 @@ func TestPayload(t *testing.T) {
 		id int64
 		n  int
 	}{{1, 128}, {42, 128}, {4096, 16}, {7, 3}, {123456789, 1000}} {
-		p := Payload(tc.id, tc.n)
+		p := pgclient.Payload(tc.id, tc.n)
 		if len(p) != tc.n {
 			t.Errorf("Payload(%d, %d) has %d bytes", tc.id, tc.n, len(p))
 		}
-		if p != Payload(tc.id, tc.n) {
+		if p != pgclient.Payload(tc.id, tc.n) {
 			t.Errorf("Payload(%d, %d) is not deterministic", tc.id, tc.n)
 		}
 		if tc.n >= 20 && !strings.HasPrefix(p, "item-") {
 			t.Errorf("Payload(%d, %d) = %q", tc.id, tc.n, p)
 		}
 	}
-	if Payload(1, 128) == Payload(2, 128) {
+	if pgclient.Payload(1, 128) == pgclient.Payload(2, 128) {
 		t.Error("rows 1 and 2 have the same payload")
 	}
 }
@@ -29,13 +31,13 @@ func TestPayload(t *testing.T) {
 func TestDatasetCreateAndReset(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	conn, err := Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	d := Dataset{Table: "public.ds_test", Rows: 300, PayloadBytes: 64}
-	if err := CreateDataset(ctx, conn, d); err != nil {
+	d := pgclient.Dataset{Table: "public.ds_test", Rows: 300, PayloadBytes: 64}
+	if err := pgclient.CreateDataset(ctx, conn, d); err != nil {
 		t.Fatal(err)
 	}
 	check := func(stage string) {
@@ -59,7 +61,7 @@ func TestDatasetCreateAndReset(t *testing.T) {
 			if err := rows.Scan(&id, &p); err != nil {
 				t.Fatal(err)
 			}
-			if p != Payload(id, d.PayloadBytes) {
+			if p != pgclient.Payload(id, d.PayloadBytes) {
 				bad++
 			}
 		}
@@ -71,12 +73,12 @@ func TestDatasetCreateAndReset(t *testing.T) {
 	if _, err := conn.Exec(ctx, "UPDATE ds_test SET revision = revision + 1 WHERE id <= 10; DELETE FROM ds_test WHERE id > 290; INSERT INTO ds_test VALUES (1000, 5, 'x')"); err != nil {
 		t.Fatal(err)
 	}
-	if err := ResetDataset(ctx, conn, d); err != nil {
+	if err := pgclient.ResetDataset(ctx, conn, d); err != nil {
 		t.Fatal(err)
 	}
 	check("reset")
 	// Creating again over an existing table resets it too.
-	if err := CreateDataset(ctx, conn, d); err != nil {
+	if err := pgclient.CreateDataset(ctx, conn, d); err != nil {
 		t.Fatal(err)
 	}
 	check("created again")
@@ -84,14 +86,14 @@ func TestDatasetCreateAndReset(t *testing.T) {
 
 func TestDatasetErrors(t *testing.T) {
 	for _, tc := range []struct {
-		d    Dataset
+		d    pgclient.Dataset
 		want string
 	}{
-		{Dataset{Table: "a.b.c"}, `dataset.table "a.b.c": at most schema.name`},
-		{Dataset{Table: "bad name"}, `dataset.table "bad name": character ' ' needs the name in double quotes`},
-		{Dataset{Rows: -5}, "dataset.rows -5"},
-		{Dataset{PayloadBytes: -1}, "dataset.payload_bytes -1"},
-		{Dataset{PayloadBytes: MaxPayloadBytes + 1}, "dataset.payload_bytes"},
+		{pgclient.Dataset{Table: "a.b.c"}, `dataset.table "a.b.c": at most schema.name`},
+		{pgclient.Dataset{Table: "bad name"}, `dataset.table "bad name": character ' ' needs the name in double quotes`},
+		{pgclient.Dataset{Rows: -5}, "dataset.rows -5"},
+		{pgclient.Dataset{PayloadBytes: -1}, "dataset.payload_bytes -1"},
+		{pgclient.Dataset{PayloadBytes: pgclient.MaxPayloadBytes + 1}, "dataset.payload_bytes"},
 	} {
 		err := tc.d.WithDefaults().Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -116,7 +118,7 @@ func TestParseIdent(t *testing.T) {
 		{"1abc", "", "cannot start with a digit"},
 		{"a;drop", "", "needs the name in double quotes"},
 	} {
-		got, err := QuoteIdent("table", tc.in)
+		got, err := pgclient.QuoteIdent("table", tc.in)
 		if tc.err == "" && (err != nil || got != tc.want) {
 			t.Errorf("QuoteIdent(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}

@@ -1,4 +1,4 @@
-package postgres
+package pgephemeral
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/proc"
 )
 
@@ -28,7 +29,7 @@ func TestEphemeralServer(t *testing.T) {
 	if strings.Contains(s.DSN(), ":@") || strings.Contains(s.DSN(), "password") {
 		t.Errorf("DSN() %q carries a password", s.DSN())
 	}
-	conn, err := Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestStopRemovesEverything(t *testing.T) {
 	}
 	// Open a few backends so that Stop has children to end.
 	for i := 0; i < 3; i++ {
-		c, err := Connect(ctx, s.DSN())
+		c, err := pgclient.Connect(ctx, s.DSN())
 		if err != nil {
 			t.Fatal(err)
 		}
