@@ -15,8 +15,8 @@ import (
 	"github.com/benchrig/benchrig/internal/testenv"
 
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	"github.com/benchrig/benchrig/internal/redisephemeral"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/target/redis"
 )
 
 // respNeedRedis skips without redis-server, or fails under CI.
@@ -126,7 +126,7 @@ func TestRESPAuth(t *testing.T) {
 	const right, wrong = "s3cret-right-7a41c", "s3cret-wrong-93e0b"
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	srv, err := redis.Start(ctx, redis.Options{Password: right})
+	srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Password: right})
 	if err != nil {
 		t.Fatal(err)
 	}

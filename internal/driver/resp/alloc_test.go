@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/redisephemeral"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
-	"github.com/benchrig/benchrig/internal/target/redis"
 )
 
 // The hot path (build 64 keys, write, parse the MGET reply, count) allocates
 // nothing once buffers have grown. Measured against a real redis-server,
 // which allocates in its own process, so only this process is counted.
 func TestMGET64ZeroAllocAgainstRedis(t *testing.T) {
-	s := startRedis(t, redis.Options{})
+	s := startRedis(t, redisephemeral.Options{})
 	for i := 1; i <= 128; i += 2 {
 		redisDo(t, s, "SET", "item:"+strconv.Itoa(i), `{"id":`+strconv.Itoa(i)+`}`)
 	}
@@ -150,7 +150,7 @@ func TestSeedRows64ZeroAlloc(t *testing.T) {
 		}
 	}
 	t.Run("redis-server", func(t *testing.T) {
-		s := startRedis(t, redis.Options{})
+		s := startRedis(t, redisephemeral.Options{})
 		fill(func(k, v string) { redisDo(t, s, "SET", k, v) })
 		check(t, newDriver(t, cfg(s.Addr())))
 	})

@@ -12,17 +12,17 @@ import (
 	"github.com/benchrig/benchrig/internal/testenv"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/redisephemeral"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
-	"github.com/benchrig/benchrig/internal/target/redis"
 )
 
 // Tests against a real redis-server, started per test by package
 // target/redis.
 
-func startRedis(t *testing.T, opts redis.Options) *redis.Server {
+func startRedis(t *testing.T, opts redisephemeral.Options) *redisephemeral.Server {
 	t.Helper()
-	testenv.LookPath(t, testenv.Redis, redis.DefaultBin)
-	s, err := redis.Start(testCtx(t), opts)
+	testenv.LookPath(t, testenv.Redis, redisephemeral.DefaultBin)
+	s, err := redisephemeral.Start(testCtx(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func startRedis(t *testing.T, opts redis.Options) *redis.Server {
 	return s
 }
 
-func redisDo(t *testing.T, s *redis.Server, args ...string) string {
+func redisDo(t *testing.T, s *redisephemeral.Server, args ...string) string {
 	t.Helper()
 	out, err := s.Do(testCtx(t), args...)
 	if err != nil {
@@ -44,7 +44,7 @@ func redisDo(t *testing.T, s *redis.Server, args ...string) string {
 }
 
 func TestRedisMGETOrderDuplicatesAndMissing(t *testing.T) {
-	s := startRedis(t, redis.Options{})
+	s := startRedis(t, redisephemeral.Options{})
 	const tmpl = `CRUD:{db}.public.items:{"id":{id}}`
 	stored := map[int64]string{}
 	for id := int64(1); id <= 6; id++ {
@@ -124,7 +124,7 @@ func TestRedisMGETOrderDuplicatesAndMissing(t *testing.T) {
 
 func TestRedisAuth(t *testing.T) {
 	const pass = "redis-pw-9d2e"
-	s := startRedis(t, redis.Options{Password: pass})
+	s := startRedis(t, redisephemeral.Options{Password: pass})
 	t.Setenv("BENCHRIG_TEST_REDIS_TOKEN", pass)
 	d := newDriver(t, Config{Addr: s.Addr(), Auth: AuthConfig{TokenEnv: "BENCHRIG_TEST_REDIS_TOKEN"}, Command: "GET"})
 	mustOK(t, open(t, d), 0)
@@ -149,7 +149,7 @@ func TestRedisAuth(t *testing.T) {
 }
 
 func TestRedisPipelineExactCounts(t *testing.T) {
-	s := startRedis(t, redis.Options{})
+	s := startRedis(t, redisephemeral.Options{})
 	d := newDriver(t, Config{Addr: s.Addr(), Args: []string{"INCR", "counter"}})
 	c := open(t, d)
 	const total, depth = 1000, 16
@@ -190,7 +190,7 @@ func TestRedisTLS(t *testing.T) {
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	os.WriteFile(certFile, certPEM, 0o600)
 	os.WriteFile(keyFile, keyPEM, 0o600)
-	s := startRedis(t, redis.Options{TLSCertFile: certFile, TLSKeyFile: keyFile})
+	s := startRedis(t, redisephemeral.Options{TLSCertFile: certFile, TLSKeyFile: keyFile})
 	redisDo(t, s, "SET", "item:1", "over tls")
 	d := newDriver(t, Config{Addr: s.Addr(), Command: "GET", KeySpace: 1, TLS: TLSConfig{Enabled: true, CAFile: certFile}})
 	mustOK(t, open(t, d), 0, 1, 2)
@@ -200,7 +200,7 @@ func TestRedisTLS(t *testing.T) {
 }
 
 func TestRedisSET(t *testing.T) {
-	s := startRedis(t, redis.Options{})
+	s := startRedis(t, redisephemeral.Options{})
 	d := newDriver(t, Config{Addr: s.Addr(), Command: "SET", KeySpace: 3, Value: "v{id}-{db}", DB: "x"})
 	mustOK(t, open(t, d), 0, 1, 2)
 	for id := 1; id <= 3; id++ {

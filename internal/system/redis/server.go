@@ -14,11 +14,11 @@ import (
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/proc"
+	"github.com/benchrig/benchrig/internal/redisephemeral"
 	wire "github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target"
-	"github.com/benchrig/benchrig/internal/target/redis"
 )
 
 // RedisOptions says which RESP system is under test: an ephemeral
@@ -60,7 +60,7 @@ type RedisServer struct {
 	token   string
 	addr    string
 	tlsConf *tls.Config
-	eph     *redis.Server
+	eph     *redisephemeral.Server
 	// proc is the server process sampled: the ephemeral one, or the
 	// process listening on a loopback Addr; nil when unknown.
 	proc *target.Attached
@@ -91,7 +91,7 @@ func StartRedis(ctx context.Context, o RedisOptions) (*RedisServer, error) {
 		}
 	}
 	if o.Ephemeral {
-		srv, err := redis.Start(ctx, redis.Options{Bin: o.Bin, Password: token, MaxClients: o.MaxClients})
+		srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Bin: o.Bin, Password: token, MaxClients: o.MaxClients})
 		if err != nil {
 			return nil, fmt.Errorf("start redis-server: %w", err)
 		}

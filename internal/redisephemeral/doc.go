@@ -1,7 +1,7 @@
-// Package redis runs an ephemeral redis-server for benchmarks and tests: a
-// fresh process on a free loopback port, in its own temporary directory and
-// process group, with no persistence, stopped (and its directory removed)
-// without leaving anything behind.
+// Package redisephemeral runs an ephemeral redis-server for benchmarks and
+// tests: a fresh process on a free loopback port, in its own temporary
+// directory and process group, with no persistence, stopped (and its
+// directory removed) without leaving anything behind.
 //
 // A password, when set, is written only to a 0600 configuration file inside
 // the temporary directory; it never appears on a command line, in an error or
@@ -9,7 +9,7 @@
 //
 // Example:
 //
-//	srv, err := redis.Start(ctx, redis.Options{Password: token})
+//	srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Password: token})
 //	if err != nil {
 //		return fmt.Errorf("start redis-server: %w", err)
 //	}
@@ -18,4 +18,4 @@
 //	// … drive load at srv.Addr() …
 //	after, err := srv.Stats(ctx)
 //	fmt.Println(after.Sub(before).KeyspaceHits, "hits in the window")
-package redis
+package redisephemeral

@@ -1,11 +1,12 @@
-package redis
+package redisephemeral
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/secret"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // Options configures an ephemeral redis-server. The zero value works: it runs

@@ -1,11 +1,11 @@
-package redis_test
+package redisephemeral_test
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/target/redis"
+	"github.com/benchrig/benchrig/internal/redisephemeral"
 )
 
 // Start an ephemeral server, take statistics around some work, stop it.
@@ -13,7 +13,7 @@ import (
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv, err := redis.Start(ctx, redis.Options{Password: "from-a-secret-store", MaxClients: 128})
+	srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Password: "from-a-secret-store", MaxClients: 128})
 	if err != nil {
 		fmt.Println(err)
 		return
