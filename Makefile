@@ -123,7 +123,7 @@ FUZZ_TARGETS := \
 	./internal/suite:FuzzParseDuration \
 	./internal/suite:FuzzOverrides \
 	./internal/report:FuzzParseGate \
-	./internal/system/redis:FuzzINFO \
+	./internal/resp/respserver:FuzzINFO \
 	./internal/proc:FuzzParseLocks \
 	./internal/agent:FuzzCoordinator
 FUZZTIME ?= 4s

@@ -12,10 +12,10 @@ import (
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/resp/respserver"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
-	redissys "github.com/benchrig/benchrig/internal/system/redis"
 	"github.com/benchrig/benchrig/internal/target"
 )
 
@@ -122,11 +122,11 @@ func (p *System) startSidecar(ctx context.Context, addr string) error {
 // over SQL.
 func (p *System) prepareRESP(ctx context.Context, addr string) error {
 	r := p.env.Target.Postgres.RESP
-	o := redissys.RedisOptions{Addr: addr, User: r.User, TokenEnv: r.TokenEnv, TokenFile: r.TokenFile, AdminTimeout: redissys.ShortestTimeout(p.env)}
+	o := respserver.RedisOptions{Addr: addr, User: r.User, TokenEnv: r.TokenEnv, TokenFile: r.TokenFile, AdminTimeout: respserver.ShortestTimeout(p.env)}
 	if r.TLS != nil {
 		o.TLS = respdrv.TLSConfig{Enabled: true, CAFile: r.TLS.CA, ServerName: r.TLS.ServerName}
 	}
-	srv, err := redissys.StartRedis(ctx, o)
+	srv, err := respserver.StartRedis(ctx, o)
 	if err != nil {
 		return fmt.Errorf("postgres.resp: %w", err)
 	}
@@ -141,8 +141,8 @@ func (p *System) prepareRESP(ctx context.Context, addr string) error {
 	}
 	if r.VerifyAgainstPG {
 		rows := system.DatasetRows(p.env.Suite, p.env.Cells, pgclient.DefaultRows)
-		batch := redissys.ProbeBatch(p.env, r.VerifyBatch)
-		n, err := srv.VerifySource(ctx, p.srv.DSN(), p.srv.Options().Dataset.Table, "id", redissys.Templates(p.env), rows, batch)
+		batch := respserver.ProbeBatch(p.env, r.VerifyBatch)
+		n, err := srv.VerifySource(ctx, p.srv.DSN(), p.srv.Options().Dataset.Table, "id", respserver.Templates(p.env), rows, batch)
 		if err != nil {
 			return fmt.Errorf("postgres.resp.verify_against_pg: %w", err)
 		}
@@ -190,8 +190,8 @@ func (p *System) respSpec(c suite.Cell, base system.Spec) (system.Spec, error) {
 	system.DefaultMaxMiss(&base.Thresholds, p.env.Suite, c, p.env.Target.Postgres.Ephemeral)
 	base.DriverConfig = ps.DriverConfig
 	base.SystemConfig = system.JSON(struct {
-		Postgres PGOptions             `json:"postgres"`
-		RESP     redissys.RedisOptions `json:"resp"`
+		Postgres PGOptions               `json:"postgres"`
+		RESP     respserver.RedisOptions `json:"resp"`
 	}{p.srv.Options(), p.resp.Options()})
 	return base, nil
 }

@@ -9,10 +9,10 @@ import (
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	"github.com/benchrig/benchrig/internal/resp/respserver"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
-	redissys "github.com/benchrig/benchrig/internal/system/redis"
 	"github.com/benchrig/benchrig/internal/target"
 )
 
@@ -23,8 +23,8 @@ import (
 type System struct {
 	env     system.Env
 	srv     *PGServer
-	sidecar *target.Process       // the sidecar, when one runs
-	resp    *redissys.RedisServer // the RESP endpoint, when the target serves resp
+	sidecar *target.Process         // the sidecar, when one runs
+	resp    *respserver.RedisServer // the RESP endpoint, when the target serves resp
 }
 
 var _ system.System = (*System)(nil)

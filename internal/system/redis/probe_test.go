@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	"github.com/benchrig/benchrig/internal/resp/respserver"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
@@ -25,7 +26,7 @@ func TestPreflightProbeBoundedBySuiteBatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	const rows = 300
-	pg, err := startFillSource(ctx, "items", "id", rows)
+	pg, err := respserver.StartFillSource(ctx, "items", "id", rows)
 	if err != nil {
 		if errors.Is(err, pgephemeral.ErrNoBinaries) {
 			testenv.Missing(t, testenv.Postgres, err.Error())
@@ -81,34 +82,5 @@ matrix: {targets: [cache], paths: [mget], workloads: [all], connections: [2], ba
 	// verify_batch lowers it.
 	if err := prepare("256", ", verify_batch: 32"); err != nil {
 		t.Errorf("verify_batch 32: %v", err)
-	}
-}
-
-// TestProbeBatch: the probe batch is the suite's largest resp batch, at
-// most verify_batch or 128.
-func TestProbeBatch(t *testing.T) {
-	env := func(batches ...int) system.Env {
-		var e system.Env
-		for _, b := range batches {
-			e.Cells = append(e.Cells, suite.Cell{Protocol: suite.RESP, Batch: b})
-		}
-		e.Cells = append(e.Cells, suite.Cell{Protocol: suite.PG, Batch: 1000})
-		return e
-	}
-	for _, tc := range []struct {
-		env         system.Env
-		verifyBatch int
-		want        int
-	}{
-		{env(1, 64), 0, 64},
-		{env(1), 0, 1},
-		{env(1024), 0, suite.DefaultVerifyBatch},
-		{env(1024), 512, 512},
-		{env(64), 16, 16},
-		{env(), 0, suite.DefaultVerifyBatch},
-	} {
-		if got := ProbeBatch(tc.env, tc.verifyBatch); got != tc.want {
-			t.Errorf("ProbeBatch(%d cells, verify_batch %d) = %d, want %d", len(tc.env.Cells), tc.verifyBatch, got, tc.want)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/resp/respserver"
 	"github.com/benchrig/benchrig/internal/testenv"
 
 	"github.com/benchrig/benchrig/internal/pgephemeral"
@@ -23,11 +24,11 @@ import (
 // first differing key when one differs. The server's AUTH token comes
 // from token_file, and the extra INFO field is checked before the run.
 func TestSelfFilledVerify(t *testing.T) {
-	needRedisServer(t)
+	testenv.LookPath(t, testenv.Redis, "redis-server")
 	ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
 	defer cancel()
 	const rows = 200
-	pg, err := startFillSource(ctx, "items", "id", rows)
+	pg, err := respserver.StartFillSource(ctx, "items", "id", rows)
 	if err != nil {
 		if errors.Is(err, pgephemeral.ErrNoBinaries) {
 			testenv.Missing(t, testenv.Postgres, err.Error())
@@ -39,7 +40,11 @@ func TestSelfFilledVerify(t *testing.T) {
 	tokenFile := t.TempDir() + "/token"
 	os.WriteFile(tokenFile, []byte("tok-5150\n"), 0o600)
 	t.Setenv("SELF_FILL_TOKEN", "tok-5150")
-	srv := startTestRedis(t, ctx, RedisOptions{TokenEnv: "SELF_FILL_TOKEN"})
+	srv, err := respserver.StartRedis(ctx, respserver.RedisOptions{Ephemeral: true, TokenEnv: "SELF_FILL_TOKEN"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
 	const tmpl = `CRUD:db.public.items:{"id":{id}}`
 	// The server "fills itself": here the test does, before benchrig runs.
 	if n, err := srv.FillFromPG(ctx, pg.DSN(), "items", "id", tmpl); err != nil || n != rows {
@@ -76,32 +81,15 @@ matrix: {targets: [cache], paths: [mget], workloads: [all], connections: [2], ba
 		t.Fatalf("fill: false wrote the demo rows: %q, %v", keys, err)
 	}
 	bad := `CRUD:db.public.items:{"id":42}`
-	c, err := srv.dial(ctx)
-	if err != nil {
+	differs := func(yield func(int64, []byte) bool) error {
+		yield(42, []byte(`{"id":42,"revision":9,"payload":"x"}`))
+		return nil
+	}
+	if _, err := srv.Fill(ctx, differs, tmpl); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.do("SET", bad, `{"id":42,"revision":9,"payload":"x"}`); err != nil {
-		t.Fatal(err)
-	}
-	c.close()
 	err = prepare()
 	if err == nil || !strings.Contains(err.Error(), "key "+strconv.Quote(bad)+" (id 42)") {
 		t.Fatalf("prepare with a differing key: %v", err)
-	}
-}
-
-// TestCheckReserve: an endpoint that takes fewer connections than the
-// matrix opens is refused before the load, saying how many it took.
-func TestCheckReserve(t *testing.T) {
-	needRedisServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	srv := startTestRedis(t, ctx, RedisOptions{MaxClients: 4})
-	if err := srv.CheckReserve(ctx, 4); err != nil {
-		t.Fatalf("4 of maxclients 4: %v", err)
-	}
-	err := srv.CheckReserve(ctx, 6)
-	if err == nil || !strings.Contains(err.Error(), "connection reserve: 6 benchmark connections needed, connection 5 failed") {
-		t.Fatalf("6 of maxclients 4: %v", err)
 	}
 }

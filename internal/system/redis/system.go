@@ -8,7 +8,7 @@ import (
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/pgclient"
-	"github.com/benchrig/benchrig/internal/pgephemeral"
+	"github.com/benchrig/benchrig/internal/resp/respserver"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
@@ -22,7 +22,7 @@ import (
 // (fill_from_pg), verified against it when asked (verify_against_pg).
 type System struct {
 	env system.Env
-	srv *RedisServer
+	srv *respserver.RedisServer
 	// refs are the rows filled, by key template, for validate_sampled.
 	refs map[string]func(int64) ([]byte, bool)
 }
@@ -35,9 +35,9 @@ func New(env system.Env) (system.System, error) {
 }
 
 // Options are the server options of a suite target for its cells.
-func Options(env system.Env) RedisOptions {
+func Options(env system.Env) respserver.RedisOptions {
 	rt := env.Target.Redis
-	o := RedisOptions{Ephemeral: rt.Ephemeral, Addr: rt.Addr, User: rt.User, TokenEnv: rt.TokenEnv, TokenFile: rt.TokenFile,
+	o := respserver.RedisOptions{Ephemeral: rt.Ephemeral, Addr: rt.Addr, User: rt.User, TokenEnv: rt.TokenEnv, TokenFile: rt.TokenFile,
 		Bin: suite.Expand(rt.Bin, env.Params), MaxClients: rt.MaxClients, CPUs: string(env.Target.CPUs)}
 	if o.CPUs == "" && o.Ephemeral {
 		o.CPUs = string(env.Suite.Placement.TargetCPUs)
@@ -48,31 +48,13 @@ func Options(env system.Env) RedisOptions {
 	if t := rt.TLS; t != nil {
 		o.TLS = respdrv.TLSConfig{Enabled: true, CAFile: t.CA, ServerName: t.ServerName}
 	}
-	o.AdminTimeout = ShortestTimeout(env)
+	o.AdminTimeout = respserver.ShortestTimeout(env)
 	return o
-}
-
-// ShortestTimeout is the shortest request timeout set on the RESP paths of
-// env's cells (0 when none sets one): the bound of the server's PING, INFO
-// and fill exchanges, so that a silent server fails its checks as fast as
-// its requests would.
-func ShortestTimeout(env system.Env) time.Duration {
-	var min time.Duration
-	for _, c := range env.Cells {
-		p := env.Suite.Paths[c.Path]
-		if p == nil || p.RESP == nil || p.RESP.Timeout == nil || *p.RESP.Timeout <= 0 {
-			continue
-		}
-		if t := time.Duration(*p.RESP.Timeout); min == 0 || t < min {
-			min = t
-		}
-	}
-	return min
 }
 
 // Prepare starts or reaches the server and fills it.
 func (r *System) Prepare(ctx context.Context) (result.Provenance, error) {
-	srv, err := StartRedis(ctx, Options(r.env))
+	srv, err := respserver.StartRedis(ctx, Options(r.env))
 	if err != nil {
 		return result.Provenance{}, err
 	}
@@ -88,7 +70,7 @@ func (r *System) Prepare(ctx context.Context) (result.Provenance, error) {
 }
 
 // Server is the prepared server (nil before Prepare).
-func (r *System) Server() *RedisServer { return r.srv }
+func (r *System) Server() *respserver.RedisServer { return r.srv }
 
 func (r *System) note(format string, args ...any) { r.env.Note(format, args...) }
 
@@ -109,7 +91,7 @@ func (r *System) fill(ctx context.Context) error {
 			pk = "id"
 		}
 		if fp.Ephemeral {
-			eph, err := startFillSource(ctx, table, pk, rows)
+			eph, err := respserver.StartFillSource(ctx, table, pk, rows)
 			if err != nil {
 				return err
 			}
@@ -136,13 +118,13 @@ func (r *System) fill(ctx context.Context) error {
 		done[tmpl] = true
 		start := time.Now()
 		if dsn == "" {
-			n, err := r.srv.Fill(ctx, DemoRows(rows, pgclient.DefaultPayloadBytes), tmpl)
+			n, err := r.srv.Fill(ctx, respserver.DemoRows(rows, pgclient.DefaultPayloadBytes), tmpl)
 			if err != nil {
 				return fmt.Errorf("fill %q: %w", textclip.String(tmpl), err)
 			}
 			r.note("Filled %d keys (%s, generated demo rows) in %s\n", n, textclip.String(tmpl), time.Since(start).Round(time.Millisecond))
 			if p.RESP.ValidateSampled > 0 {
-				ref, err := Reference(DemoRows(rows, pgclient.DefaultPayloadBytes), rows)
+				ref, err := respserver.Reference(respserver.DemoRows(rows, pgclient.DefaultPayloadBytes), rows)
 				if err != nil {
 					return err
 				}
@@ -156,14 +138,14 @@ func (r *System) fill(ctx context.Context) error {
 		}
 		r.note("Filled %d keys (%s) from table %s in %s\n", n, textclip.String(tmpl), table, time.Since(start).Round(time.Millisecond))
 		if rt.VerifyAgainstPG {
-			ids, batch := ProbeIDs(rows), ProbeBatch(r.env, rt.VerifyBatch)
+			ids, batch := respserver.ProbeIDs(rows), respserver.ProbeBatch(r.env, rt.VerifyBatch)
 			if err := r.srv.VerifyAgainstPG(ctx, dsn, table, pk, p.RESP.Key, p.RESP.DB, ids, batch); err != nil {
 				return fmt.Errorf("pre-flight: %w", err)
 			}
 			r.note("Pre-flight: MGETs of %d keys (at most %d each) returned exactly the rows PostgreSQL returns for them\n", len(ids), batch)
 		}
 		if p.RESP.ValidateSampled > 0 {
-			ref, err := Reference(PGRows(ctx, dsn, table, pk, rows), rows)
+			ref, err := respserver.Reference(respserver.PGRows(ctx, dsn, table, pk, rows), rows)
 			if err != nil {
 				return fmt.Errorf("read the reference rows: %w", err)
 			}
@@ -171,28 +153,6 @@ func (r *System) fill(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// startFillSource starts a throwaway PostgreSQL with the demo table to
-// fill from (its key column is id).
-func startFillSource(ctx context.Context, table, pk string, rows int64) (*pgephemeral.Server, error) {
-	if pk != "id" {
-		return nil, fmt.Errorf("redis.fill_from_pg: the ephemeral server's demo table %s has the key id, not %q", table, pk)
-	}
-	eph, err := pgephemeral.StartEphemeral(ctx, pgephemeral.Options{MaxConnections: pgephemeral.MaxConnectionsFor(1)})
-	if err != nil {
-		return nil, fmt.Errorf("start the ephemeral PostgreSQL to fill from: %w", err)
-	}
-	conn, err := pgclient.Connect(ctx, eph.DSN())
-	if err == nil {
-		err = pgclient.CreateDataset(ctx, conn, pgclient.Dataset{Table: table, Rows: rows})
-		conn.Close(context.Background())
-	}
-	if err != nil {
-		_ = eph.Stop(context.Background())
-		return nil, fmt.Errorf("prepare the ephemeral PostgreSQL: %w", err)
-	}
-	return eph, nil
 }
 
 // Close stops an ephemeral server (an address is only disconnected).
@@ -230,4 +190,37 @@ func (r *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 	rt := r.env.Target.Redis
 	system.DefaultMaxMiss(&base.Thresholds, r.env.Suite, c, rt.Fill == nil || *rt.Fill)
 	return base, nil
+}
+
+// verifySelfFilled runs verify_against_pg for a redis target with
+// fill: false and source_pg.
+func (r *System) verifySelfFilled(ctx context.Context, rows int64) error {
+	rt := r.env.Target.Redis
+	if !rt.VerifyAgainstPG || rt.SourcePG == nil {
+		return nil
+	}
+	sp := rt.SourcePG
+	dsn := r.env.Getenv(sp.DSNEnv)
+	if dsn == "" {
+		return fmt.Errorf("redis.source_pg.dsn_env: $%s is empty", sp.DSNEnv)
+	}
+	table, pk := sp.Table, sp.PK
+	if table == "" {
+		table = "items"
+	}
+	if pk == "" {
+		pk = "id"
+	}
+	batch := respserver.ProbeBatch(r.env, rt.VerifyBatch)
+	n, err := r.srv.VerifySource(ctx, dsn, table, pk, r.templates(), rows, batch)
+	if err != nil {
+		return err
+	}
+	r.note("Pre-flight: MGETs of %d keys (at most %d each) returned exactly the rows PostgreSQL returns for them\n", n, batch)
+	return nil
+}
+
+// templates lists the (key template, db) of the plan's resp paths, once.
+func (r *System) templates() [][2]string {
+	return respserver.Templates(r.env)
 }

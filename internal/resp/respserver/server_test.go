@@ -1,4 +1,4 @@
-package redis
+package respserver
 
 import (
 	"context"
@@ -170,7 +170,7 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
 	defer cancel()
 	const rows = 300
-	pg, err := startFillSource(ctx, "items", "id", rows)
+	pg, err := StartFillSource(ctx, "items", "id", rows)
 	if err != nil {
 		if errors.Is(err, pgephemeral.ErrNoBinaries) {
 			testenv.Missing(t, testenv.Postgres, err.Error())
@@ -312,5 +312,21 @@ func TestRedisEndpointWithoutINFO(t *testing.T) {
 		return v
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckReserve: an endpoint that takes fewer connections than the
+// matrix opens is refused before the load, saying how many it took.
+func TestCheckReserve(t *testing.T) {
+	needRedisServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv := startTestRedis(t, ctx, RedisOptions{MaxClients: 4})
+	if err := srv.CheckReserve(ctx, 4); err != nil {
+		t.Fatalf("4 of maxclients 4: %v", err)
+	}
+	err := srv.CheckReserve(ctx, 6)
+	if err == nil || !strings.Contains(err.Error(), "connection reserve: 6 benchmark connections needed, connection 5 failed") {
+		t.Fatalf("6 of maxclients 4: %v", err)
 	}
 }

@@ -1,10 +1,11 @@
-package redis
+package respserver
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/benchrig/benchrig/internal/system"
 )
@@ -98,39 +99,6 @@ func (s *RedisServer) VerifySource(ctx context.Context, dsn, table, pk string, t
 	return len(ids), nil
 }
 
-// verifySelfFilled runs verify_against_pg for a redis target with
-// fill: false and source_pg.
-func (r *System) verifySelfFilled(ctx context.Context, rows int64) error {
-	rt := r.env.Target.Redis
-	if !rt.VerifyAgainstPG || rt.SourcePG == nil {
-		return nil
-	}
-	sp := rt.SourcePG
-	dsn := r.env.Getenv(sp.DSNEnv)
-	if dsn == "" {
-		return fmt.Errorf("redis.source_pg.dsn_env: $%s is empty", sp.DSNEnv)
-	}
-	table, pk := sp.Table, sp.PK
-	if table == "" {
-		table = "items"
-	}
-	if pk == "" {
-		pk = "id"
-	}
-	batch := ProbeBatch(r.env, rt.VerifyBatch)
-	n, err := r.srv.VerifySource(ctx, dsn, table, pk, r.templates(), rows, batch)
-	if err != nil {
-		return err
-	}
-	r.note("Pre-flight: MGETs of %d keys (at most %d each) returned exactly the rows PostgreSQL returns for them\n", n, batch)
-	return nil
-}
-
-// templates lists the (key template, db) of the plan's resp paths, once.
-func (r *System) templates() [][2]string {
-	return Templates(r.env)
-}
-
 // Templates lists the (key template, db) pairs of the resp paths of env's
 // cells, each once, in plan order.
 func Templates(env system.Env) [][2]string {
@@ -148,4 +116,22 @@ func Templates(env system.Env) [][2]string {
 		}
 	}
 	return out
+}
+
+// ShortestTimeout is the shortest request timeout set on the RESP paths of
+// env's cells (0 when none sets one): the bound of the server's PING, INFO
+// and fill exchanges, so that a silent server fails its checks as fast as
+// its requests would.
+func ShortestTimeout(env system.Env) time.Duration {
+	var min time.Duration
+	for _, c := range env.Cells {
+		p := env.Suite.Paths[c.Path]
+		if p == nil || p.RESP == nil || p.RESP.Timeout == nil || *p.RESP.Timeout <= 0 {
+			continue
+		}
+		if t := time.Duration(*p.RESP.Timeout); min == 0 || t < min {
+			min = t
+		}
+	}
+	return min
 }

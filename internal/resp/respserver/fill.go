@@ -1,4 +1,4 @@
-package redis
+package respserver
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/pgephemeral"
 	wire "github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
@@ -381,4 +382,26 @@ func showValue(b []byte) string {
 		return string(b[:160]) + "…"
 	}
 	return string(b)
+}
+
+// StartFillSource starts a throwaway PostgreSQL with the demo table to
+// fill from (its key column is id).
+func StartFillSource(ctx context.Context, table, pk string, rows int64) (*pgephemeral.Server, error) {
+	if pk != "id" {
+		return nil, fmt.Errorf("redis.fill_from_pg: the ephemeral server's demo table %s has the key id, not %q", table, pk)
+	}
+	eph, err := pgephemeral.StartEphemeral(ctx, pgephemeral.Options{MaxConnections: pgephemeral.MaxConnectionsFor(1)})
+	if err != nil {
+		return nil, fmt.Errorf("start the ephemeral PostgreSQL to fill from: %w", err)
+	}
+	conn, err := pgclient.Connect(ctx, eph.DSN())
+	if err == nil {
+		err = pgclient.CreateDataset(ctx, conn, pgclient.Dataset{Table: table, Rows: rows})
+		conn.Close(context.Background())
+	}
+	if err != nil {
+		_ = eph.Stop(context.Background())
+		return nil, fmt.Errorf("prepare the ephemeral PostgreSQL: %w", err)
+	}
+	return eph, nil
 }
