@@ -1,12 +1,12 @@
 package main
 
 import (
+	"github.com/benchrig/benchrig/internal/server/postgres"
+	"github.com/benchrig/benchrig/internal/server/redis"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/system/attach"
 	"github.com/benchrig/benchrig/internal/system/command"
-	"github.com/benchrig/benchrig/internal/system/postgres"
-	"github.com/benchrig/benchrig/internal/system/redis"
 )
 
 // The command line registers one system per target kind; the runner finds

@@ -121,7 +121,7 @@ func aaNotes(g *grid) []string {
 }
 
 // planModeSetting is the target setting that holds the plan_cache_mode a
-// pg sample's connections ran with (system/postgres.PlansModeSetting).
+// pg sample's connections ran with (server/postgres.PlansModeSetting).
 const planModeSetting = "plans.plan_cache_mode"
 
 // customOnly returns the statement roles of a pg sample's Stats

@@ -17,7 +17,7 @@ import (
 )
 
 // Tests against a real redis-server, started per test by package
-// target/redis.
+// redisephemeral.
 
 func startRedis(t *testing.T, opts redisephemeral.Options) *redisephemeral.Server {
 	t.Helper()
