@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	wire "github.com/benchrig/benchrig/internal/resp"
@@ -215,11 +215,11 @@ func PGRows(ctx context.Context, dsn, table, pk string, maxID int64) Rows {
 		if err != nil {
 			return err
 		}
-		// Bounded: the connect and every message (pgdrv.Connect), and the
+		// Bounded: the connect and every message (pg.Connect), and the
 		// read of the whole table, generously.
 		ctx, cancel := context.WithTimeout(ctx, pgRowsTimeout)
 		defer cancel()
-		conn, err := pgdrv.Connect(ctx, dsn)
+		conn, err := pg.Connect(ctx, dsn)
 		if err != nil {
 			return err
 		}
@@ -305,7 +305,7 @@ func (s *RedisServer) VerifyAgainstPG(ctx context.Context, dsn, table, pk, keyTe
 	if batch <= 0 {
 		batch = suite.DefaultVerifyBatch
 	}
-	d, err := pgdrv.New(pgdrv.Config{DSN: dsn, Path: pgdrv.Any, Table: table, PK: pk})
+	d, err := pg.New(pg.Config{DSN: dsn, Path: pg.Any, Table: table, PK: pk})
 	if err != nil {
 		return fmt.Errorf("verify against PostgreSQL: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/redisephemeral"
 	wire "github.com/benchrig/benchrig/internal/resp"
@@ -38,7 +38,7 @@ type RedisOptions struct {
 	TokenFile string `json:"token_file,omitempty"`
 	// TLS configures TLS to an existing server (not with Ephemeral, whose
 	// server speaks plain TCP on loopback).
-	TLS respdrv.TLSConfig `json:"tls"`
+	TLS resp.TLSConfig `json:"tls"`
 	// MaxClients is the ephemeral server's maxclients (0: redis's default).
 	MaxClients int `json:"max_clients,omitempty"`
 	// Bin is the ephemeral server's executable (default redis-server).
@@ -173,7 +173,7 @@ func readRedisToken(o RedisOptions) (string, error) {
 }
 
 // redisTLSConfig builds the client TLS configuration.
-func redisTLSConfig(t respdrv.TLSConfig, addr string) (*tls.Config, error) {
+func redisTLSConfig(t resp.TLSConfig, addr string) (*tls.Config, error) {
 	name := t.ServerName
 	if name == "" {
 		name, _, _ = net.SplitHostPort(addr)
@@ -407,11 +407,11 @@ func (s *RedisServer) infoFields(ctx context.Context) (map[string]string, error)
 // Stats, a PING pre- and post-check, and the resolved driver and server
 // options as JSON (the token is never in them). The caller sets
 // Engine, Phases and Thresholds.
-func (s *RedisServer) Spec(cfg respdrv.Config) (system.Spec, error) {
+func (s *RedisServer) Spec(cfg resp.Config) (system.Spec, error) {
 	cfg.Addr = s.addr
 	cfg.TLS = s.opts.TLS
-	cfg.Auth = respdrv.AuthConfig{User: s.opts.User, TokenEnv: s.opts.TokenEnv, TokenFile: s.opts.TokenFile}
-	drv, err := respdrv.New(cfg)
+	cfg.Auth = resp.AuthConfig{User: s.opts.User, TokenEnv: s.opts.TokenEnv, TokenFile: s.opts.TokenFile}
+	drv, err := resp.New(cfg)
 	if err != nil {
 		return system.Spec{}, err
 	}

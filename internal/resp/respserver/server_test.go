@@ -14,7 +14,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/testenv"
 
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
@@ -50,7 +50,7 @@ func TestRedisOptionsRefused(t *testing.T) {
 		{RedisOptions{}, "give ephemeral or addr"},
 		{RedisOptions{Ephemeral: true, Addr: "127.0.0.1:6379"}, "not both"},
 		{RedisOptions{Addr: "localhost"}, "want host:port"},
-		{RedisOptions{Ephemeral: true, TLS: respdrv.TLSConfig{Enabled: true}}, "tls applies to an existing server"},
+		{RedisOptions{Ephemeral: true, TLS: resp.TLSConfig{Enabled: true}}, "tls applies to an existing server"},
 		{RedisOptions{Addr: "127.0.0.1:1", TokenEnv: "A", TokenFile: "b"}, "not both"},
 		{RedisOptions{Addr: "127.0.0.1:1", User: "u"}, "user needs a token"},
 		{RedisOptions{Addr: "127.0.0.1:1", TokenEnv: "BENCHRIG_SURELY_UNSET_VAR"}, "BENCHRIG_SURELY_UNSET_VAR is not set"},
@@ -97,7 +97,7 @@ func TestRedisSampleHitsMatchRequests(t *testing.T) {
 	if err != nil || n != 64 {
 		t.Fatalf("fill: %d keys, %v", n, err)
 	}
-	cfg := respdrv.DefaultConfig()
+	cfg := resp.DefaultConfig()
 	cfg.Batch, cfg.KeySpace = 8, 64
 	spec, err := s.Spec(cfg)
 	if err != nil {
@@ -151,7 +151,7 @@ func TestRedisTokenNeverShown(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "requires AUTH") {
 		t.Fatalf("no token: %v", err)
 	}
-	spec, err := s.Spec(respdrv.DefaultConfig())
+	spec, err := s.Spec(resp.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,14 +284,14 @@ func TestRedisEndpointWithoutINFO(t *testing.T) {
 	if _, err := StartRedis(ctx, RedisOptions{Addr: srv.Addr()}); err == nil || !strings.Contains(err.Error(), "TLS") {
 		t.Fatalf("plain TCP to a TLS endpoint: %v", err)
 	}
-	s, err := StartRedis(ctx, RedisOptions{Addr: srv.Addr(), TLS: respdrv.TLSConfig{Enabled: true, CAFile: ca}})
+	s, err := StartRedis(ctx, RedisOptions{Addr: srv.Addr(), TLS: resp.TLSConfig{Enabled: true, CAFile: ca}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Stats() != nil || !strings.HasPrefix(s.Info().Settings["info"], "unsupported") || s.Info().Settings["tls"] != "on" {
 		t.Fatalf("stats %v, info %+v", s.Stats(), s.Info())
 	}
-	cfg := respdrv.DefaultConfig()
+	cfg := resp.DefaultConfig()
 	cfg.Batch, cfg.KeySpace = 4, 4
 	spec, err := s.Spec(cfg)
 	if err != nil {

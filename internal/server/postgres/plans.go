@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/result"
 )
 
@@ -39,7 +39,7 @@ func PlanKey(role, kind string) string { return "plans." + role + "." + kind }
 // samplePlans gathers the plan counts read at the connections' close.
 type samplePlans struct {
 	mu    sync.Mutex
-	sum   pgdrv.Plans
+	sum   pg.Plans
 	valid bool // some connection was read
 	// failed: a reading failed; the later connections close unread (a
 	// server that does not answer costs one planReadTimeout, not one per
@@ -48,7 +48,7 @@ type samplePlans struct {
 }
 
 // add adds one connection's (or loop's) reading.
-func (p *samplePlans) add(q pgdrv.Plans, err error) {
+func (p *samplePlans) add(q pg.Plans, err error) {
 	if err != nil {
 		p.failed.Store(true)
 		return
@@ -60,7 +60,7 @@ func (p *samplePlans) add(q pgdrv.Plans, err error) {
 }
 
 // get returns the sum so far and whether anything was read.
-func (p *samplePlans) get() (pgdrv.Plans, bool) {
+func (p *samplePlans) get() (pg.Plans, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.sum, p.valid

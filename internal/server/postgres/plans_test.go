@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
@@ -15,7 +15,7 @@ import (
 
 // planSample measures one read-only sample of path on s, with or without
 // a warm-up, and returns it.
-func planSample(t *testing.T, ctx context.Context, s *PGServer, path pgdrv.Config, warmup time.Duration) *result.Sample {
+func planSample(t *testing.T, ctx context.Context, s *PGServer, path pg.Config, warmup time.Duration) *result.Sample {
 	t.Helper()
 	spec, err := s.Spec(path)
 	if err != nil {
@@ -46,13 +46,13 @@ func TestSamplePlans(t *testing.T) {
 	defer cancel()
 	s := startTestPG(t, ctx)
 
-	array := pgPath(pgdrv.Any, workload.Hot, 2)
-	array.Form = pgdrv.FormArray
-	custom := pgPath(pgdrv.Any, workload.Hot, 2)
-	custom.PlanCacheMode = pgdrv.PlanCustom
-	pipelined := pgPath(pgdrv.PreparedOne, workload.Hot, 2)
-	pipelined.BatchMode, pipelined.PlanCacheMode = pgdrv.Pipeline, pgdrv.PlanCustom
-	if err := s.Prepare(ctx, []pgdrv.Config{array, custom, pipelined}, 4); err != nil {
+	array := pgPath(pg.Any, workload.Hot, 2)
+	array.Form = pg.FormArray
+	custom := pgPath(pg.Any, workload.Hot, 2)
+	custom.PlanCacheMode = pg.PlanCustom
+	pipelined := pgPath(pg.PreparedOne, workload.Hot, 2)
+	pipelined.BatchMode, pipelined.PlanCacheMode = pg.Pipeline, pg.PlanCustom
+	if err := s.Prepare(ctx, []pg.Config{array, custom, pipelined}, 4); err != nil {
 		t.Fatal(err)
 	}
 	read := func(smp *result.Sample) (generic, custom, requests float64) {

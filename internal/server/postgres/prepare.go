@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
@@ -15,7 +15,7 @@ import (
 // prepare, and every read path returns the same rows for the probe
 // batches), and stores the EXPLAIN plan of each path's statements. Paths
 // are completed as Spec does (DSN, table, rows).
-func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns int) error {
+func (s *PGServer) Prepare(ctx context.Context, paths []pg.Config, maxConns int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.ctlErr(); err != nil {
@@ -40,24 +40,24 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 	if err := s.refreshInfo(ctx); err != nil {
 		return err
 	}
-	octx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
+	octx, cancel := context.WithTimeout(ctx, pg.OpTimeout)
 	err := pgclient.CheckReserve(octx, s.ctl, maxConns)
 	cancel()
 	if err != nil {
 		return err
 	}
-	done := make([]pgdrv.Config, len(paths))
+	done := make([]pg.Config, len(paths))
 	for i, p := range paths {
 		done[i] = s.complete(p)
 	}
 	paths = done
-	if err := pgdrv.Preflight(ctx, s.dsn, paths); err != nil {
+	if err := pg.Preflight(ctx, s.dsn, paths); err != nil {
 		return err
 	}
 	plans := map[string]string{}
 	writes := false
 	for _, p := range paths {
-		d, err := pgdrv.New(p)
+		d, err := pg.New(p)
 		if err != nil {
 			return err
 		}
@@ -69,7 +69,7 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 		_, keys := wl.Keys(0, make([]int64, 0, wl.Batch()))
 		if sql := d.ReadSQL(); sql != "" && len(keys) > 0 {
 			args := d.ReadArgs(keys)
-			if d.Config().Path == pgdrv.PreparedOne {
+			if d.Config().Path == pg.PreparedOne {
 				args = d.ReadArgs(keys[:1])
 			}
 			if plans[label], err = s.explain(ctx, sql, args...); err != nil {
@@ -89,7 +89,7 @@ func (s *PGServer) Prepare(ctx context.Context, paths []pgdrv.Config, maxConns i
 
 // complete fills a path's DSN, and its table and rows from the dataset
 // when unset.
-func (s *PGServer) complete(p pgdrv.Config) pgdrv.Config {
+func (s *PGServer) complete(p pg.Config) pg.Config {
 	p.DSN = s.dsn
 	if p.Table == "" {
 		p.Table = s.opts.Dataset.Table

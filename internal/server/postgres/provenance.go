@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
 )
 
@@ -35,11 +35,11 @@ func infoSettings(si pgclient.Info) map[string]string {
 // which may create extensions or ALTER the database). Called with s.mu
 // held.
 func (s *PGServer) refreshInfo(ctx context.Context) error {
-	conn, err := pgdrv.Connect(ctx, s.dsn)
+	conn, err := pg.Connect(ctx, s.dsn)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
+	ctx, cancel := context.WithTimeout(ctx, pg.OpTimeout)
 	defer cancel()
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/testenv"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/workload"
@@ -37,8 +37,8 @@ func TestSuiteSettingsReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Stop(context.Background()) })
-	path := pgPath(pgdrv.Any, workload.Hot, 4)
-	if err := s.Prepare(ctx, []pgdrv.Config{path}, 2); err != nil {
+	path := pgPath(pg.Any, workload.Hot, 4)
+	if err := s.Prepare(ctx, []pg.Config{path}, 2); err != nil {
 		t.Fatal(err)
 	}
 

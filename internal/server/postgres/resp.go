@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/resp/respserver"
 	"github.com/benchrig/benchrig/internal/result"
@@ -124,7 +124,7 @@ func (p *System) prepareRESP(ctx context.Context, addr string) error {
 	r := p.env.Target.Postgres.RESP
 	o := respserver.RedisOptions{Addr: addr, User: r.User, TokenEnv: r.TokenEnv, TokenFile: r.TokenFile, AdminTimeout: respserver.ShortestTimeout(p.env)}
 	if r.TLS != nil {
-		o.TLS = respdrv.TLSConfig{Enabled: true, CAFile: r.TLS.CA, ServerName: r.TLS.ServerName}
+		o.TLS = resp.TLSConfig{Enabled: true, CAFile: r.TLS.CA, ServerName: r.TLS.ServerName}
 	}
 	srv, err := respserver.StartRedis(ctx, o)
 	if err != nil {
@@ -181,7 +181,7 @@ func (p *System) respSpec(c suite.Cell, base system.Spec) (system.Spec, error) {
 	info := p.srv.Info()
 	info.Settings["resp"] = p.resp.Addr()
 	base.Driver, base.Attach, base.AttachInfo = ps.Driver, p.sampled(), info
-	base.Stats = system.RESPStats(ps.Driver.(*respdrv.Driver),
+	base.Stats = system.RESPStats(ps.Driver.(*resp.Driver),
 		system.MergeStats(p.userStats(), p.resp.FieldStats(p.env.Target.Postgres.RESP.Info)))
 	base.Judge = system.JudgeRESP
 	base.PreChecks, base.PostChecks = ps.PreChecks, ps.PostChecks

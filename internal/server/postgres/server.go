@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/proc"
@@ -139,12 +139,12 @@ func StartPG(ctx context.Context, opts PGOptions) (*PGServer, error) {
 
 // connect opens the control connection and fills the provenance.
 func (s *PGServer) connect(ctx context.Context) error {
-	ctl, err := pgdrv.Connect(ctx, s.dsn)
+	ctl, err := pg.Connect(ctx, s.dsn)
 	if err != nil {
 		return err
 	}
 	s.ctl = ctl
-	octx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
+	octx, cancel := context.WithTimeout(ctx, pg.OpTimeout)
 	defer cancel()
 	si, err := pgclient.ServerInfo(octx, ctl, s.changedSettings()...)
 	if err != nil {
@@ -341,7 +341,7 @@ const DatasetTimeout = 30 * time.Minute
 
 // explain is pgclient.Explain on the control connection, bounded.
 func (s *PGServer) explain(ctx context.Context, sql string, args ...any) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, pgdrv.OpTimeout)
+	ctx, cancel := context.WithTimeout(ctx, pg.OpTimeout)
 	defer cancel()
 	return pgclient.Explain(ctx, s.ctl, sql, args...)
 }
@@ -382,8 +382,8 @@ func (s *PGServer) Stats() system.StatsSource { return &pgStats{s: s} }
 // Thresholds, Key and the rest. Call Spec once per sample: its Stats take
 // the before and after readings of one load window, and the after reading
 // closes the sample's connections (the load is over by then).
-func (s *PGServer) Spec(path pgdrv.Config) (system.Spec, error) {
-	d, err := pgdrv.New(s.complete(path))
+func (s *PGServer) Spec(path pg.Config) (system.Spec, error) {
+	d, err := pg.New(s.complete(path))
 	if err != nil {
 		return system.Spec{}, err
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/testenv"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
@@ -41,8 +41,8 @@ func startTestPG(t *testing.T, ctx context.Context) *PGServer {
 }
 
 // pgPath is a path config over the test dataset.
-func pgPath(path pgdrv.Path, kind workload.Kind, batch int) pgdrv.Config {
-	return pgdrv.Config{Path: path, Workload: workload.Config{Kind: kind, Batch: batch}}
+func pgPath(path pg.Path, kind workload.Kind, batch int) pg.Config {
+	return pg.Config{Path: path, Workload: workload.Config{Kind: kind, Batch: batch}}
 }
 
 // TestPGServer runs one ephemeral server through its life: provenance,
@@ -68,7 +68,7 @@ func TestPGServer(t *testing.T) {
 	}
 
 	t.Run("prepare", func(t *testing.T) {
-		paths := []pgdrv.Config{pgPath(pgdrv.PreparedOne, workload.Hot, 8), pgPath(pgdrv.Any, workload.Mixed, 8)}
+		paths := []pg.Config{pgPath(pg.PreparedOne, workload.Hot, 8), pgPath(pg.Any, workload.Mixed, 8)}
 		if err := s.Prepare(ctx, paths, 4); err != nil {
 			t.Fatal(err)
 		}
@@ -85,13 +85,13 @@ func TestPGServer(t *testing.T) {
 	})
 
 	t.Run("refusals", func(t *testing.T) {
-		err := s.Prepare(ctx, []pgdrv.Config{pgPath(pgdrv.Any, workload.Hot, 1)}, 40)
+		err := s.Prepare(ctx, []pg.Config{pgPath(pg.Any, workload.Hot, 1)}, 40)
 		if err == nil || !strings.Contains(err.Error(), "max_connections 16") {
 			t.Errorf("40 connections on max_connections 16: %v", err)
 		}
-		bad := pgPath(pgdrv.SQL, workload.Hot, 4)
+		bad := pgPath(pg.SQL, workload.Hot, 4)
 		bad.SQL = "SELECT row_to_json(t) FROM items t WHERE id = ANY($1) LIMIT 1"
-		err = s.Prepare(ctx, []pgdrv.Config{pgPath(pgdrv.Any, workload.Hot, 4), bad}, 2)
+		err = s.Prepare(ctx, []pg.Config{pgPath(pg.Any, workload.Hot, 4), bad}, 2)
 		if err == nil || !strings.Contains(err.Error(), "preflight") {
 			t.Errorf("sql path returning one row for several keys: %v", err)
 		}
@@ -103,9 +103,9 @@ func TestPGServer(t *testing.T) {
 	// The statistics are exact whether the engine drives the connections
 	// from event loops (path any) or a goroutine each (prepared-one in
 	// pipeline mode, which the loops do not drive).
-	pipelined := pgPath(pgdrv.PreparedOne, workload.Mixed, 8)
-	pipelined.BatchMode = pgdrv.Pipeline
-	for _, path := range []pgdrv.Config{pgPath(pgdrv.Any, workload.Mixed, 8), pipelined} {
+	pipelined := pgPath(pg.PreparedOne, workload.Mixed, 8)
+	pipelined.BatchMode = pg.Pipeline
+	for _, path := range []pg.Config{pgPath(pg.Any, workload.Mixed, 8), pipelined} {
 		t.Run("mixed sample "+path.Label(), func(t *testing.T) { mixedSample(t, ctx, s, path) })
 	}
 
@@ -150,7 +150,7 @@ func TestPGOptionsRedacted(t *testing.T) {
 
 // mixedSample measures one mixed sample of path on s and checks that the
 // server's statistics match the client's counts exactly.
-func mixedSample(t *testing.T, ctx context.Context, s *PGServer, path pgdrv.Config) {
+func mixedSample(t *testing.T, ctx context.Context, s *PGServer, path pg.Config) {
 	if err := s.Reset(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func mixedSample(t *testing.T, ctx context.Context, s *PGServer, path pgdrv.Conf
 		t.Error("the server must outlive the sample")
 	}
 	conns, loops := spec.Driver.(*pgSampleDriver).open()
-	if wantLoops := path.Path == pgdrv.Any; (len(loops) > 0) != wantLoops || (len(conns) > 0) == wantLoops {
+	if wantLoops := path.Path == pg.Any; (len(loops) > 0) != wantLoops || (len(conns) > 0) == wantLoops {
 		t.Errorf("%d event loops and %d connections: want loops %v", len(loops), len(conns), wantLoops)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/proc"
 )
@@ -18,7 +18,7 @@ import (
 // event loops it opened, so that the sample's statistics source can make
 // their backends publish their counters at the edges of the load window.
 type pgSampleDriver struct {
-	*pgdrv.Driver
+	*pg.Driver
 	mu    sync.Mutex
 	conns []*sampleConn
 	loops []*planLoop
@@ -28,13 +28,13 @@ type pgSampleDriver struct {
 // sampleLoop is an event loop of the sample's driver.
 type sampleLoop interface {
 	driver.Loop
-	pgdrv.Backends
+	pg.Backends
 }
 
 // sampleConn is a pg connection that remembers when its last operation
 // ended.
 type sampleConn struct {
-	*pgdrv.Conn
+	*pg.Conn
 	last      atomic.Int64 // driver.Now() of the last outcome
 	inDo      atomic.Int32 // Do calls in flight
 	plans     *samplePlans
@@ -190,7 +190,7 @@ func (st *pgStats) publishWarmup(ctx context.Context) error {
 		}
 		// Do watches no context during a request: a connection that does
 		// not answer in time is closed (the engine reopens it).
-		tctx, cancel := context.WithTimeout(ctx, pgdrv.TouchTimeout)
+		tctx, cancel := context.WithTimeout(ctx, pg.TouchTimeout)
 		stop := context.AfterFunc(tctx, func() { _ = c.Conn.Close() })
 		_ = c.Conn.Do(tctx, []driver.Request{{Seq: 0}}, out)
 		late := !stop()
@@ -200,7 +200,7 @@ func (st *pgStats) publishWarmup(ctx context.Context) error {
 		}
 		if late || out[0].Class != driver.OK {
 			st.d.plans.failed.Store(true) // no plan reading at close either
-			why := fmt.Sprintf("did not answer within %s", pgdrv.TouchTimeout)
+			why := fmt.Sprintf("did not answer within %s", pg.TouchTimeout)
 			if !late {
 				why = "failed: " + out[0].Class.String() + ": " + out[0].Msg
 			}

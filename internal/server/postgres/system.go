@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/resp/respserver"
@@ -81,7 +81,7 @@ func (p *System) Prepare(ctx context.Context) (result.Provenance, error) {
 		proc = "server process not visible here: no server figures"
 	}
 	p.env.Note("PostgreSQL %s · %s · %s\n", info.Version, where, proc)
-	var paths []pgdrv.Config
+	var paths []pg.Config
 	seen := map[string]bool{}
 	for _, c := range p.env.Cells {
 		if c.Protocol != suite.PG {
@@ -186,19 +186,19 @@ func (p *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 }
 
 // pathConfig is the pg driver config of cell c's path.
-func (p *System) pathConfig(c suite.Cell, seed uint64) pgdrv.Config {
+func (p *System) pathConfig(c suite.Cell, seed uint64) pg.Config {
 	q := p.env.Suite.Paths[c.Path].PG
-	cfg := pgdrv.Config{Path: pgdrv.Path(q.Path), SQL: q.SQL, Table: q.Table, Workload: system.WorkloadConfig(p.env.Suite.Workloads[c.Workload], c.Batch, seed)}
+	cfg := pg.Config{Path: pg.Path(q.Path), SQL: q.SQL, Table: q.Table, Workload: system.WorkloadConfig(p.env.Suite.Workloads[c.Workload], c.Batch, seed)}
 	if cfg.Path == "" && cfg.SQL != "" {
-		cfg.Path = pgdrv.SQL
+		cfg.Path = pg.SQL
 	}
 	if cfg.Table == "" {
 		cfg.Table = p.env.Target.Postgres.Table
 	}
 	if q.Batching != "" {
-		cfg.BatchMode = pgdrv.BatchMode(q.Batching)
+		cfg.BatchMode = pg.BatchMode(q.Batching)
 	}
-	cfg.Form, cfg.PlanCacheMode = pgdrv.Form(q.Form), pgdrv.PlanCacheMode(q.PlanCacheMode)
+	cfg.Form, cfg.PlanCacheMode = pg.Form(q.Form), pg.PlanCacheMode(q.PlanCacheMode)
 	if q.Timeout != nil {
 		cfg.Timeout = q.Timeout.D()
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/resp/respserver"
 	"github.com/benchrig/benchrig/internal/result"
@@ -46,7 +46,7 @@ func Options(env system.Env) respserver.RedisOptions {
 		o.MaxClients = env.MaxConnections() + 32
 	}
 	if t := rt.TLS; t != nil {
-		o.TLS = respdrv.TLSConfig{Enabled: true, CAFile: t.CA, ServerName: t.ServerName}
+		o.TLS = resp.TLSConfig{Enabled: true, CAFile: t.CA, ServerName: t.ServerName}
 	}
 	o.AdminTimeout = respserver.ShortestTimeout(env)
 	return o
@@ -183,7 +183,7 @@ func (r *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (syst
 		return base, fmt.Errorf("path %q: %w", c.Path, err)
 	}
 	base.Driver, base.Attach, base.AttachInfo = ps.Driver, ps.Attach, ps.AttachInfo
-	base.Stats = system.RESPStats(ps.Driver.(*respdrv.Driver), system.MergeStats(ps.Stats, r.srv.FieldStats(r.env.Target.Redis.Info)))
+	base.Stats = system.RESPStats(ps.Driver.(*resp.Driver), system.MergeStats(ps.Stats, r.srv.FieldStats(r.env.Target.Redis.Info)))
 	base.Judge = system.JudgeRESP
 	base.PreChecks, base.PostChecks = ps.PreChecks, ps.PostChecks
 	base.DriverConfig, base.SystemConfig = ps.DriverConfig, ps.SystemConfig
