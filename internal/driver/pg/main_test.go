@@ -12,7 +12,6 @@ import (
 	"github.com/benchrig/benchrig/internal/testenv"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
-
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 )
 

@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
-
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 )
 
