@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 	runner "github.com/benchrig/benchrig/internal/run"
@@ -37,35 +38,35 @@ func agentCmd(a *app) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if coord == "" {
-				return usagef("--coordinator HOST:PORT is required")
+				return exitcode.Usagef("--coordinator HOST:PORT is required")
 			}
 			if !c.Flags().Changed("index") {
 				index = -1
 				if v := os.Getenv("JOB_COMPLETION_INDEX"); v != "" { // a Kubernetes Indexed Job's pod
 					n, err := strconv.Atoi(v)
 					if err != nil || n < 0 || n >= load.MaxShares {
-						return usagef("JOB_COMPLETION_INDEX %q: want 0 to %d", v, load.MaxShares-1)
+						return exitcode.Usagef("JOB_COMPLETION_INDEX %q: want 0 to %d", v, load.MaxShares-1)
 					}
 					index = n
 				}
 			} else if index < 0 || index >= load.MaxShares {
-				return usagef("--index must be 0 to %d, got %d", load.MaxShares-1, index)
+				return exitcode.Usagef("--index must be 0 to %d, got %d", load.MaxShares-1, index)
 			}
 			if dialFor <= 0 || dialFor > time.Hour {
-				return usagef("--dial-for must be > 0 and ≤ 1h, got %s", dialFor)
+				return exitcode.Usagef("--dial-for must be > 0 and ≤ 1h, got %s", dialFor)
 			}
 			tok, err := agent.LoadToken(tokenFile, os.Getenv)
 			if err != nil {
-				return usageError{err}
+				return exitcode.Usage(err)
 			}
 			if _, err := timings.Resolved(); err != nil {
-				return usageError{err}
+				return exitcode.Usage(err)
 			}
 			cfg := agent.Config{Coordinator: coord, Index: index, Token: tok, DialFor: dialFor, Version: version, Timings: timings,
 				Logf: func(format string, args ...any) { fmt.Fprintf(a.stderr, "benchrig agent: "+format+"\n", args...) }}
 			if tlsCA != "" {
 				if cfg.TLS, err = agent.ClientTLS(tlsCA, coord); err != nil {
-					return usageError{err}
+					return exitcode.Usage(err)
 				}
 			}
 			return agent.Run(a.ctx, cfg)
@@ -101,7 +102,7 @@ type agentsOpts struct {
 // and returns the executor and a function that ends it all.
 func coordinate(a *app, o agentsOpts, resolved []byte, smoke bool) (runner.Executor, func(), error) {
 	if o.n < 1 || o.n > load.MaxShares {
-		return nil, nil, usagef("--agents must be 1 to %d, got %d", load.MaxShares, o.n)
+		return nil, nil, exitcode.Usagef("--agents must be 1 to %d, got %d", load.MaxShares, o.n)
 	}
 	var tok agent.Token
 	var raw []byte
@@ -109,24 +110,24 @@ func coordinate(a *app, o agentsOpts, resolved []byte, smoke bool) (runner.Execu
 	if o.local && o.tokenFile == "" && os.Getenv(agent.TokenEnv) == "" {
 		tok, raw = agent.RandomToken()
 	} else if tok, err = agent.LoadToken(o.tokenFile, os.Getenv); err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, exitcode.Usage(err)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, "benchrig coordinator: "+format+"\n", args...) }
 	if _, err := o.timings.Resolved(); err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, exitcode.Usage(err)
 	}
 	cc := agent.CoordinatorConfig{Agents: o.n, Token: tok, JoinFor: o.joinFor, Logf: logf, Timings: o.timings}
 	if o.tlsCert != "" || o.tlsKey != "" {
 		if o.local {
-			return nil, nil, usagef("--local agents connect over loopback: --tls-cert and --tls-key, the coordinator's certificate and key, are for remote agents")
+			return nil, nil, exitcode.Usagef("--local agents connect over loopback: --tls-cert and --tls-key, the coordinator's certificate and key, are for remote agents")
 		}
 		if cc.TLS, err = agent.ServerTLS(o.tlsCert, o.tlsKey); err != nil {
-			return nil, nil, usageError{err}
+			return nil, nil, exitcode.Usage(err)
 		}
 	}
 	c, err := agent.NewCoordinator(cc)
 	if err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, exitcode.Usage(err)
 	}
 	if err := c.Listen(o.listen); err != nil {
 		return nil, nil, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/testenv"
 )
 
@@ -120,7 +121,7 @@ func TestRunAgentsBadFlags(t *testing.T) {
 		{[]string{"agent", "--coordinator", "127.0.0.1:1", "--index", "-2"}, "--index must be"},
 	} {
 		_, e, code := cli(t, c.args...)
-		if code != exitUsage || !strings.Contains(e, c.want) {
+		if code != exitcode.BadUsage || !strings.Contains(e, c.want) {
 			t.Errorf("%v: exit %d %q, want usage error with %q", c.args, code, e, c.want)
 		}
 	}
@@ -146,7 +147,7 @@ matrix: {targets: [web], paths: [root], connections: [8]}
 			t.Errorf("manifests lack %q", want)
 		}
 	}
-	if _, e, code := cli(t, "k8s", suite, "--agents", "0", "--image", "r/b:1"); code != exitUsage || !strings.Contains(e, "--agents") {
+	if _, e, code := cli(t, "k8s", suite, "--agents", "0", "--image", "r/b:1"); code != exitcode.BadUsage || !strings.Contains(e, "--agents") {
 		t.Errorf("--agents 0: exit %d %q", code, e)
 	}
 	log := filepath.Join(dir, "pod.log")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/calibrate"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/report"
 )
 
@@ -36,11 +37,11 @@ of a second per protocol; --no-calibrate skips it) and every report prints it.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if d < calibrate.MinDuration || d > calibrate.MaxDuration {
-				return usagef("--duration must be between %s and %s, got %s", calibrate.MinDuration, calibrate.MaxDuration, d)
+				return exitcode.Usagef("--duration must be between %s and %s, got %s", calibrate.MinDuration, calibrate.MaxDuration, d)
 			}
 			for _, p := range protocols {
 				if !isCalibrated(p) {
-					return usagef("--protocols: unknown protocol %q; accepted: %s", p, strings.Join(calibrate.Protocols, ", "))
+					return exitcode.Usagef("--protocols: unknown protocol %q; accepted: %s", p, strings.Join(calibrate.Protocols, ", "))
 				}
 			}
 			f := calibrate.Measure(a.ctx, protocols, d)

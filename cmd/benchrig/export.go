@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
 )
@@ -24,7 +25,7 @@ func exportCmd(stdout io.Writer) *cobra.Command {
 		// usage error naming the command that writes it.
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("export needs a format: benchrig export hgrm RESULTS.json --case CASE -o DIR; CSV and JSON: benchrig report RESULTS.json -f csv|json")
+				return exitcode.Usagef("export needs a format: benchrig export hgrm RESULTS.json --case CASE -o DIR; CSV and JSON: benchrig report RESULTS.json -f csv|json")
 			}
 			return unknownCommand(c, args[0])
 		},
@@ -47,10 +48,10 @@ Plot them with https://hdrhistogram.github.io/HdrHistogram/plotFiles.html.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if caseName == "" {
-				return usagef("--case is required: the case whose samples to export")
+				return exitcode.Usagef("--case is required: the case whose samples to export")
 			}
 			if dir == "" {
-				return usagef("-o/--out DIR is required")
+				return exitcode.Usagef("-o/--out DIR is required")
 			}
 			src, err := loadSource(args[0], allowSmoke)
 			if err != nil {
@@ -86,9 +87,9 @@ func exportHgrm(src *report.Source, caseName, variant, dir string, stdout io.Wri
 	}
 	switch {
 	case !seenC[caseName]:
-		return usagef("--case %q: no such case in %s; it has %s", caseName, src.Path, strings.Join(quoteAll(cases), ", "))
+		return exitcode.Usagef("--case %q: no such case in %s; it has %s", caseName, src.Path, strings.Join(quoteAll(cases), ", "))
 	case len(rows) == 0:
-		return usagef("--variant %q: case %q has no such variant; it has %s", variant, caseName, strings.Join(quoteAll(variants), ", "))
+		return exitcode.Usagef("--variant %q: case %q has no such variant; it has %s", variant, caseName, strings.Join(quoteAll(variants), ", "))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/report"
 )
 
@@ -16,8 +17,8 @@ func (e regressionError) Error() string {
 	return fmt.Sprintf("%d significant change(s) past a --fail-if threshold:\n  %s", len(e.failures), strings.Join(e.failures, "\n  "))
 }
 
-// Is makes a regression count as errUnhealthy, which exits 3.
-func (e regressionError) Is(target error) bool { return target == errUnhealthy }
+// Is makes a regression count as exitcode.ErrUnhealthy, which exits 3.
+func (e regressionError) Is(target error) bool { return target == exitcode.ErrUnhealthy }
 
 // applyGates checks the comparison against the gates: warnings (gates that
 // too few repeats cannot decide) go to stderr; failures are the error.

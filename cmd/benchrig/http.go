@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
 )
@@ -65,7 +66,7 @@ func httpCmd(a *app) *cobra.Command {
 
 func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 	if c.Flags().Changed("target") && strings.TrimSpace(hf.h.Command) == "" {
-		return usagef("--target is empty: give the server's command line, e.g. --target './server --port 8080' (or leave --target out to load a server already running)")
+		return exitcode.Usagef("--target is empty: give the server's command line, e.g. --target './server --port 8080' (or leave --target out to load a server already running)")
 	}
 	if err := hf.options(); err != nil {
 		return err
@@ -73,7 +74,7 @@ func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 	hf.h.Common = hf.Common
 	d, rawURL, err := hf.h.Build(rawURL)
 	if err != nil {
-		return usageError{err}
+		return exitcode.Usage(err)
 	}
 	rawURL = a.policy.URL(rawURL, a.secrets)
 	job := quickJob{

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/agent/k8s"
+	"github.com/benchrig/benchrig/internal/exitcode"
 )
 
 // k8sCmd is `benchrig k8s SUITE --agents N --image IMAGE`: the manifests of a
@@ -45,7 +46,7 @@ func k8sCmd(a *app) *cobra.Command {
 			_ = p
 			m, err := k8s.Build(o)
 			if err != nil {
-				return usageError{err}
+				return exitcode.Usage(err)
 			}
 			return m.Write(a.stdout)
 		},
@@ -76,7 +77,7 @@ func k8sFetchCmd(a *app) *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
-				return usagef("-o/--out RESULTS.json is required")
+				return exitcode.Usagef("-o/--out RESULTS.json is required")
 			}
 			var in io.Reader = os.Stdin
 			if len(args) == 1 && args[0] != "-" {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/secret"
@@ -70,7 +71,7 @@ func runPG(a *app, c *cobra.Command, pf *pgFlags) error {
 	d, env, pw, err := pf.p.Build()
 	a.secrets.AddValue(pw)
 	if err != nil {
-		return pgCleanErr(usageError{err}, a.secrets)
+		return pgCleanErr(exitcode.Usage(err), a.secrets)
 	}
 	version := ""
 	job := quickJob{
@@ -124,11 +125,11 @@ func pgCleanErr(err error, secrets *secret.Set) error {
 	if clean == msg {
 		return err
 	}
-	var u usageError
+	var u exitcode.UsageError
 	if errors.As(err, &u) {
-		return usageError{errors.New(clean)}
+		return exitcode.Usage(errors.New(clean))
 	}
-	if errors.Is(err, errUnhealthy) {
+	if errors.Is(err, exitcode.ErrUnhealthy) {
 		return err
 	}
 	return errors.New(clean)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
@@ -79,10 +80,10 @@ func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 // options checks the flags that are not the suite's: where results go.
 func (q *quickFlags) options() error {
 	if q.resume && q.force {
-		return usagef("give --resume or --force, not both")
+		return exitcode.Usagef("give --resume or --force, not both")
 	}
 	if q.resume && q.out == "" {
-		return usagef("--resume needs -o/--out: the results file to continue")
+		return exitcode.Usagef("--resume needs -o/--out: the results file to continue")
 	}
 	return nil
 }
@@ -112,7 +113,7 @@ func runQuick(a *app, q *quickFlags, job quickJob) error {
 	ctx, stdout, stderr := a.ctx, a.stdout, a.stderr
 	s, p, err := quick.Plan(job.name, job.doc)
 	if err != nil {
-		return usageError{err}
+		return exitcode.Usage(err)
 	}
 	x := execution{file: job.name, args: job.args, secrets: a.secrets, secretHeaders: a.secretHeaders, secretParams: a.secretParams, out: output{path: q.out, force: q.force, resume: q.resume || q.resumeChanged, resumeChanged: q.resumeChanged, json: q.json},
 		progress: !q.json && len(p.Samples) > 1, onPrepared: job.onPrepared, noCalibrate: q.noCalibrate, env: job.env}
@@ -198,9 +199,9 @@ func samplesExit(res *executed, failUnhealthy bool, stderr io.Writer) error {
 		return fmt.Errorf("all %d samples failed; the first: %s", n, first)
 	case failUnhealthy && unhealthy > 0:
 		if failed > 0 {
-			return fmt.Errorf("%w: %d of %d samples UNHEALTHY, %d of them failed; the first: %s", errUnhealthy, unhealthy, n, failed, first)
+			return fmt.Errorf("%w: %d of %d samples UNHEALTHY, %d of them failed; the first: %s", exitcode.ErrUnhealthy, unhealthy, n, failed, first)
 		}
-		return fmt.Errorf("%w: %d of %d samples", errUnhealthy, unhealthy, n)
+		return fmt.Errorf("%w: %d of %d samples", exitcode.ErrUnhealthy, unhealthy, n)
 	}
 	if failed > 0 {
 		fmt.Fprintf(stderr, "benchrig: %d of %d samples failed (exit 0; --fail-unhealthy exits 3); the first: %s\n", failed, n, first)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/report"
 )
 
@@ -41,7 +42,7 @@ func (rf *reportFlags) resolvedFormat(allowed ...string) (string, error) {
 	ext := strings.ToLower(filepath.Ext(rf.out))
 	byExt, known := extFormats[ext]
 	if rf.out != "" && ext != "" && !known {
-		return "", usagef("-o %s: cannot write %s files; use -o with .txt, .md, .html, .csv or .json", rf.out, ext)
+		return "", exitcode.Usagef("-o %s: cannot write %s files; use -o with .txt, .md, .html, .csv or .json", rf.out, ext)
 	}
 	switch {
 	case f == "" && known:
@@ -49,14 +50,14 @@ func (rf *reportFlags) resolvedFormat(allowed ...string) (string, error) {
 	case f == "":
 		f = "text"
 	case known && byExt != f:
-		return "", usagef("--format %s, but -o %s names %s: give one or make them agree", rf.format, rf.out, byExt)
+		return "", exitcode.Usagef("--format %s, but -o %s names %s: give one or make them agree", rf.format, rf.out, byExt)
 	}
 	for _, a := range allowed {
 		if f == a {
 			return f, nil
 		}
 	}
-	return "", usagef("--format %q: want %s", rf.format, formatList(allowed))
+	return "", exitcode.Usagef("--format %q: want %s", rf.format, formatList(allowed))
 }
 
 // formatList says which formats are accepted: "text, md or html for a
@@ -219,7 +220,7 @@ Mann–Whitney U test of the repeats; "~" means no significant difference at
 		RunE: func(c *cobra.Command, args []string) error {
 			if asJSON {
 				if rf.format != "" && rf.format != "json" {
-					return usagef("--json and --format %s: give one", rf.format)
+					return exitcode.Usagef("--json and --format %s: give one", rf.format)
 				}
 				rf.format = "json"
 			}
@@ -231,15 +232,15 @@ Mann–Whitney U test of the repeats; "~" means no significant difference at
 			for _, f := range failIf {
 				g, err := report.ParseGate(f)
 				if err != nil {
-					return usageError{err}
+					return exitcode.Usage(err)
 				}
 				gates = append(gates, g)
 			}
 			if alpha <= 0 || alpha >= 1 {
-				return usagef("--alpha %v: want a significance level between 0 and 1, such as 0.05", alpha)
+				return exitcode.Usagef("--alpha %v: want a significance level between 0 and 1, such as 0.05", alpha)
 			}
 			if len(args) == 1 && (va == "" || vb == "") {
-				return usagef("one file: give the two variants to compare with --a and --b")
+				return exitcode.Usagef("one file: give the two variants to compare with --a and --b")
 			}
 			a, err := loadSource(args[0], rf.allowSmoke)
 			if err != nil {
@@ -341,14 +342,14 @@ func onlyVariant(src *report.Source, name, flag string) (*report.Source, error) 
 		for _, l := range labels {
 			if strings.Contains(l, name) {
 				if pick != "" {
-					return nil, usagef("%s %q: names several variants of %s (%q, %q); give the whole label", flag, name, src.Path, pick, l)
+					return nil, exitcode.Usagef("%s %q: names several variants of %s (%q, %q); give the whole label", flag, name, src.Path, pick, l)
 				}
 				pick = l
 			}
 		}
 	}
 	if pick == "" {
-		return nil, usagef("%s %q: no such variant in %s; it has %s", flag, name, src.Path, strings.Join(quoteAll(labels), ", "))
+		return nil, exitcode.Usagef("%s %q: no such variant in %s; it has %s", flag, name, src.Path, strings.Join(quoteAll(labels), ", "))
 	}
 	out := *src
 	out.Title = src.Title + " · " + pick

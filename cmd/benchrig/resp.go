@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/target/postgres"
@@ -73,7 +74,7 @@ func runRESP(a *app, c *cobra.Command, rf *respFlags) error {
 	rf.r.Common = rf.Common
 	d, env, err := rf.r.Build()
 	if err != nil {
-		return usageError{err}
+		return exitcode.Usage(err)
 	}
 	where := rf.r.Addr
 	if rf.r.Ephemeral {

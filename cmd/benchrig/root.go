@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )
@@ -26,24 +27,6 @@ var (
 	version = "dev"
 	commit  = ""
 )
-
-// Exit codes, the same for run, http, pg and resp: 0 every sample ran (and,
-// with --fail-unhealthy, was HEALTHY); 1 setup failed, the run was
-// interrupted, or every sample failed; 2 bad usage; 3 --fail-unhealthy and
-// some sample was UNHEALTHY or failed.
-const (
-	exitFailed    = 1
-	exitUsage     = 2
-	exitUnhealthy = 3
-)
-
-// usageError is bad input from the command line: exit code 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // app is what every command needs of its invocation: the context that
 // Ctrl-C cancels, the command line as given (for the results header, never
@@ -63,9 +46,6 @@ type app struct {
 	// every suite's own lists.
 	secretHeaders, secretParams []string
 }
-
-// errUnhealthy is returned after the report when --fail-unhealthy is set.
-var errUnhealthy = errors.New("the run was UNHEALTHY")
 
 // run is the whole CLI, testable end to end.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -94,7 +74,7 @@ func runCLI(a *app, args []string) error {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exitcode.Usage(err) })
 	root.PersistentFlags().StringArrayVar(&a.secretHeaders, "secret-header", nil,
 		"a header whose value is a credential, beyond those named token, key, auth, password, secret, session, cookie… (repeatable): never recorded or shown")
 	root.PersistentFlags().StringArrayVar(&a.secretParams, "secret-param", nil,
@@ -114,7 +94,7 @@ func runCLI(a *app, args []string) error {
 		}
 		f, err := os.Create(cpuProfile)
 		if err != nil {
-			return usagef("--cpuprofile: %w", err)
+			return exitcode.Usagef("--cpuprofile: %w", err)
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()
@@ -130,11 +110,11 @@ func runCLI(a *app, args []string) error {
 	root.SetHelpCommand(helpCmd(root))
 	err := root.ExecuteContext(ctx)
 	stopProfile()
-	if err != nil && isCobraUsage(err) {
+	if err != nil && exitcode.IsCobraUsage(err) {
 		if m := unknownCommandRE.FindStringSubmatch(err.Error()); m != nil {
 			return unknownCommand(root, m[1])
 		}
-		return usageError{err}
+		return exitcode.Usage(err)
 	}
 	return err
 }
@@ -183,7 +163,7 @@ func unknownCommand(parent *cobra.Command, name string) error {
 	} else {
 		msg += "; see " + parent.CommandPath() + " --help"
 	}
-	return usageError{errors.New(msg)}
+	return exitcode.Usage(errors.New(msg))
 }
 
 // helpCmd is `benchrig help [command]`: a topic that is no command is a
@@ -203,39 +183,6 @@ func helpCmd(root *cobra.Command) *cobra.Command {
 			return cmd.Help()
 		},
 	}
-}
-
-// isCobraUsage recognises cobra's own argument errors (unknown command,
-// wrong number of arguments), which it returns as plain errors.
-func isCobraUsage(err error) bool {
-	var u usageError
-	if errors.As(err, &u) {
-		return false
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command ", "accepts ", "requires at least ", "requires at most ", "unknown flag", "unknown shorthand", "invalid argument "} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// exitCode prints the error (one line) and maps it to an exit code.
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	if errors.Is(err, errUnhealthy) {
-		fmt.Fprintln(stderr, "benchrig:", err)
-		return exitUnhealthy
-	}
-	fmt.Fprintln(stderr, "benchrig:", err)
-	var u usageError
-	if errors.As(err, &u) {
-		return exitUsage
-	}
-	return exitFailed
 }
 
 // secondSignalExits ends the process at once on a second Ctrl-C: the first

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/exitcode"
 
 	"github.com/spf13/cobra"
 
@@ -22,23 +23,23 @@ import (
 func loadPlan(path string, sets []string, smoke bool) (*suite.Suite, *suite.Plan, error) {
 	s, err := suite.Load(path)
 	if err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, exitcode.Usage(err)
 	}
 	if err := suite.ApplyOverrides(s, os.Getenv, sets); err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, exitcode.Usage(err)
 	}
 	p, err := s.Plan()
 	if err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, exitcode.Usage(err)
 	}
 	// plan refuses what run would: a program path that is not there.
 	if cwd, err := os.Getwd(); err == nil {
 		if err := s.CheckPrograms(cwd); err != nil {
-			return nil, nil, usageError{err}
+			return nil, nil, exitcode.Usage(err)
 		}
 	}
 	if err := s.CheckPlacement(); err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, exitcode.Usage(err)
 	}
 	if smoke {
 		p = p.Smoke()
@@ -108,13 +109,13 @@ func runCmd(a *app) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
-				return usagef("-o/--out RESULTS.json is required")
+				return exitcode.Usagef("-o/--out RESULTS.json is required")
 			}
 			if resume && force {
-				return usagef("give --resume or --force, not both")
+				return exitcode.Usagef("give --resume or --force, not both")
 			}
 			if agents.n == 0 && (agents.local || c.Flags().Changed("listen")) {
-				return usagef("--local and --listen go with --agents N")
+				return exitcode.Usagef("--local and --listen go with --agents N")
 			}
 			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate, agents)
 		},
