@@ -13,6 +13,7 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 	runner "github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/secret"
+	"github.com/benchrig/benchrig/internal/status"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )
@@ -153,8 +154,8 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		s.SecretParams = append(s.SecretParams, x.secretParams...)
 		suiteSecrets(s, x.secrets, x.getenv)
 	}
-	st := newStatus(stderr, "")
-	defer st.stop()
+	st := status.New(stderr, "")
+	defer st.Stop()
 	ran := &ranCheck{ref: map[string][]result.RanFile{}, resuming: hdr != nil, accept: x.out.resumeChanged, path: path, stderr: stderr}
 	if hdr != nil {
 		ran.recorded(path)
@@ -167,19 +168,19 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			if pr.Total > 1 {
 				prefix += fmt.Sprintf("%s · ETA %s · ", pr.Key, pr.ETA.Round(time.Second))
 			}
-			st.setPrefix(prefix)
-			st.setPhase(pr.Phase, pr.PhasePlanned)
+			st.SetPrefix(prefix)
+			st.SetPhase(pr.Phase, pr.PhasePlanned)
 		},
-		OnEngine: st.setEngine,
+		OnEngine: st.SetEngine,
 		OnSample: func(i, n int, smp *result.Sample, eta time.Duration) {
 			scrubRecord(smp, x.secrets)
 			done.Append(smp)
 			if x.progress {
 				clear := ""
-				if isTerminal(stderr) {
+				if status.IsTerminal(stderr) {
 					clear = "\r\033[K"
 				}
-				fmt.Fprintln(stderr, clear+progressLine(i, n, smp, eta))
+				fmt.Fprintln(stderr, clear+status.ProgressLine(i, n, smp, eta))
 			}
 		},
 		Notes:         x.notes,
@@ -248,7 +249,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 	}
 	sink = scrubSink{next: sink, set: x.secrets}
 	interrupted, err := r.Run(ctx, sink)
-	st.stop()
+	st.Stop()
 	if err != nil {
 		if w != nil {
 			w.Abandon()
