@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/plan"
 	"github.com/benchrig/benchrig/internal/result"
 	runner "github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/secret"
@@ -235,7 +236,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		}
 		h := result.Header{Tool: toolInfo(), Host: result.ReadHost(), Started: time.Now().UTC(), Args: x.args, Smoke: p.IsSmoke,
 			Suite: result.SuiteInfo{Name: s.Name, File: x.file, SHA256: s.SHA256(), Resolved: resolved, Overrides: overrides},
-			Plan:  planEntries(p), Targets: prov, Floor: floor}
+			Plan:  plan.Entries(p), Targets: prov, Floor: floor}
 		scrubRecord(&h, x.secrets)
 		if w, err = result.Create(path, h, x.out.force || x.out.path == ""); err != nil {
 			return nil, err

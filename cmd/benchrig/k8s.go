@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/agent/k8s"
 	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/plan"
 )
 
 // k8sCmd is `benchrig k8s SUITE --agents N --image IMAGE`: the manifests of a
@@ -30,7 +31,7 @@ func k8sCmd(a *app) *cobra.Command {
   kubectl logs job/mybench-coordinator | benchrig k8s fetch -o results.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, p, err := loadPlan(args[0], sets, smoke)
+			s, p, err := plan.Load(args[0], sets, smoke)
 			if err != nil {
 				return err
 			}

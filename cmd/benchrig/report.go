@@ -184,20 +184,6 @@ func consoleReport(stdout io.Writer, src *report.Source) error {
 	return report.Console(stdout, src)
 }
 
-// verdict is the verification notice of the file at path (what `benchrig
-// verify` prints of a file that does not verify), or "" for a file that
-// verifies.
-func verdict(path string) string {
-	c, err := checkResults(path)
-	if err != nil {
-		return fmt.Sprintf("FAILED verification: %s: %v\n", path, err)
-	}
-	if n := c.Report.Notice(path, false); len(n) > 0 {
-		return strings.Join(n, "\n") + "\n"
-	}
-	return ""
-}
-
 func compareCmd(stdout io.Writer) *cobra.Command {
 	var rf reportFlags
 	var alpha float64

@@ -7,9 +7,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/benchrig/benchrig/internal/plan"
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/verify"
 )
 
 // loadSource reads a results file for the report builders, once, through
@@ -30,7 +32,7 @@ func loadSource(path string, allowSmoke bool) (*report.Source, error) {
 			return src, err
 		}
 	}
-	return suiteSource(checkResultsOf(path, bytes.NewReader(b)), allowSmoke)
+	return suiteSource(verify.CheckOf(path, bytes.NewReader(b)), allowSmoke)
 }
 
 // suiteSource is the report source of a checked results file. A file with
@@ -73,7 +75,7 @@ func suiteSource(c *result.Checked, allowSmoke bool) (*report.Source, error) {
 		c, v := s.Case, s.Variant
 		if c == "" || v == "" {
 			if cells == nil {
-				p, err := replan(hdr.Suite.Resolved, hdr.Smoke)
+				p, err := plan.Recorded(hdr.Suite.Resolved, hdr.Smoke)
 				if err != nil {
 					return nil, err
 				}

@@ -1,76 +1,20 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/agent"
 	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/plan"
+	"github.com/benchrig/benchrig/internal/verify"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 )
-
-// loadPlan reads a suite, applies the environment overrides of the seeds
-// (CONNECTIONS, BATCHES, …) and --set, and expands the plan.
-func loadPlan(path string, sets []string, smoke bool) (*suite.Suite, *suite.Plan, error) {
-	s, err := suite.Load(path)
-	if err != nil {
-		return nil, nil, exitcode.Usage(err)
-	}
-	if err := suite.ApplyOverrides(s, os.Getenv, sets); err != nil {
-		return nil, nil, exitcode.Usage(err)
-	}
-	p, err := s.Plan()
-	if err != nil {
-		return nil, nil, exitcode.Usage(err)
-	}
-	// plan refuses what run would: a program path that is not there.
-	if cwd, err := os.Getwd(); err == nil {
-		if err := s.CheckPrograms(cwd); err != nil {
-			return nil, nil, exitcode.Usage(err)
-		}
-	}
-	if err := s.CheckPlacement(); err != nil {
-		return nil, nil, exitcode.Usage(err)
-	}
-	if smoke {
-		p = p.Smoke()
-	}
-	return s, p, nil
-}
-
-// planEntries is the plan as the results file records it.
-func planEntries(p *suite.Plan) []result.PlanEntry {
-	out := make([]result.PlanEntry, len(p.Samples))
-	for i, s := range p.Samples {
-		out[i] = result.PlanEntry{Index: s.Index, Key: s.Key, Cell: s.CellID, Repeat: s.Repeat}
-	}
-	return out
-}
-
-// replan re-expands the plan from a recorded, resolved suite.
-func replan(resolved json.RawMessage, smoke bool) (*suite.Plan, error) {
-	s, err := suite.Parse("recorded suite", resolved)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.Plan()
-	if err != nil {
-		return nil, err
-	}
-	if smoke {
-		p = p.Smoke()
-	}
-	return p, nil
-}
 
 func planCmd(stdout io.Writer) *cobra.Command {
 	var sets []string
@@ -80,7 +24,7 @@ func planCmd(stdout io.Writer) *cobra.Command {
 		Short: "Print the samples a suite expands to, in the order they run, and the estimated wall time",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			_, p, err := loadPlan(args[0], sets, smoke)
+			_, p, err := plan.Load(args[0], sets, smoke)
 			if err != nil {
 				return err
 			}
@@ -150,7 +94,7 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 	)
 	out.absentIfHeaderless(a.stderr)
 	if !out.resume {
-		if s, p, err = loadPlan(path, sets, smoke); err != nil {
+		if s, p, err = plan.Load(path, sets, smoke); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
@@ -201,27 +145,6 @@ func countDone(w *result.Writer, p *suite.Plan) int {
 	return n
 }
 
-// checkResults reads a results file once and verifies it against the plan
-// its recorded suite expands to: the one verification every reading
-// command (verify, report, compare, export, checksum) goes through.
-func checkResults(path string) (*result.Checked, error) {
-	return result.Check(path, replanEntries)
-}
-
-// checkResultsOf is checkResults of the file's bytes, read by the caller.
-func checkResultsOf(path string, r io.Reader) *result.Checked {
-	return result.CheckReader(path, r, replanEntries)
-}
-
-// replanEntries re-expands the plan entries from a recorded suite.
-func replanEntries(resolved json.RawMessage, smoke bool) ([]result.PlanEntry, error) {
-	p, err := replan(resolved, smoke)
-	if err != nil {
-		return nil, err
-	}
-	return planEntries(p), nil
-}
-
 func verifyCmd(stdout io.Writer) *cobra.Command {
 	var allowSmoke, asJSON bool
 	c := &cobra.Command{
@@ -229,32 +152,7 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 		Short: "Check a results file: schema, checksum, plan re-expanded from the recorded suite, completeness, consistency",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			checked, err := checkResults(args[0])
-			if err != nil {
-				return err
-			}
-			rep := checked.Report
-			if hdr := checked.Header; hdr != nil && hdr.Smoke && !allowSmoke {
-				rep.Problems = append(rep.Problems, "smoke results: a smoke run proves the suite works, its figures are not results (--allow-smoke to verify it anyway)")
-			}
-			if asJSON {
-				if err := writeVerifyJSON(stdout, args[0], rep); err != nil {
-					return err
-				}
-				if rep.OK() {
-					return nil
-				}
-				return errors.New("verification failed")
-			}
-			if rep.OK() {
-				fmt.Fprintf(stdout, "OK: %s: %d of %d planned samples, checksum and plan verified\n", args[0], rep.Samples, rep.Planned)
-				for _, w := range rep.Warnings {
-					fmt.Fprintf(stdout, "  ! %s\n", w)
-				}
-				return nil
-			}
-			fmt.Fprintln(stdout, strings.Join(rep.Notice(args[0], false), "\n"))
-			return errors.New("verification failed")
+			return verify.File(args[0], allowSmoke, asJSON, stdout)
 		},
 	}
 	c.Flags().BoolVar(&allowSmoke, "allow-smoke", false, "accept a smoke run's results")
@@ -269,7 +167,7 @@ func checksumCmd(stdout io.Writer) *cobra.Command {
 		Short: "Write RESULTS.json.sha256 (sha256sum format) for publishing, or --check it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return checksum(args[0], check, stdout)
+			return verify.Checksum(args[0], check, stdout)
 		},
 	}
 	c.Flags().BoolVar(&check, "check", false, "verify RESULTS.json against RESULTS.json.sha256")
