@@ -8,6 +8,7 @@ import (
 	"github.com/benchrig/benchrig/internal/agent"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/plan"
+	"github.com/benchrig/benchrig/internal/reportsrc"
 	"github.com/benchrig/benchrig/internal/verify"
 
 	"github.com/spf13/cobra"
@@ -129,7 +130,7 @@ func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealt
 		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out.path, path, out.path)
 	}
 	fmt.Fprintf(a.stdout, "%d samples written to %s\n\n", len(res.plan.Samples), out.path)
-	if err := reportFile(out.path, res.plan.IsSmoke, a.stdout); err != nil {
+	if err := reportsrc.ConsoleFile(out.path, res.plan.IsSmoke, a.stdout); err != nil {
 		return err
 	}
 	return samplesExit(res, failUnhealthy, a.stderr)
