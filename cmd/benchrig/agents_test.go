@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/agent/k8s"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/testenv"
 )
@@ -154,8 +155,7 @@ matrix: {targets: [web], paths: [root], connections: [8]}
 	res := filepath.Join(dir, "results.json")
 	os.WriteFile(res, []byte("{\"a\":1}\n"), 0o644)
 	f, _ := os.Create(log)
-	a := &app{stdout: f}
-	if err := logResults(a, res); err != nil {
+	if err := k8s.EmitFile(f, res); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

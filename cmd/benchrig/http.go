@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
@@ -77,16 +78,16 @@ func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 		return exitcode.Usage(err)
 	}
 	rawURL = a.policy.URL(rawURL, a.secrets)
-	job := quickJob{
-		name: "benchrig http", doc: a.withSecretNames(d), args: a.args,
-		title: func(s *result.Sample) string {
+	job := execute.Quick{
+		Name: "benchrig http", Doc: a.withSecretNames(d),
+		Title: func(s *result.Sample) string {
 			conns := 0
 			if s.Config != nil {
 				conns = s.Config.Engine.Connections
 			}
-			return fmt.Sprintf("benchrig http %s · %d connections · %s", rawURL, conns, describeWindow(s))
+			return fmt.Sprintf("benchrig http %s · %d connections · %s", rawURL, conns, execute.DescribeWindow(s))
 		},
-		heading: func(n int) string { return fmt.Sprintf("benchrig http %s · %s", rawURL, plural(n, "sample")) },
+		Heading: func(n int) string { return fmt.Sprintf("benchrig http %s · %s", rawURL, execute.Plural(n, "sample")) },
 	}
 	return runQuick(a, &hf.quickFlags, job)
 }

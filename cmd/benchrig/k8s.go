@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +34,7 @@ func k8sCmd(a *app) *cobra.Command {
 				return err
 			}
 			if o.Name == "" {
-				o.Name = dnsLabel(s.Name)
+				o.Name = k8s.DNSLabel(s.Name)
 			}
 			if !c.Flags().Changed("token-secret") {
 				o.TokenSecret = o.Name + "-token"
@@ -80,61 +78,14 @@ func k8sFetchCmd(a *app) *cobra.Command {
 			if out == "" {
 				return exitcode.Usagef("-o/--out RESULTS.json is required")
 			}
-			var in io.Reader = os.Stdin
-			if len(args) == 1 && args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				in = f
-			}
-			data, err := k8s.Fetch(in)
+			n, err := k8s.FetchFile(args, os.Stdin, out)
 			if err != nil {
 				return err
 			}
-			if _, err := os.Stat(out); err == nil {
-				return fmt.Errorf("%s exists: not overwriting it (remove it or give another -o)", out)
-			}
-			if err := os.WriteFile(out, data, 0o644); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "%s: %d bytes recovered; `benchrig verify %s` checks it\n", out, len(data), out)
+			fmt.Fprintf(a.stdout, "%s: %d bytes recovered; `benchrig verify %s` checks it\n", out, n, out)
 			return nil
 		},
 	}
 	c.Flags().StringVarP(&out, "out", "o", "", "where to write the results file")
 	return c
-}
-
-// logResults prints the results file to stdout between k8s markers (run
-// --log-results: a completed pod's files cannot be copied out, its log can).
-func logResults(a *app, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return k8s.Emit(a.stdout, f)
-}
-
-// dnsLabel makes a Kubernetes object name of a suite name.
-func dnsLabel(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	out := strings.Trim(b.String(), "-")
-	if len(out) > 40 {
-		out = strings.Trim(out[:40], "-")
-	}
-	if out == "" {
-		out = "benchrig"
-	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
@@ -74,17 +75,17 @@ func runPG(a *app, c *cobra.Command, pf *pgFlags) error {
 		return pgCleanErr(exitcode.Usage(err), a.secrets)
 	}
 	version := ""
-	job := quickJob{
-		name: "benchrig pg", doc: a.withSecretNames(d), env: env, args: a.args,
-		onPrepared: func(prov map[string]result.Provenance) {
+	job := execute.Quick{
+		Name: "benchrig pg", Doc: a.withSecretNames(d), Env: env,
+		OnPrepared: func(prov map[string]result.Provenance) {
 			for _, pv := range prov {
 				version = pv.Version
 			}
 		},
-		title: func(s *result.Sample) string {
-			return fmt.Sprintf("benchrig pg · PostgreSQL %s · %s · %s · %s", version, s.Variant, s.Case, describeWindow(s))
+		Title: func(s *result.Sample) string {
+			return fmt.Sprintf("benchrig pg · PostgreSQL %s · %s · %s · %s", version, s.Variant, s.Case, execute.DescribeWindow(s))
 		},
-		heading: func(n int) string {
+		Heading: func(n int) string {
 			return fmt.Sprintf("benchrig pg · PostgreSQL %s · %s workload · %d samples", version, pf.p.Kind, n)
 		},
 	}

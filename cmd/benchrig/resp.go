@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
@@ -81,17 +82,17 @@ func runRESP(a *app, c *cobra.Command, rf *respFlags) error {
 		where = "ephemeral redis-server"
 	}
 	var server string
-	job := quickJob{
-		name: "benchrig resp", doc: a.withSecretNames(d), env: env, args: a.args,
-		onPrepared: func(prov map[string]result.Provenance) {
+	job := execute.Quick{
+		Name: "benchrig resp", Doc: a.withSecretNames(d), Env: env,
+		OnPrepared: func(prov map[string]result.Provenance) {
 			for _, pv := range prov {
 				server = strings.TrimSpace(pv.Version)
 			}
 		},
-		title: func(s *result.Sample) string {
-			return fmt.Sprintf("benchrig resp %s · %s %s · %s", driverAddr(s, where), rf.r.Variant(), s.Case, describeWindow(s))
+		Title: func(s *result.Sample) string {
+			return fmt.Sprintf("benchrig resp %s · %s %s · %s", driverAddr(s, where), rf.r.Variant(), s.Case, execute.DescribeWindow(s))
 		},
-		heading: func(n int) string {
+		Heading: func(n int) string {
 			return fmt.Sprintf("benchrig resp %s (redis %s) · %s · %d samples", where, server, rf.r.Variant(), n)
 		},
 	}

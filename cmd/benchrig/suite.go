@@ -1,20 +1,17 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/agent/launch"
+	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/plan"
-	"github.com/benchrig/benchrig/internal/reportsrc"
 	"github.com/benchrig/benchrig/internal/verify"
 
 	"github.com/spf13/cobra"
-
-	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/suite"
 )
 
 func planCmd(stdout io.Writer) *cobra.Command {
@@ -43,7 +40,7 @@ func runCmd(a *app) *cobra.Command {
 		out                                              string
 		smoke, resume, force, failUnhealthy, noCalibrate bool
 		resumeChanged                                    bool
-		agents                                           agentsOpts
+		agents                                           launch.Options
 	)
 	c := &cobra.Command{
 		Use:   "run SUITE.yaml -o RESULTS.json",
@@ -59,10 +56,10 @@ func runCmd(a *app) *cobra.Command {
 			if resume && force {
 				return exitcode.Usagef("give --resume or --force, not both")
 			}
-			if agents.n == 0 && (agents.local || c.Flags().Changed("listen")) {
+			if agents.N == 0 && (agents.Local || c.Flags().Changed("listen")) {
 				return exitcode.Usagef("--local and --listen go with --agents N")
 			}
-			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate, agents)
+			return a.invocation().RunSuite(args[0], execute.Output{Path: out, Force: force, Resume: resume || resumeChanged, ResumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate, agents)
 		},
 	}
 	f := c.Flags()
@@ -74,76 +71,17 @@ func runCmd(a *app) *cobra.Command {
 	f.BoolVar(&resumeChanged, "resume-changed", false, "resume although a target's binary, version or settings changed since the file began")
 	f.BoolVar(&failUnhealthy, "fail-unhealthy", false, "exit with code 3 when some sample is UNHEALTHY or failed (after the whole plan ran)")
 	f.BoolVar(&noCalibrate, "no-calibrate", false, "do not measure benchrig's own floor (latency and CPU per request against a null peer, ≤ 1 s) before the first sample")
-	f.IntVar(&agents.n, "agents", 0, "run the load from N agents (benchrig agent), each a share of every cell, merged into one results file")
-	f.StringVar(&agents.listen, "listen", "127.0.0.1:7946", "with --agents: the coordinator's address for the agents")
-	f.BoolVar(&agents.local, "local", false, "with --agents: start the N agents on this machine")
-	f.StringVar(&agents.tokenFile, "token-file", "", "with --agents: file holding the agents' shared token (default: $BENCHRIG_AGENT_TOKEN; --local makes one)")
-	f.DurationVar(&agents.joinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
-	f.StringVar(&agents.tlsCert, "tls-cert", "", "with --agents: speak TLS to the agents with this certificate (PEM; with --tls-key)")
-	f.StringVar(&agents.tlsKey, "tls-key", "", "with --agents: the certificate's key (PEM)")
-	f.DurationVar(&agents.timings.DeadMan, "dead-man", agent.DeadMan, "with --agents: an agent that hears nothing from the coordinator this long stops its load")
-	f.DurationVar(&agents.timings.AgentTimeout, "agent-timeout", agent.AgentTimeout, "with --agents: an agent silent this long is lost (its share of the sample fails)")
-	f.BoolVar(&agents.logResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
+	f.IntVar(&agents.N, "agents", 0, "run the load from N agents (benchrig agent), each a share of every cell, merged into one results file")
+	f.StringVar(&agents.Listen, "listen", "127.0.0.1:7946", "with --agents: the coordinator's address for the agents")
+	f.BoolVar(&agents.Local, "local", false, "with --agents: start the N agents on this machine")
+	f.StringVar(&agents.TokenFile, "token-file", "", "with --agents: file holding the agents' shared token (default: $BENCHRIG_AGENT_TOKEN; --local makes one)")
+	f.DurationVar(&agents.JoinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
+	f.StringVar(&agents.TLSCert, "tls-cert", "", "with --agents: speak TLS to the agents with this certificate (PEM; with --tls-key)")
+	f.StringVar(&agents.TLSKey, "tls-key", "", "with --agents: the certificate's key (PEM)")
+	f.DurationVar(&agents.Timings.DeadMan, "dead-man", agent.DeadMan, "with --agents: an agent that hears nothing from the coordinator this long stops its load")
+	f.DurationVar(&agents.Timings.AgentTimeout, "agent-timeout", agent.AgentTimeout, "with --agents: an agent silent this long is lost (its share of the sample fails)")
+	f.BoolVar(&agents.LogResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
 	return c
-}
-
-func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealthy, noCalibrate bool, agents agentsOpts) error {
-	var (
-		s   *suite.Suite
-		p   *suite.Plan
-		err error
-	)
-	out.absentIfHeaderless(a.stderr)
-	if !out.resume {
-		if s, p, err = plan.Load(path, sets, smoke); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
-	}
-	x := execution{file: path, args: a.args, out: out, progress: true, noCalibrate: noCalibrate, secrets: a.secrets, secretHeaders: a.secretHeaders, secretParams: a.secretParams,
-		notes: func(format string, args ...any) { fmt.Fprintf(a.stderr, format, args...) }}
-	if agents.n > 0 {
-		isSmoke := p != nil && p.IsSmoke
-		resolved, sm, err := resolvedFor(s, out, isSmoke)
-		if err != nil {
-			return err
-		}
-		exec, done, err := coordinate(a, agents, resolved, sm)
-		if err != nil {
-			return err
-		}
-		defer done()
-		x.executor = exec
-	}
-	res, err := x.execute(a.ctx, s, p, a.stdout, a.stderr)
-	if err != nil {
-		return err
-	}
-	if agents.logResults {
-		defer func() {
-			if err := logResults(a, out.path); err != nil {
-				fmt.Fprintf(a.stderr, "benchrig: --log-results: %v\n", err)
-			}
-		}()
-	}
-	if res.interrupted {
-		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out.path, path, out.path)
-	}
-	fmt.Fprintf(a.stdout, "%d samples written to %s\n\n", len(res.plan.Samples), out.path)
-	if err := reportsrc.ConsoleFile(out.path, res.plan.IsSmoke, a.stdout); err != nil {
-		return err
-	}
-	return samplesExit(res, failUnhealthy, a.stderr)
-}
-
-func countDone(w *result.Writer, p *suite.Plan) int {
-	n := 0
-	for _, s := range p.Samples {
-		if w.Done(s.Key) {
-			n++
-		}
-	}
-	return n
 }
 
 func verifyCmd(stdout io.Writer) *cobra.Command {
