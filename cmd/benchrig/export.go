@@ -22,7 +22,7 @@ func exportCmd(stdout io.Writer) *cobra.Command {
 			if len(args) == 0 {
 				return exitcode.Usagef("export needs a format: benchrig export hgrm RESULTS.json --case CASE -o DIR; CSV and JSON: benchrig report RESULTS.json -f csv|json")
 			}
-			return unknownCommand(c, args[0])
+			return exitcode.UnknownCommand(c, args[0])
 		},
 	}
 	c.AddCommand(exportHgrmCmd(stdout))

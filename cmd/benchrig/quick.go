@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/cliflag"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
@@ -42,11 +43,11 @@ type quickFlags struct {
 func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 	f := c.Flags()
 	q.Conns, q.Pipelines = []int{defaultConns}, []int{1}
-	f.VarP(&intList{p: &q.Conns}, "connections", "c", "connections (workers); a list such as 4,64 runs one case per value (default 32 with --rate)")
-	f.VarP(&intList{p: &q.Pipelines}, "pipeline", "p", "requests in flight per connection (closed loop); a list runs one case per value")
-	durationVarP(f, &q.Duration, "duration", "d", 10*time.Second, "length of the recorded load window")
+	f.VarP(cliflag.Ints(&q.Conns), "connections", "c", "connections (workers); a list such as 4,64 runs one case per value (default 32 with --rate)")
+	f.VarP(cliflag.Ints(&q.Pipelines), "pipeline", "p", "requests in flight per connection (closed loop); a list runs one case per value")
+	cliflag.DurationVarP(f, &q.Duration, "duration", "d", 10*time.Second, "length of the recorded load window")
 	f.Int64VarP(&q.Requests, "requests", "n", 0, "stop after this many requests (alone: no duration bound)")
-	durationVarP(f, &q.Warmup, "warmup", "", 0, "load run before the window and not recorded")
+	cliflag.DurationVarP(f, &q.Warmup, "warmup", "", 0, "load run before the window and not recorded")
 	f.IntVarP(&q.Repeats, "repeats", "r", 1, "samples of every case, in a fair order (compare wants 4 or more)")
 	f.StringVarP(&q.out, "out", "o", "", "write the results file (JSON Lines: header, one line per sample, footer with a SHA-256)")
 	f.BoolVar(&q.force, "force", false, "replace an existing -o file")
@@ -59,18 +60,18 @@ func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 	f.IntVar(&q.MaxBacklog, "max-backlog", 0, "due requests that may wait for a free connection before sends are dropped (default rate × 1 s)")
 	f.BoolVar(&q.failUnhealthy, "fail-unhealthy", false, "exit with code 3 when a sample is UNHEALTHY")
 	f.BoolVar(&q.noCalibrate, "no-calibrate", false, "do not measure benchrig's own floor (latency and CPU per request against a null peer, ≤ 1 s) before the first sample")
-	durationVarP(f, &q.MaxP99, "max-p99", "", 250*time.Millisecond, "health threshold: largest acceptable p99 (corrected in rate mode)")
+	cliflag.DurationVarP(f, &q.MaxP99, "max-p99", "", 250*time.Millisecond, "health threshold: largest acceptable p99 (corrected in rate mode)")
 	f.Float64Var(&q.MinCoverage, "min-coverage", 95, "health threshold: least target coverage in percent (rate mode)")
 
 	f.StringVar(&q.TargetCPUs, "target-cpus", "", "pin the server benchrig starts (--target, --ephemeral) to this CPU list (e.g. 0)")
 	f.StringVar(&q.TargetCPUs, "server-cpus", "", "the same as --target-cpus")
 	_ = f.MarkHidden("server-cpus")
 	f.StringVar(&q.ClientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
-	durationVarP(f, &q.Interval, "sample-interval", "", time.Second, "server resource sampling period (≥ 100ms)")
+	cliflag.DurationVarP(f, &q.Interval, "sample-interval", "", time.Second, "server resource sampling period (≥ 100ms)")
 	f.BoolVar(&q.NoPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of a big multi-process server costs the client CPU")
-	durationVarP(f, &q.Baseline, "baseline", "", 0, "idle phase sampled before the load")
-	durationVarP(f, &q.Settle, "settle", "", 0, "idle phase between warm-up and load")
-	durationVarP(f, &q.Recovery, "recovery", "", 0, "idle phase sampled after the load")
+	cliflag.DurationVarP(f, &q.Baseline, "baseline", "", 0, "idle phase sampled before the load")
+	cliflag.DurationVarP(f, &q.Settle, "settle", "", 0, "idle phase between warm-up and load")
+	cliflag.DurationVarP(f, &q.Recovery, "recovery", "", 0, "idle phase sampled after the load")
 	q.Changed = f.Changed
 }
 

@@ -2,19 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
-	"runtime/pprof"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/cpuprofile"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/tmpdir"
@@ -68,7 +65,7 @@ func runCLI(a *app, args []string) error {
 		Short:         "Honest, repeatable benchmarks of HTTP, PostgreSQL and RESP servers",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       versionLine(),
+		Version:       toolInfo().VersionLine(),
 	}
 	root.SetVersionTemplate("benchrig {{.Version}}\n")
 	root.SetArgs(args)
@@ -92,16 +89,12 @@ func runCLI(a *app, args []string) error {
 		if cpuProfile == "" {
 			return nil
 		}
-		f, err := os.Create(cpuProfile)
+		stop, err := cpuprofile.Start(cpuProfile)
 		if err != nil {
-			return exitcode.Usagef("--cpuprofile: %w", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
 			return err
 		}
 		c.PostRunE = nil
-		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		stopProfile = stop
 		return nil
 	}
 	root.AddCommand(versionCmd(stdout), httpCmd(a), respCmd(a), pgCmd(a),
@@ -110,60 +103,7 @@ func runCLI(a *app, args []string) error {
 	root.SetHelpCommand(helpCmd(root))
 	err := root.ExecuteContext(ctx)
 	stopProfile()
-	if err != nil && exitcode.IsCobraUsage(err) {
-		if m := unknownCommandRE.FindStringSubmatch(err.Error()); m != nil {
-			return unknownCommand(root, m[1])
-		}
-		return exitcode.Usage(err)
-	}
-	return err
-}
-
-// unknownCommandRE matches cobra's error for an unknown command of the
-// root: its name.
-var unknownCommandRE = regexp.MustCompile(`^unknown command "(.*)" for "benchrig"`)
-
-// commandHints name, for what an unknown command or export format asks
-// for, the command that does it.
-var commandHints = map[string]string{
-	"csv":        "benchrig report RESULTS.json -f csv (one row per sample and figure)",
-	"json":       "benchrig report RESULTS.json -f json (the computed summary)",
-	"md":         "benchrig report RESULTS.json -o report.md",
-	"markdown":   "benchrig report RESULTS.json -o report.md",
-	"html":       "benchrig report RESULTS.json -o report.html",
-	"text":       "benchrig report RESULTS.json",
-	"txt":        "benchrig report RESULTS.json -o report.txt",
-	"hdr":        "benchrig export hgrm RESULTS.json --case CASE -o DIR",
-	"histogram":  "benchrig export hgrm RESULTS.json --case CASE -o DIR",
-	"histograms": "benchrig export hgrm RESULTS.json --case CASE -o DIR",
-	"diff":       "benchrig compare A.json B.json",
-	"check":      "benchrig verify RESULTS.json",
-	"validate":   "benchrig verify RESULTS.json (a results file), or benchrig plan SUITE.yaml (a suite)",
-	"resume":     "benchrig run SUITE.yaml -o RESULTS.json --resume",
-	"sha256":     "benchrig checksum RESULTS.json",
-	"redis":      "benchrig resp",
-	"postgres":   "benchrig pg",
-	"postgresql": "benchrig pg",
-	"https":      "benchrig http https://…",
-	"h2":         "benchrig http --http2 (or an h2c:// URL)",
-}
-
-// unknownCommand is the usage error (exit 2) for a command or subcommand
-// of parent that does not exist: the command that does what it asks when
-// one is known, else the near names, else where the commands are listed.
-func unknownCommand(parent *cobra.Command, name string) error {
-	msg := fmt.Sprintf("unknown command %q for %q", name, parent.CommandPath())
-	if parent.SuggestionsMinimumDistance <= 0 {
-		parent.SuggestionsMinimumDistance = 2 // cobra's default, set on the root only
-	}
-	if hint, ok := commandHints[strings.ToLower(name)]; ok {
-		msg += "; use " + hint
-	} else if near := parent.SuggestionsFor(name); len(near) > 0 {
-		msg += "; did you mean " + strings.Join(near, " or ") + "?"
-	} else {
-		msg += "; see " + parent.CommandPath() + " --help"
-	}
-	return exitcode.Usage(errors.New(msg))
+	return exitcode.FromCobra(root, err)
 }
 
 // helpCmd is `benchrig help [command]`: a topic that is no command is a
@@ -176,9 +116,9 @@ func helpCmd(root *cobra.Command) *cobra.Command {
 			cmd, rest, err := root.Find(args)
 			switch {
 			case err != nil || cmd == nil:
-				return unknownCommand(root, args[0])
+				return exitcode.UnknownCommand(root, args[0])
 			case len(rest) > 0 && cmd.HasSubCommands():
-				return unknownCommand(cmd, rest[0])
+				return exitcode.UnknownCommand(cmd, rest[0])
 			}
 			return cmd.Help()
 		},
@@ -196,34 +136,13 @@ func secondSignalExits(ctx context.Context) {
 	os.Exit(130)
 }
 
-// versionLine is benchrig --version: "v1.2 (commit abc…, go1.26.8)".
-func versionLine() string {
-	t := toolInfo()
-	c := t.Commit
-	if c == "" {
-		c = "unknown"
-	}
-	if t.Dirty {
-		c += ", dirty"
-	}
-	return fmt.Sprintf("%s (commit %s, %s)", t.Version, c, t.Go)
-}
-
 func versionCmd(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print benchrig's version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t := toolInfo()
-			commit := t.Commit
-			if commit == "" {
-				commit = "unknown"
-			}
-			if t.Dirty {
-				commit += " (dirty)"
-			}
-			_, err := fmt.Fprintf(stdout, "benchrig %s\ncommit %s\n%s\n", t.Version, commit, t.Go)
+			_, err := fmt.Fprint(stdout, toolInfo().VersionText())
 			return err
 		},
 	}

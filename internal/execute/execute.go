@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/floor"
 	"github.com/benchrig/benchrig/internal/plan"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
@@ -171,13 +172,13 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 	if x.onPrepared != nil {
 		x.onPrepared(prov)
 	}
-	var floor *result.Floor
+	var measured *result.Floor
 	if hdr == nil {
 		var notes io.Writer
 		if x.notes != nil {
 			notes = stderr
 		}
-		floor = runFloor(ctx, p, x.noCalibrate, notes)
+		measured = floor.BeforeRun(ctx, p, x.noCalibrate, notes)
 	}
 	var sink run.Sink = &run.Memory{}
 	if w == nil && path != "" {
@@ -191,7 +192,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		}
 		h := result.Header{Tool: x.tool, Host: result.ReadHost(), Started: time.Now().UTC(), Args: x.args, Smoke: p.IsSmoke,
 			Suite: result.SuiteInfo{Name: s.Name, File: x.file, SHA256: s.SHA256(), Resolved: resolved, Overrides: overrides},
-			Plan:  plan.Entries(p), Targets: prov, Floor: floor}
+			Plan:  plan.Entries(p), Targets: prov, Floor: measured}
 		x.creds.ScrubHeader(&h)
 		if w, err = result.Create(path, h, x.out.Force || x.out.Path == ""); err != nil {
 			return nil, err
@@ -217,7 +218,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			return nil, err
 		}
 	}
-	res := &executed{plan: p, samples: done.Samples, interrupted: interrupted, partial: partial, floor: floor}
+	res := &executed{plan: p, samples: done.Samples, interrupted: interrupted, partial: partial, floor: measured}
 	if x.out.Path != "" {
 		res.path = x.out.Path
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // TestOf maps each kind of error to its code and prints it on one line.
@@ -44,5 +46,22 @@ func TestIsCobraUsage(t *testing.T) {
 	}
 	if IsCobraUsage(Usage(errors.New("unknown flag: --nope"))) {
 		t.Error("a UsageError is taken for cobra's own")
+	}
+}
+
+// TestOneLine: a multi-line error is joined, duplicates dropped, the
+// set's secrets replaced, and a usage error stays one.
+func TestOneLine(t *testing.T) {
+	var set secret.Set
+	set.Add("hunter2")
+	err := OneLine(Usage(errors.New("connect failed:\nhost a: password hunter2 rejected\nhost a: password hunter2 rejected\nhost b: refused")), &set)
+	want := "connect failed: host a: password " + secret.Placeholder + " rejected; host b: refused"
+	var u UsageError
+	if err.Error() != want || !errors.As(err, &u) {
+		t.Errorf("OneLine: %q (usage %v), want the usage error %q", err, errors.As(err, &u), want)
+	}
+	plain := errors.New("one line")
+	if OneLine(plain, &set) != plain {
+		t.Error("an error that needs no change is not returned as it is")
 	}
 }
