@@ -3,9 +3,10 @@ package main
 import (
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/benchrig/benchrig/internal/agent"
 	"github.com/benchrig/benchrig/internal/agent/launch"
-	"github.com/spf13/cobra"
 )
 
 // agentCmd is `benchrig agent`: one agent of a distributed run.

@@ -7,27 +7,26 @@ import (
 
 // VersionLine is benchrig --version: "v1.2 (commit abc…, go1.26.8)".
 func (t Tool) VersionLine() string {
-	c := t.Commit
-	if c == "" {
-		c = "unknown"
-	}
-	if t.Dirty {
-		c += ", dirty"
-	}
-	return fmt.Sprintf("%s (commit %s, %s)", t.Version, c, t.Go)
+	return fmt.Sprintf("%s (commit %s, %s)", t.Version, t.shownCommit(", dirty"), t.Go)
 }
 
 // VersionText is benchrig version: the version, commit and Go version,
 // one line each.
 func (t Tool) VersionText() string {
-	commit := t.Commit
-	if commit == "" {
-		commit = "unknown"
+	return fmt.Sprintf("benchrig %s\ncommit %s\n%s\n", t.Version, t.shownCommit(" (dirty)"), t.Go)
+}
+
+// shownCommit is the commit as the version lines show it: "unknown" when
+// there is none, dirty appended to a dirty tree's.
+func (t Tool) shownCommit(dirty string) string {
+	c := t.Commit
+	if c == "" {
+		c = "unknown"
 	}
 	if t.Dirty {
-		commit += " (dirty)"
+		c += dirty
 	}
-	return fmt.Sprintf("benchrig %s\ncommit %s\n%s\n", t.Version, commit, t.Go)
+	return c
 }
 
 // DriverAddr is the address a sample's driver used (its config's addr),
