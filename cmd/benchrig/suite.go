@@ -4,14 +4,14 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/benchrig/benchrig/internal/agent"
 	"github.com/benchrig/benchrig/internal/agent/launch"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/plan"
 	"github.com/benchrig/benchrig/internal/verify"
-
-	"github.com/spf13/cobra"
 )
 
 func planCmd(stdout io.Writer) *cobra.Command {
