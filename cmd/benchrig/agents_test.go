@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/agent/k8s"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/testenv"
 )
 
@@ -120,7 +122,7 @@ func TestRunAgentsBadFlags(t *testing.T) {
 		{[]string{"agent", "--coordinator", "127.0.0.1:1", "--index", "-2"}, "--index must be"},
 	} {
 		_, e, code := cli(t, c.args...)
-		if code != exitUsage || !strings.Contains(e, c.want) {
+		if code != exitcode.BadUsage || !strings.Contains(e, c.want) {
 			t.Errorf("%v: exit %d %q, want usage error with %q", c.args, code, e, c.want)
 		}
 	}
@@ -146,15 +148,14 @@ matrix: {targets: [web], paths: [root], connections: [8]}
 			t.Errorf("manifests lack %q", want)
 		}
 	}
-	if _, e, code := cli(t, "k8s", suite, "--agents", "0", "--image", "r/b:1"); code != exitUsage || !strings.Contains(e, "--agents") {
+	if _, e, code := cli(t, "k8s", suite, "--agents", "0", "--image", "r/b:1"); code != exitcode.BadUsage || !strings.Contains(e, "--agents") {
 		t.Errorf("--agents 0: exit %d %q", code, e)
 	}
 	log := filepath.Join(dir, "pod.log")
 	res := filepath.Join(dir, "results.json")
 	os.WriteFile(res, []byte("{\"a\":1}\n"), 0o644)
 	f, _ := os.Create(log)
-	a := &app{stdout: f}
-	if err := logResults(a, res); err != nil {
+	if err := k8s.EmitFile(f, res); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/calibrate"
-	"github.com/benchrig/benchrig/internal/report"
+	"github.com/benchrig/benchrig/internal/cliflag"
+	"github.com/benchrig/benchrig/internal/floor"
 )
 
 // calibrateCmd is `benchrig calibrate`: benchrig's own latency and client
@@ -35,43 +33,11 @@ of a second per protocol; --no-calibrate skips it) and every report prints it.`,
   benchrig calibrate --protocols http --duration 5s --json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if d < calibrate.MinDuration || d > calibrate.MaxDuration {
-				return usagef("--duration must be between %s and %s, got %s", calibrate.MinDuration, calibrate.MaxDuration, d)
-			}
-			for _, p := range protocols {
-				if !isCalibrated(p) {
-					return usagef("--protocols: unknown protocol %q; accepted: %s", p, strings.Join(calibrate.Protocols, ", "))
-				}
-			}
-			f := calibrate.Measure(a.ctx, protocols, d)
-			if asJSON {
-				b, err := json.MarshalIndent(f, "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(a.stdout, "%s\n", b)
-				return err
-			}
-			fmt.Fprintf(a.stdout, "benchrig's own floor: one connection, closed loop, %s per protocol against a null peer on 127.0.0.1\n\n", d)
-			if err := report.FloorTable(a.stdout, f); err != nil {
-				return err
-			}
-			_, err := fmt.Fprintf(a.stdout, "\n%s\n", report.FloorLine(f))
-			return err
+			return floor.Calibrate(a.ctx, a.stdout, d, protocols, asJSON)
 		},
 	}
-	durationVarP(c.Flags(), &d, "duration", "d", calibrate.DefaultDuration, "how long to drive each protocol")
+	cliflag.DurationVarP(c.Flags(), &d, "duration", "d", calibrate.DefaultDuration, "how long to drive each protocol")
 	c.Flags().StringSliceVar(&protocols, "protocols", calibrate.Protocols, "the protocols to measure (comma-separated)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the floor as JSON (the results header's floor field)")
 	return c
-}
-
-// isCalibrated says whether calibrate has a null peer for protocol p.
-func isCalibrated(p string) bool {
-	for _, q := range calibrate.Protocols {
-		if p == q {
-			return true
-		}
-	}
-	return false
 }

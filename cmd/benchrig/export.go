@@ -1,16 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/benchrig/benchrig/internal/report"
-	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/export"
 )
 
 // exportCmd is `benchrig export`: figures of a results file in other
@@ -24,9 +20,9 @@ func exportCmd(stdout io.Writer) *cobra.Command {
 		// usage error naming the command that writes it.
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("export needs a format: benchrig export hgrm RESULTS.json --case CASE -o DIR; CSV and JSON: benchrig report RESULTS.json -f csv|json")
+				return exitcode.Usagef("export needs a format: benchrig export hgrm RESULTS.json --case CASE -o DIR; CSV and JSON: benchrig report RESULTS.json -f csv|json")
 			}
-			return unknownCommand(c, args[0])
+			return exitcode.UnknownCommand(c, args[0])
 		},
 	}
 	c.AddCommand(exportHgrmCmd(stdout))
@@ -47,16 +43,12 @@ Plot them with https://hdrhistogram.github.io/HdrHistogram/plotFiles.html.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if caseName == "" {
-				return usagef("--case is required: the case whose samples to export")
+				return exitcode.Usagef("--case is required: the case whose samples to export")
 			}
 			if dir == "" {
-				return usagef("-o/--out DIR is required")
+				return exitcode.Usagef("-o/--out DIR is required")
 			}
-			src, err := loadSource(args[0], allowSmoke)
-			if err != nil {
-				return err
-			}
-			return withNotice(exportHgrm(src, caseName, variant, dir, stdout), src)
+			return export.HgrmFile(args[0], allowSmoke, caseName, variant, dir, stdout)
 		},
 	}
 	c.Flags().StringVar(&caseName, "case", "", "the case to export (its label, as the report shows it)")
@@ -64,107 +56,4 @@ Plot them with https://hdrhistogram.github.io/HdrHistogram/plotFiles.html.`,
 	c.Flags().StringVarP(&dir, "out", "o", "", "directory to write the .hgrm files to (created if needed)")
 	c.Flags().BoolVar(&allowSmoke, "allow-smoke", false, "export a smoke run's results")
 	return c
-}
-
-// exportHgrm writes the .hgrm files of a case's samples into dir.
-func exportHgrm(src *report.Source, caseName, variant, dir string, stdout io.Writer) error {
-	var cases, variants []string
-	seenC, seenV := map[string]bool{}, map[string]bool{}
-	var rows []report.Row
-	for _, r := range src.Rows {
-		if !seenC[r.Case] {
-			seenC[r.Case] = true
-			cases = append(cases, r.Case)
-		}
-		if r.Case == caseName && !seenV[r.Variant] {
-			seenV[r.Variant] = true
-			variants = append(variants, r.Variant)
-		}
-		if r.Case == caseName && (variant == "" || r.Variant == variant) {
-			rows = append(rows, r)
-		}
-	}
-	switch {
-	case !seenC[caseName]:
-		return usagef("--case %q: no such case in %s; it has %s", caseName, src.Path, strings.Join(quoteAll(cases), ", "))
-	case len(rows) == 0:
-		return usagef("--variant %q: case %q has no such variant; it has %s", variant, caseName, strings.Join(quoteAll(variants), ", "))
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("-o %s: %w", dir, err)
-	}
-	// a file that does not verify: its notice first, on stdout and at
-	// the top of every file written ("#" lines, which the plotter skips).
-	if len(src.Notice) > 0 {
-		fmt.Fprintf(stdout, "%s\n\n", strings.Join(src.Notice, "\n"))
-	}
-	n := 0
-	for i, r := range rows {
-		s := r.Sample
-		if s.Load == nil || s.Error != "" || s.Load.Latency.Count == 0 {
-			fmt.Fprintf(stdout, "skipped %s repeat %d: no latencies recorded\n", r.Variant, s.Repeat)
-			continue
-		}
-		rep := s.Repeat
-		if rep == 0 {
-			rep = i + 1
-		}
-		base := filepath.Join(dir, fmt.Sprintf("%s_%s_r%d", fileSafe(r.Case), fileSafe(r.Variant), rep))
-		if err := writeHgrm(base+".hgrm", s.Load.Latency, src.Notice); err != nil {
-			return err
-		}
-		n++
-		if s.Load.Service != nil && s.Load.Service.Count > 0 {
-			if err := writeHgrm(base+".service.hgrm", *s.Load.Service, src.Notice); err != nil {
-				return err
-			}
-			n++
-		}
-	}
-	fmt.Fprintf(stdout, "%d .hgrm file(s) written to %s\n", n, dir)
-	return nil
-}
-
-// writeHgrm writes one latency distribution in HdrHistogram's percentile
-// distribution format, values in milliseconds (the histograms hold µs),
-// 5 ticks per half distance as wrk2 prints them; after the notice's lines,
-// as "#" comments, when the results file does not verify.
-func writeHgrm(path string, l result.Latency, notice []string) error {
-	h, err := l.Decode()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	for _, line := range notice {
-		if _, err := fmt.Fprintf(f, "# %s\n", line); err != nil {
-			f.Close()
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if _, err := h.PercentilesPrint(f, 5, 1000); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
-}
-
-// fileSafe keeps letters, digits, dots and dashes of s, the rest as "-".
-func fileSafe(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range s {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-'
-		switch {
-		case ok:
-			b.WriteRune(r)
-			dash = false
-		case !dash:
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	return strings.Trim(b.String(), "-")
 }

@@ -3,13 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/benchrig/benchrig/internal/result"
 )
@@ -74,62 +72,6 @@ func TestExportHgrm(t *testing.T) {
 	} {
 		if _, stderr, code := cli(t, bad...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", bad, code, stderr)
-		}
-	}
-}
-
-// TestProgressLine checks the plain line printed per finished sample off
-// a terminal.
-func TestProgressLine(t *testing.T) {
-	ok := &result.Sample{Case: "4 conns", Variant: "go-hello", Repeat: 2, Verdict: result.Verdict{Healthy: true},
-		Load: &result.Load{RequestsPerSec: 8143.4, Latency: result.Latency{Count: 10, Percentiles: []result.Percentile{{Q: 99, US: 1234}}}}}
-	bad := &result.Sample{Key: "x/c=4#1", Repeat: 1, Error: "target exited"}
-	sick := &result.Sample{Case: "c", Variant: "v", Repeat: 1, Verdict: result.Verdict{Reasons: []string{"4 errors > 0"}}, Load: &result.Load{RequestsPerSec: 10}}
-	for _, tc := range []struct {
-		s    *result.Sample
-		i, n int
-		want string
-	}{
-		{ok, 3, 8, "[3/8] 4 conns · go-hello · repeat 2 · 8143 req/s · p99 1.23 ms · HEALTHY · ETA 1m20s"},
-		{bad, 8, 8, "[8/8] x/c=4#1 · repeat 1 · FAILED: target exited · done"},
-		{sick, 1, 2, "[1/2] c · v · repeat 1 · 10 req/s · UNHEALTHY: 4 errors > 0 · ETA 1m20s"},
-	} {
-		if got := progressLine(tc.i, tc.n, tc.s, 80*time.Second+300*time.Millisecond); got != tc.want {
-			t.Errorf("progressLine:\n got  %s\n want %s", got, tc.want)
-		}
-	}
-	var buf bytes.Buffer
-	st := newStatus(&buf, "")
-	st.sampleDone(1, 2, ok, time.Minute)
-	st.stop()
-	if !strings.HasPrefix(buf.String(), "[1/2] 4 conns · go-hello") || strings.Count(buf.String(), "\n") != 1 {
-		t.Errorf("off a terminal, sampleDone printed %q: want one plain line", buf.String())
-	}
-}
-
-// TestVerifyJSON checks the document verify --json writes for a good and
-// a tampered file.
-func TestVerifyJSON(t *testing.T) {
-	for name, want := range map[string]string{"closed": "ok", "tampered": "failed"} {
-		path := filepath.Join(fixtures, "results", name+".json")
-		c, err := checkResults(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := c.Report
-		var buf bytes.Buffer
-		if err := writeVerifyJSON(&buf, path, rep); err != nil {
-			t.Fatal(err)
-		}
-		var d verifyDoc
-		if err := json.Unmarshal(buf.Bytes(), &d); err != nil {
-			t.Fatal(err)
-		}
-		if d.Schema != verifySchema || d.Verdict != want || d.Samples != 8 || d.Planned != 8 {
-			t.Errorf("%s: %+v, want verdict %s of 8 samples", name, d, want)
-		}
-		if want == "failed" && (len(d.Problems) == 0 || !strings.Contains(d.Problems[0], "checksum mismatch")) {
-			t.Errorf("%s: problems %q, want the checksum mismatch", name, d.Problems)
 		}
 	}
 }

@@ -1,14 +1,15 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/cliflag"
+	"github.com/benchrig/benchrig/internal/execute"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
-	"github.com/benchrig/benchrig/internal/result"
 )
 
 // httpFlags are the flags of benchrig http.
@@ -47,25 +48,25 @@ func httpCmd(a *app) *cobra.Command {
 	f.StringVar(&hf.h.TargetsFile, "targets", "", "send the requests of this file (vegeta's targets format: METHOD URL, header lines, @body-file; weight=N after the URL) instead of one")
 	f.StringVar(&hf.h.Order, "order", "", "how --targets requests are picked: cycle (default, each weight times in a row) or random (seeded by --seed)")
 	f.BoolVar(&hf.h.RetryUnsafe, "retry-unsafe", false, "re-send a POST or PATCH, too, on a connection the server closed before answering (idempotent requests always are)")
-	durationVarP(f, &hf.h.Timeout, "timeout", "", 10*time.Second, "per-request timeout (0: none)")
+	cliflag.DurationVarP(f, &hf.h.Timeout, "timeout", "", 10*time.Second, "per-request timeout (0: none)")
 	f.IntVar(&hf.h.ExpectStatus, "expect-status", 0, "status that counts as success (default: any 2xx)")
 	f.StringVar(&hf.h.ExpectBody, "expect-body", "", "the exact response body that counts as success")
 	f.StringVar(&hf.h.Contains, "expect-body-contains", "", "a string the response body must contain")
 	f.StringVar(&hf.h.Command, "target", "", "start this server command fresh for every sample (its own process group; gets PORT=<the URL's port>), sample it, stop it")
-	durationVarP(f, &hf.h.StartTimeout, "start-timeout", "", 10*time.Second, "how long --target may take to accept connections")
+	cliflag.DurationVarP(f, &hf.h.StartTimeout, "start-timeout", "", 10*time.Second, "how long --target may take to accept connections")
 	f.IntVar(&hf.h.AttachPID, "attach-pid", 0, "sample this running server (and its children) without starting or stopping it")
 	f.IntVar(&hf.h.AttachPort, "attach-port", 0, "sample the running server listening on this TCP port")
 	f.BoolVar(&hf.h.AttachTree, "attach-tree", false, "with --attach-port: sample every process listening on the port (workers of one server) through their common ancestor")
 	f.StringVar(&hf.h.MetricsURL, "metrics-url", "", "scrape the target's own metrics (Prometheus text format) at this URL through every phase, on a connection of its own")
 	f.StringSliceVar(&hf.h.MetricsSeries, "metrics-series", nil, "with --metrics-url: the metric names to record beside RSS (comma-separated, at most 32)")
-	durationVarP(f, &hf.h.MetricsEvery, "metrics-every", "", 0, "with --metrics-url: the scrape period (default 1s, 100ms to 1m)")
+	cliflag.DurationVarP(f, &hf.h.MetricsEvery, "metrics-every", "", 0, "with --metrics-url: the scrape period (default 1s, 100ms to 1m)")
 	httpWireFlags(c, &hf.h.HTTPWire)
 	return c
 }
 
 func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 	if c.Flags().Changed("target") && strings.TrimSpace(hf.h.Command) == "" {
-		return usagef("--target is empty: give the server's command line, e.g. --target './server --port 8080' (or leave --target out to load a server already running)")
+		return exitcode.Usagef("--target is empty: give the server's command line, e.g. --target './server --port 8080' (or leave --target out to load a server already running)")
 	}
 	if err := hf.options(); err != nil {
 		return err
@@ -73,19 +74,8 @@ func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 	hf.h.Common = hf.Common
 	d, rawURL, err := hf.h.Build(rawURL)
 	if err != nil {
-		return usageError{err}
+		return exitcode.Usage(err)
 	}
 	rawURL = a.policy.URL(rawURL, a.secrets)
-	job := quickJob{
-		name: "benchrig http", doc: a.withSecretNames(d), args: a.args,
-		title: func(s *result.Sample) string {
-			conns := 0
-			if s.Config != nil {
-				conns = s.Config.Engine.Connections
-			}
-			return fmt.Sprintf("benchrig http %s · %d connections · %s", rawURL, conns, describeWindow(s))
-		},
-		heading: func(n int) string { return fmt.Sprintf("benchrig http %s · %s", rawURL, plural(n, "sample")) },
-	}
-	return runQuick(a, &hf.quickFlags, job)
+	return runQuick(a, &hf.quickFlags, execute.HTTPJob(a.withSecretNames(d), rawURL))
 }

@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/agent/k8s"
+	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/plan"
 )
 
 // k8sCmd is `benchrig k8s SUITE --agents N --image IMAGE`: the manifests of a
@@ -29,12 +29,12 @@ func k8sCmd(a *app) *cobra.Command {
   kubectl logs job/mybench-coordinator | benchrig k8s fetch -o results.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, p, err := loadPlan(args[0], sets, smoke)
+			s, p, err := plan.Load(args[0], sets, smoke)
 			if err != nil {
 				return err
 			}
 			if o.Name == "" {
-				o.Name = dnsLabel(s.Name)
+				o.Name = k8s.DNSLabel(s.Name)
 			}
 			if !c.Flags().Changed("token-secret") {
 				o.TokenSecret = o.Name + "-token"
@@ -45,7 +45,7 @@ func k8sCmd(a *app) *cobra.Command {
 			_ = p
 			m, err := k8s.Build(o)
 			if err != nil {
-				return usageError{err}
+				return exitcode.Usage(err)
 			}
 			return m.Write(a.stdout)
 		},
@@ -76,63 +76,16 @@ func k8sFetchCmd(a *app) *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
-				return usagef("-o/--out RESULTS.json is required")
+				return exitcode.Usagef("-o/--out RESULTS.json is required")
 			}
-			var in io.Reader = os.Stdin
-			if len(args) == 1 && args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				in = f
-			}
-			data, err := k8s.Fetch(in)
+			n, err := k8s.FetchFile(args, os.Stdin, out)
 			if err != nil {
 				return err
 			}
-			if _, err := os.Stat(out); err == nil {
-				return fmt.Errorf("%s exists: not overwriting it (remove it or give another -o)", out)
-			}
-			if err := os.WriteFile(out, data, 0o644); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "%s: %d bytes recovered; `benchrig verify %s` checks it\n", out, len(data), out)
+			fmt.Fprintf(a.stdout, "%s: %d bytes recovered; `benchrig verify %s` checks it\n", out, n, out)
 			return nil
 		},
 	}
 	c.Flags().StringVarP(&out, "out", "o", "", "where to write the results file")
 	return c
-}
-
-// logResults prints the results file to stdout between k8s markers (run
-// --log-results: a completed pod's files cannot be copied out, its log can).
-func logResults(a *app, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return k8s.Emit(a.stdout, f)
-}
-
-// dnsLabel makes a Kubernetes object name of a suite name.
-func dnsLabel(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	out := strings.Trim(b.String(), "-")
-	if len(out) > 40 {
-		out = strings.Trim(out[:40], "-")
-	}
-	if out == "" {
-		out = "benchrig"
-	}
-	return out
 }

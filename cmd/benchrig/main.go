@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/benchrig/benchrig/internal/exitcode"
 )
 
 func main() {
@@ -14,5 +16,5 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go secondSignalExits(ctx)
-	os.Exit(exitCode(run(ctx, args, os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(exitcode.Of(run(ctx, args, os.Stdout, os.Stderr), os.Stderr))
 }

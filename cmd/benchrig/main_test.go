@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/testenv"
 
 	"github.com/benchrig/benchrig/internal/result"
@@ -45,7 +46,7 @@ func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
 	err := run(context.Background(), args, &o, &e)
-	code = exitCode(err, &e)
+	code = exitcode.Of(err, &e)
 	return o.String(), e.String(), code
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
 	"github.com/benchrig/benchrig/internal/result"
 )
@@ -64,7 +65,7 @@ func TestMissesAreNotSuccesses(t *testing.T) {
 	})
 	t.Run("resp --max-miss out of range", func(t *testing.T) {
 		_, stderr, code := cli(t, "resp", "--addr", srv.Addr(), "--max-miss", "2", "-d", "500ms", "--no-calibrate")
-		if code != exitUsage || !strings.Contains(stderr, "--max-miss") {
+		if code != exitcode.BadUsage || !strings.Contains(stderr, "--max-miss") {
 			t.Errorf("exit %d: %s", code, stderr)
 		}
 	})

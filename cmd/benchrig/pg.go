@@ -1,18 +1,15 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/cliflag"
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
+	"github.com/benchrig/benchrig/internal/execute"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/quick"
-	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -38,7 +35,7 @@ func pgCmd(a *app) *cobra.Command {
 	pf.quickFlags.register(c, 10)
 	f := c.Flags()
 	pf.p.Batches = []int{1}
-	f.Var(&intList{p: &pf.p.Batches}, "batch", "keys per request; a list such as 1,64 runs one case per value")
+	f.Var(cliflag.Ints(&pf.p.Batches), "batch", "keys per request; a list such as 1,64 runs one case per value")
 	f.StringSliceVar(&pf.p.Paths, "path", []string{string(pgdrv.PreparedOne)},
 		"access paths to compare: prepared-one, prepared-one/pipeline, any, sql, update (a list)")
 	f.BoolVar(&pf.p.Ephemeral, "ephemeral", false, "start a throwaway PostgreSQL server with the demo table for the run, and remove it after")
@@ -56,7 +53,7 @@ func pgCmd(a *app) *cobra.Command {
 	f.Int64Var(&pf.p.Hot, "hot", 0, "hot set of a hot workload (default 128)")
 	f.Float64Var(&pf.p.Writes, "writes", 0, "percent of operations that update a row (suites' writes:), e.g. 5")
 	f.IntVar(&pf.p.WriteEvery, "write-every", 0, "update every Nth operation (the same as --writes 100/N)")
-	durationVarP(f, &pf.p.Timeout, "timeout", "", pgdrv.DefaultTimeout, "per-request timeout")
+	cliflag.DurationVarP(f, &pf.p.Timeout, "timeout", "", pgdrv.DefaultTimeout, "per-request timeout")
 	f.Float64Var(&pf.MaxMiss, "max-miss", 0, maxMissUsage)
 	// pg's own phase defaults: a short sampled idle around each window.
 	f.Lookup("baseline").DefValue, f.Lookup("settle").DefValue, f.Lookup("recovery").DefValue = "1s", "500ms", "1s"
@@ -71,66 +68,10 @@ func runPG(a *app, c *cobra.Command, pf *pgFlags) error {
 	d, env, pw, err := pf.p.Build()
 	a.secrets.AddValue(pw)
 	if err != nil {
-		return pgCleanErr(usageError{err}, a.secrets)
+		return exitcode.OneLine(exitcode.Usage(err), a.secrets)
 	}
-	version := ""
-	job := quickJob{
-		name: "benchrig pg", doc: a.withSecretNames(d), env: env, args: a.args,
-		onPrepared: func(prov map[string]result.Provenance) {
-			for _, pv := range prov {
-				version = pv.Version
-			}
-		},
-		title: func(s *result.Sample) string {
-			return fmt.Sprintf("benchrig pg · PostgreSQL %s · %s · %s · %s", version, s.Variant, s.Case, describeWindow(s))
-		},
-		heading: func(n int) string {
-			return fmt.Sprintf("benchrig pg · PostgreSQL %s · %s workload · %d samples", version, pf.p.Kind, n)
-		},
-	}
-	if err := runQuick(a, &pf.quickFlags, job); err != nil {
-		return pgCleanErr(err, a.secrets)
+	if err := runQuick(a, &pf.quickFlags, execute.PGJob(a.withSecretNames(d), env, pf.p.Kind)); err != nil {
+		return exitcode.OneLine(err, a.secrets)
 	}
 	return nil
-}
-
-// pgCleanErr makes an error fit for the one line benchrig prints: the
-// DSN's password replaced (the drivers already hide it; this is the last
-// line of defence) and a multi-line message (pgx lists every connection
-// attempt on its own line) joined into one, duplicates dropped. A usage
-// error stays one.
-func pgCleanErr(err error, secrets *secret.Set) error {
-	msg := err.Error()
-	clean := secrets.Scrub(msg)
-	if strings.Contains(clean, "\n") {
-		var b strings.Builder
-		seen := map[string]bool{}
-		for _, line := range strings.Split(clean, "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || seen[line] {
-				continue
-			}
-			seen[line] = true
-			switch {
-			case b.Len() == 0:
-			case strings.HasSuffix(b.String(), ":"):
-				b.WriteString(" ")
-			default:
-				b.WriteString("; ")
-			}
-			b.WriteString(line)
-		}
-		clean = b.String()
-	}
-	if clean == msg {
-		return err
-	}
-	var u usageError
-	if errors.As(err, &u) {
-		return usageError{errors.New(clean)}
-	}
-	if errors.Is(err, errUnhealthy) {
-		return err
-	}
-	return errors.New(clean)
 }

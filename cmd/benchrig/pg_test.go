@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/testenv"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
@@ -59,7 +60,7 @@ func pgCLI(t *testing.T, args ...string) (stdout, stderr string, code int, err e
 	defer cancel()
 	var o, e bytes.Buffer
 	err = run(ctx, args, &o, &e)
-	code = exitCode(err, &e)
+	code = exitcode.Of(err, &e)
 	return o.String(), e.String(), code, err
 }
 

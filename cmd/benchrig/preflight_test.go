@@ -9,6 +9,7 @@ import (
 	"time"
 
 	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
+	"github.com/benchrig/benchrig/internal/exitcode"
 )
 
 // silentListener accepts connections and never answers.
@@ -55,7 +56,7 @@ func TestPreflightInterruptAndBounds(t *testing.T) {
 			}
 			var o, e bytes.Buffer
 			done := make(chan int, 1)
-			go func() { done <- exitCode(run(ctx, tc.args, &o, &e), &e) }()
+			go func() { done <- exitcode.Of(run(ctx, tc.args, &o, &e), &e) }()
 			select {
 			case code := <-done:
 				if code != 1 || !strings.Contains(e.String()+o.String(), tc.want) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/exitcode"
 )
 
 func buildExample(t *testing.T, name string) string {
@@ -44,8 +46,8 @@ func TestRateStallIsSeen(t *testing.T) {
 	addr := startListening(t, exec.Command(bin, "-addr", "127.0.0.1:0", "-delay", "1ms", "-stall-after", "4s", "-stall-for", "2s"))
 	doc, stderr, code := quickJSON(t, "http", "http://"+addr+"/", "-R", "1000", "-c", "32", "-d", "10s", "--fail-unhealthy")
 	l := doc.Sample.Load
-	if code != exitUnhealthy {
-		t.Errorf("exit %d, want %d (unhealthy): %s", code, exitUnhealthy, stderr)
+	if code != exitcode.Unhealthy {
+		t.Errorf("exit %d, want %d (unhealthy): %s", code, exitcode.Unhealthy, stderr)
 	}
 	corrected, service := l.Latency.P(99), l.Service.P(99)
 	t.Logf("corrected p99 %d µs, service p99 %d µs, max %d µs, coverage %.1f %%, dropped %d, late %d",

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/cliflag"
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/execute"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/quick"
-	"github.com/benchrig/benchrig/internal/result"
 )
 
 // respFlags are the flags of benchrig resp.
@@ -35,7 +33,7 @@ func respCmd(a *app) *cobra.Command {
 	rf.quickFlags.register(c, 64)
 	f := c.Flags()
 	rf.r.Batches = []int{1}
-	f.Var(&intList{p: &rf.r.Batches}, "batch", "keys per MGET (1–1024); a list such as 1,64 runs one case per value")
+	f.Var(cliflag.Ints(&rf.r.Batches), "batch", "keys per MGET (1–1024); a list such as 1,64 runs one case per value")
 	f.BoolVar(&rf.r.Ephemeral, "ephemeral", false, "start a fresh redis-server on a free loopback port for the run, and stop it after")
 	f.StringVar(&rf.r.Addr, "addr", "", "an existing server's host:port (sampled when it listens on this machine's loopback)")
 	f.StringVar(&rf.r.User, "user", "", "ACL user for AUTH user token")
@@ -51,7 +49,7 @@ func respCmd(a *app) *cobra.Command {
 	f.StringVar(&rf.r.DB, "db", "", "fills {db} in --key (e.g. CRUD:{db}.public.items:{\"id\":{id}})")
 	f.StringVar(&rf.r.Value, "value", "", "SET value template (default value:{id})")
 	f.Int64Var(&rf.r.KeySpace, "keyspace", respdrv.DefaultKeySpace, "distinct keys the requests cycle through (1…keyspace)")
-	durationVarP(f, &rf.r.Timeout, "timeout", "", respdrv.DefaultTimeout, "per-round-trip timeout (0: none)")
+	cliflag.DurationVarP(f, &rf.r.Timeout, "timeout", "", respdrv.DefaultTimeout, "per-round-trip timeout (0: none)")
 	f.BoolVar(&rf.r.Fill, "fill", false, "fill the keyspace before the load (default with --ephemeral; with --addr this writes into that server)")
 	f.BoolVar(&rf.r.FillFromPG, "fill-from-pg", false, "fill from PostgreSQL's table (row_to_json) instead of generated rows; needs --ephemeral-pg or --fill-from-pg-dsn")
 	f.BoolVar(&rf.r.EphemeralPG, "ephemeral-pg", false, "start an ephemeral PostgreSQL with the demo table (--rows rows) as the fill's source")
@@ -73,37 +71,11 @@ func runRESP(a *app, c *cobra.Command, rf *respFlags) error {
 	rf.r.Common = rf.Common
 	d, env, err := rf.r.Build()
 	if err != nil {
-		return usageError{err}
+		return exitcode.Usage(err)
 	}
 	where := rf.r.Addr
 	if rf.r.Ephemeral {
 		where = "ephemeral redis-server"
 	}
-	var server string
-	job := quickJob{
-		name: "benchrig resp", doc: a.withSecretNames(d), env: env, args: a.args,
-		onPrepared: func(prov map[string]result.Provenance) {
-			for _, pv := range prov {
-				server = strings.TrimSpace(pv.Version)
-			}
-		},
-		title: func(s *result.Sample) string {
-			return fmt.Sprintf("benchrig resp %s · %s %s · %s", driverAddr(s, where), rf.r.Variant(), s.Case, describeWindow(s))
-		},
-		heading: func(n int) string {
-			return fmt.Sprintf("benchrig resp %s (redis %s) · %s · %d samples", where, server, rf.r.Variant(), n)
-		},
-	}
-	return runQuick(a, &rf.quickFlags, job)
-}
-
-// driverAddr is the address a sample's RESP driver used, or def.
-func driverAddr(s *result.Sample, def string) string {
-	var d struct {
-		Addr string `json:"addr"`
-	}
-	if s.Config == nil || json.Unmarshal(s.Config.Driver, &d) != nil || d.Addr == "" {
-		return def
-	}
-	return d.Addr
+	return runQuick(a, &rf.quickFlags, execute.RESPJob(a.withSecretNames(d), env, where, rf.r.Variant()))
 }

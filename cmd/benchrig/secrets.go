@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/benchrig/benchrig/internal/plan"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/secret"
@@ -327,7 +328,7 @@ func resumePlan(hdr *result.Header, stderr io.Writer) (*suite.Plan, error) {
 		fmt.Fprintf(stderr, "benchrig: warning: the recorded suite holds redacted credentials (%s) and its file %q is gone or changed: the resumed samples get the placeholder in their place\n",
 			secret.Placeholder, hdr.Suite.File)
 	}
-	return replan(hdr.Suite.Resolved, hdr.Smoke)
+	return plan.Recorded(hdr.Suite.Resolved, hdr.Smoke)
 }
 
 // liveResume returns the plan of the suite this command was given (the

@@ -1,75 +1,18 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
-
-	"github.com/benchrig/benchrig/internal/agent"
 
 	"github.com/spf13/cobra"
 
-	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/agent/launch"
+	"github.com/benchrig/benchrig/internal/execute"
+	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/plan"
+	"github.com/benchrig/benchrig/internal/verify"
 )
-
-// loadPlan reads a suite, applies the environment overrides of the seeds
-// (CONNECTIONS, BATCHES, …) and --set, and expands the plan.
-func loadPlan(path string, sets []string, smoke bool) (*suite.Suite, *suite.Plan, error) {
-	s, err := suite.Load(path)
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	if err := suite.ApplyOverrides(s, os.Getenv, sets); err != nil {
-		return nil, nil, usageError{err}
-	}
-	p, err := s.Plan()
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	// plan refuses what run would: a program path that is not there.
-	if cwd, err := os.Getwd(); err == nil {
-		if err := s.CheckPrograms(cwd); err != nil {
-			return nil, nil, usageError{err}
-		}
-	}
-	if err := s.CheckPlacement(); err != nil {
-		return nil, nil, usageError{err}
-	}
-	if smoke {
-		p = p.Smoke()
-	}
-	return s, p, nil
-}
-
-// planEntries is the plan as the results file records it.
-func planEntries(p *suite.Plan) []result.PlanEntry {
-	out := make([]result.PlanEntry, len(p.Samples))
-	for i, s := range p.Samples {
-		out[i] = result.PlanEntry{Index: s.Index, Key: s.Key, Cell: s.CellID, Repeat: s.Repeat}
-	}
-	return out
-}
-
-// replan re-expands the plan from a recorded, resolved suite.
-func replan(resolved json.RawMessage, smoke bool) (*suite.Plan, error) {
-	s, err := suite.Parse("recorded suite", resolved)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.Plan()
-	if err != nil {
-		return nil, err
-	}
-	if smoke {
-		p = p.Smoke()
-	}
-	return p, nil
-}
 
 func planCmd(stdout io.Writer) *cobra.Command {
 	var sets []string
@@ -79,7 +22,7 @@ func planCmd(stdout io.Writer) *cobra.Command {
 		Short: "Print the samples a suite expands to, in the order they run, and the estimated wall time",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			_, p, err := loadPlan(args[0], sets, smoke)
+			_, p, err := plan.Load(args[0], sets, smoke)
 			if err != nil {
 				return err
 			}
@@ -97,7 +40,7 @@ func runCmd(a *app) *cobra.Command {
 		out                                              string
 		smoke, resume, force, failUnhealthy, noCalibrate bool
 		resumeChanged                                    bool
-		agents                                           agentsOpts
+		agents                                           launch.Options
 	)
 	c := &cobra.Command{
 		Use:   "run SUITE.yaml -o RESULTS.json",
@@ -108,15 +51,15 @@ func runCmd(a *app) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
-				return usagef("-o/--out RESULTS.json is required")
+				return exitcode.Usagef("-o/--out RESULTS.json is required")
 			}
 			if resume && force {
-				return usagef("give --resume or --force, not both")
+				return exitcode.Usagef("give --resume or --force, not both")
 			}
-			if agents.n == 0 && (agents.local || c.Flags().Changed("listen")) {
-				return usagef("--local and --listen go with --agents N")
+			if agents.N == 0 && (agents.Local || c.Flags().Changed("listen")) {
+				return exitcode.Usagef("--local and --listen go with --agents N")
 			}
-			return runSuite(a, args[0], output{path: out, force: force, resume: resume || resumeChanged, resumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate, agents)
+			return a.invocation().RunSuite(args[0], execute.Output{Path: out, Force: force, Resume: resume || resumeChanged, ResumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate, agents)
 		},
 	}
 	f := c.Flags()
@@ -128,97 +71,17 @@ func runCmd(a *app) *cobra.Command {
 	f.BoolVar(&resumeChanged, "resume-changed", false, "resume although a target's binary, version or settings changed since the file began")
 	f.BoolVar(&failUnhealthy, "fail-unhealthy", false, "exit with code 3 when some sample is UNHEALTHY or failed (after the whole plan ran)")
 	f.BoolVar(&noCalibrate, "no-calibrate", false, "do not measure benchrig's own floor (latency and CPU per request against a null peer, ≤ 1 s) before the first sample")
-	f.IntVar(&agents.n, "agents", 0, "run the load from N agents (benchrig agent), each a share of every cell, merged into one results file")
-	f.StringVar(&agents.listen, "listen", "127.0.0.1:7946", "with --agents: the coordinator's address for the agents")
-	f.BoolVar(&agents.local, "local", false, "with --agents: start the N agents on this machine")
-	f.StringVar(&agents.tokenFile, "token-file", "", "with --agents: file holding the agents' shared token (default: $BENCHRIG_AGENT_TOKEN; --local makes one)")
-	f.DurationVar(&agents.joinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
-	f.StringVar(&agents.tlsCert, "tls-cert", "", "with --agents: speak TLS to the agents with this certificate (PEM; with --tls-key)")
-	f.StringVar(&agents.tlsKey, "tls-key", "", "with --agents: the certificate's key (PEM)")
-	f.DurationVar(&agents.timings.DeadMan, "dead-man", agent.DeadMan, "with --agents: an agent that hears nothing from the coordinator this long stops its load")
-	f.DurationVar(&agents.timings.AgentTimeout, "agent-timeout", agent.AgentTimeout, "with --agents: an agent silent this long is lost (its share of the sample fails)")
-	f.BoolVar(&agents.logResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
+	f.IntVar(&agents.N, "agents", 0, "run the load from N agents (benchrig agent), each a share of every cell, merged into one results file")
+	f.StringVar(&agents.Listen, "listen", "127.0.0.1:7946", "with --agents: the coordinator's address for the agents")
+	f.BoolVar(&agents.Local, "local", false, "with --agents: start the N agents on this machine")
+	f.StringVar(&agents.TokenFile, "token-file", "", "with --agents: file holding the agents' shared token (default: $BENCHRIG_AGENT_TOKEN; --local makes one)")
+	f.DurationVar(&agents.JoinFor, "join-for", 5*time.Minute, "with --agents: how long to wait for every agent to join")
+	f.StringVar(&agents.TLSCert, "tls-cert", "", "with --agents: speak TLS to the agents with this certificate (PEM; with --tls-key)")
+	f.StringVar(&agents.TLSKey, "tls-key", "", "with --agents: the certificate's key (PEM)")
+	f.DurationVar(&agents.Timings.DeadMan, "dead-man", agent.DeadMan, "with --agents: an agent that hears nothing from the coordinator this long stops its load")
+	f.DurationVar(&agents.Timings.AgentTimeout, "agent-timeout", agent.AgentTimeout, "with --agents: an agent silent this long is lost (its share of the sample fails)")
+	f.BoolVar(&agents.LogResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
 	return c
-}
-
-func runSuite(a *app, path string, out output, sets []string, smoke, failUnhealthy, noCalibrate bool, agents agentsOpts) error {
-	var (
-		s   *suite.Suite
-		p   *suite.Plan
-		err error
-	)
-	out.absentIfHeaderless(a.stderr)
-	if !out.resume {
-		if s, p, err = loadPlan(path, sets, smoke); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
-	}
-	x := execution{file: path, args: a.args, out: out, progress: true, noCalibrate: noCalibrate, secrets: a.secrets, secretHeaders: a.secretHeaders, secretParams: a.secretParams,
-		notes: func(format string, args ...any) { fmt.Fprintf(a.stderr, format, args...) }}
-	if agents.n > 0 {
-		isSmoke := p != nil && p.IsSmoke
-		resolved, sm, err := resolvedFor(s, out, isSmoke)
-		if err != nil {
-			return err
-		}
-		exec, done, err := coordinate(a, agents, resolved, sm)
-		if err != nil {
-			return err
-		}
-		defer done()
-		x.executor = exec
-	}
-	res, err := x.execute(a.ctx, s, p, a.stdout, a.stderr)
-	if err != nil {
-		return err
-	}
-	if agents.logResults {
-		defer func() {
-			if err := logResults(a, out.path); err != nil {
-				fmt.Fprintf(a.stderr, "benchrig: --log-results: %v\n", err)
-			}
-		}()
-	}
-	if res.interrupted {
-		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out.path, path, out.path)
-	}
-	fmt.Fprintf(a.stdout, "%d samples written to %s\n\n", len(res.plan.Samples), out.path)
-	if err := reportFile(out.path, res.plan.IsSmoke, a.stdout); err != nil {
-		return err
-	}
-	return samplesExit(res, failUnhealthy, a.stderr)
-}
-
-func countDone(w *result.Writer, p *suite.Plan) int {
-	n := 0
-	for _, s := range p.Samples {
-		if w.Done(s.Key) {
-			n++
-		}
-	}
-	return n
-}
-
-// checkResults reads a results file once and verifies it against the plan
-// its recorded suite expands to: the one verification every reading
-// command (verify, report, compare, export, checksum) goes through.
-func checkResults(path string) (*result.Checked, error) {
-	return result.Check(path, replanEntries)
-}
-
-// checkResultsOf is checkResults of the file's bytes, read by the caller.
-func checkResultsOf(path string, r io.Reader) *result.Checked {
-	return result.CheckReader(path, r, replanEntries)
-}
-
-// replanEntries re-expands the plan entries from a recorded suite.
-func replanEntries(resolved json.RawMessage, smoke bool) ([]result.PlanEntry, error) {
-	p, err := replan(resolved, smoke)
-	if err != nil {
-		return nil, err
-	}
-	return planEntries(p), nil
 }
 
 func verifyCmd(stdout io.Writer) *cobra.Command {
@@ -228,32 +91,7 @@ func verifyCmd(stdout io.Writer) *cobra.Command {
 		Short: "Check a results file: schema, checksum, plan re-expanded from the recorded suite, completeness, consistency",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			checked, err := checkResults(args[0])
-			if err != nil {
-				return err
-			}
-			rep := checked.Report
-			if hdr := checked.Header; hdr != nil && hdr.Smoke && !allowSmoke {
-				rep.Problems = append(rep.Problems, "smoke results: a smoke run proves the suite works, its figures are not results (--allow-smoke to verify it anyway)")
-			}
-			if asJSON {
-				if err := writeVerifyJSON(stdout, args[0], rep); err != nil {
-					return err
-				}
-				if rep.OK() {
-					return nil
-				}
-				return errors.New("verification failed")
-			}
-			if rep.OK() {
-				fmt.Fprintf(stdout, "OK: %s: %d of %d planned samples, checksum and plan verified\n", args[0], rep.Samples, rep.Planned)
-				for _, w := range rep.Warnings {
-					fmt.Fprintf(stdout, "  ! %s\n", w)
-				}
-				return nil
-			}
-			fmt.Fprintln(stdout, strings.Join(rep.Notice(args[0], false), "\n"))
-			return errors.New("verification failed")
+			return verify.File(args[0], allowSmoke, asJSON, stdout)
 		},
 	}
 	c.Flags().BoolVar(&allowSmoke, "allow-smoke", false, "accept a smoke run's results")
@@ -268,7 +106,7 @@ func checksumCmd(stdout io.Writer) *cobra.Command {
 		Short: "Write RESULTS.json.sha256 (sha256sum format) for publishing, or --check it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return checksum(args[0], check, stdout)
+			return verify.Checksum(args[0], check, stdout)
 		},
 	}
 	c.Flags().BoolVar(&check, "check", false, "verify RESULTS.json against RESULTS.json.sha256")

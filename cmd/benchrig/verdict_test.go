@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/reportsrc"
 )
 
 // TestReportStartsWithVerdict: the terminal report of a file that does not
@@ -46,7 +48,7 @@ func TestReportStartsWithVerdict(t *testing.T) {
 				t.Errorf("report: exit %d, want it to start with %q:\n%.400s%s", code, want, out, errOut)
 			}
 			var b strings.Builder
-			if err := reportFile(path, false, &b); err != nil || !strings.HasPrefix(b.String(), want) {
+			if err := reportsrc.ConsoleFile(path, false, &b); err != nil || !strings.HasPrefix(b.String(), want) {
 				t.Errorf("end-of-run report: %v, want it to start with %q:\n%.400s", err, want, b.String())
 			}
 			_, errOut, code = cli(t, "checksum", path)

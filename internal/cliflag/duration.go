@@ -1,4 +1,7 @@
-package main
+// Package cliflag holds the flag values benchrig's commands share: a
+// duration that also takes a bare number of seconds, and a
+// comma-separated list of integers.
+package cliflag
 
 import (
 	"time"
@@ -33,8 +36,8 @@ func (v durationValue) Set(s string) error {
 // Type implements pflag.Value.
 func (v durationValue) Type() string { return "duration" }
 
-// durationVarP defines a duration flag with durationValue's syntax.
-func durationVarP(f *pflag.FlagSet, p *time.Duration, name, short string, def time.Duration, usage string) {
+// DurationVarP defines a duration flag with durationValue's syntax.
+func DurationVarP(f *pflag.FlagSet, p *time.Duration, name, short string, def time.Duration, usage string) {
 	*p = def
 	f.VarP(durationValue{p}, name, short, usage)
 }

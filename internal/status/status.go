@@ -1,4 +1,7 @@
-package main
+// Package status draws benchrig's live one-line status of a run on a
+// terminal (phase, elapsed / planned, requests per second, failures) and
+// the plain line of each finished sample printed anywhere else.
+package status
 
 import (
 	"fmt"
@@ -13,17 +16,17 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 )
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
 	// *os.File, or the secret-scrubbing writer around one.
 	f, ok := w.(interface{ Fd() uintptr })
 	return ok && f.Fd() != ^uintptr(0) && term.IsTerminal(int(f.Fd()))
 }
 
-// status draws a live one-line status on a terminal: the phase, elapsed /
+// Line draws a live one-line status on a terminal: the phase, elapsed /
 // planned, requests per second so far and failures. On anything else it
 // draws nothing.
-type status struct {
+type Line struct {
 	w       io.Writer
 	live    bool // w is a terminal: the live line is drawn
 	prefix  string
@@ -36,9 +39,11 @@ type status struct {
 	stopped chan struct{}
 }
 
-func newStatus(w io.Writer, prefix string) *status {
-	s := &status{w: w, prefix: prefix, done: make(chan struct{}), stopped: make(chan struct{})}
-	if !isTerminal(w) {
+// New starts the status line on w, which draws it only when w is a
+// terminal; Stop ends it.
+func New(w io.Writer, prefix string) *Line {
+	s := &Line{w: w, prefix: prefix, done: make(chan struct{}), stopped: make(chan struct{})}
+	if !IsTerminal(w) {
 		close(s.stopped)
 		return s
 	}
@@ -47,25 +52,29 @@ func newStatus(w io.Writer, prefix string) *status {
 	return s
 }
 
-func (s *status) setPhase(phase string, planned time.Duration) {
+// SetPhase names the phase now running and its planned length.
+func (s *Line) SetPhase(phase string, planned time.Duration) {
 	s.mu.Lock()
 	s.phase, s.planned, s.since = phase, planned, time.Now()
 	s.mu.Unlock()
 }
 
-func (s *status) setPrefix(p string) {
+// SetPrefix sets what the line starts with (the sample's position).
+func (s *Line) SetPrefix(p string) {
 	s.mu.Lock()
 	s.prefix = p
 	s.mu.Unlock()
 }
 
-func (s *status) setEngine(e *load.Engine) {
+// SetEngine is the load engine whose progress the line shows.
+func (s *Line) SetEngine(e *load.Engine) {
 	s.mu.Lock()
 	s.engine = e
 	s.mu.Unlock()
 }
 
-func (s *status) stop() {
+// Stop clears the line and ends its drawing; it may be called again.
+func (s *Line) Stop() {
 	select {
 	case <-s.done:
 	default:
@@ -74,7 +83,7 @@ func (s *status) stop() {
 	<-s.stopped
 }
 
-func (s *status) loop() {
+func (s *Line) loop() {
 	defer close(s.stopped)
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
@@ -89,7 +98,7 @@ func (s *status) loop() {
 	}
 }
 
-func (s *status) line() string {
+func (s *Line) line() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	el := time.Since(s.since).Round(100 * time.Millisecond)
@@ -110,21 +119,21 @@ func (s *status) line() string {
 	return line
 }
 
-// sampleDone reports a finished sample. On a terminal the live line shows
+// SampleDone reports a finished sample. On a terminal the live line shows
 // progress already; anywhere else (a CI log, nohup) it prints one plain
 // line per sample, so a long run is never silent. The runner calls it once
 // per sample with its 1-based index, the number of samples of the run and
 // the estimated time left.
-func (s *status) sampleDone(index, total int, smp *result.Sample, eta time.Duration) {
+func (s *Line) SampleDone(index, total int, smp *result.Sample, eta time.Duration) {
 	if s.live {
 		return
 	}
-	fmt.Fprintln(s.w, progressLine(index, total, smp, eta))
+	fmt.Fprintln(s.w, ProgressLine(index, total, smp, eta))
 }
 
-// progressLine is the plain line of a finished sample: position, case,
+// ProgressLine is the plain line of a finished sample: position, case,
 // variant, repeat, requests/s, p99, verdict and the ETA of the rest.
-func progressLine(index, total int, smp *result.Sample, eta time.Duration) string {
+func ProgressLine(index, total int, smp *result.Sample, eta time.Duration) string {
 	what := strings.TrimSpace(smp.Case + " · " + smp.Variant)
 	if smp.Case == "" || smp.Variant == "" {
 		what = smp.Key

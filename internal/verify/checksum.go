@@ -1,4 +1,4 @@
-package main
+package verify
 
 import (
 	"crypto/sha256"
@@ -10,13 +10,13 @@ import (
 	"strings"
 )
 
-// checksum writes PATH.sha256 in sha256sum's format ("HEX  NAME"), as seed
+// Checksum writes PATH.sha256 in sha256sum's format ("HEX  NAME"), as seed
 // 002 publishes its results, or checks PATH against it. A file that does
 // not verify (tampered, partial, inconsistent) gets no checksum: publishing
 // one would vouch for it.
-func checksum(path string, check bool, stdout io.Writer) error {
+func Checksum(path string, check bool, stdout io.Writer) error {
 	if !check {
-		if v := verdict(path); v != "" {
+		if v := Notice(path); v != "" {
 			return fmt.Errorf("%s does not verify, so it gets no checksum to publish:\n%s", path, strings.TrimRight(v, "\n"))
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package cliflag
 
 import (
 	"errors"
@@ -7,15 +7,18 @@ import (
 	"strings"
 )
 
-// intList is a flag holding a comma-separated list of integers (-c 4,64,
+// IntList is a flag holding a comma-separated list of integers (-c 4,64,
 // --batch 1,16,64) in *p: the first value given replaces the default, a
 // repeated flag adds to the list.
-type intList struct {
+type IntList struct {
 	p   *[]int
 	set bool
 }
 
-func (l *intList) String() string {
+// Ints is the flag value of a list held in *p.
+func Ints(p *[]int) *IntList { return &IntList{p: p} }
+
+func (l *IntList) String() string {
 	if l.p == nil {
 		return ""
 	}
@@ -27,7 +30,7 @@ func (l *intList) String() string {
 }
 
 // Set implements pflag.Value.
-func (l *intList) Set(s string) error {
+func (l *IntList) Set(s string) error {
 	var out []int
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p == "" {
@@ -50,4 +53,4 @@ func (l *intList) Set(s string) error {
 }
 
 // Type implements pflag.Value.
-func (l *intList) Type() string { return "ints" }
+func (l *IntList) Type() string { return "ints" }

@@ -1,24 +1,33 @@
-package main
+// Package reportsrc is what the reading commands (report, compare,
+// export, the end of run) share: a results file loaded once, verified, as
+// a report source with its notice; the output format asked for or named
+// by -o's extension; a report written whole to -o or to stdout; the
+// report and compare commands themselves.
+package reportsrc
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/plan"
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
+	"github.com/benchrig/benchrig/internal/verify"
 )
 
-// loadSource reads a results file for the report builders, once, through
+// Load reads a results file for the report builders, once, through
 // the one verification (checkResults): a suite's results (JSON Lines, from
 // benchrig run and every quick mode) or the document of a quick run of an
 // earlier benchrig (benchrig http|pg|resp -o). The source carries the
 // file's verification notice, which every output shows first. Smoke
 // results are refused unless allowed.
-func loadSource(path string, allowSmoke bool) (*report.Source, error) {
+func Load(path string, allowSmoke bool) (*report.Source, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -30,7 +39,7 @@ func loadSource(path string, allowSmoke bool) (*report.Source, error) {
 			return src, err
 		}
 	}
-	return suiteSource(checkResultsOf(path, bytes.NewReader(b)), allowSmoke)
+	return suiteSource(verify.CheckOf(path, bytes.NewReader(b)), allowSmoke)
 }
 
 // suiteSource is the report source of a checked results file. A file with
@@ -73,7 +82,7 @@ func suiteSource(c *result.Checked, allowSmoke bool) (*report.Source, error) {
 		c, v := s.Case, s.Variant
 		if c == "" || v == "" {
 			if cells == nil {
-				p, err := replan(hdr.Suite.Resolved, hdr.Smoke)
+				p, err := plan.Recorded(hdr.Suite.Resolved, hdr.Smoke)
 				if err != nil {
 					return nil, err
 				}
@@ -91,4 +100,78 @@ func suiteSource(c *result.Checked, allowSmoke bool) (*report.Source, error) {
 		src.Rows = append(src.Rows, report.Row{Case: c, Variant: v, Sample: s})
 	}
 	return src, nil
+}
+
+// WithNotice puts the verification notices of the sources before err: a
+// command that gives up on a file that does not verify says that first,
+// in the one notice format (an error it wraps keeps its exit code).
+func WithNotice(err error, srcs ...*report.Source) error {
+	seen := map[string]bool{}
+	var lines []string
+	for _, s := range srcs {
+		if s != nil && !seen[s.Path] {
+			seen[s.Path] = true
+			lines = append(lines, s.Notice...)
+		}
+	}
+	if err == nil || len(lines) == 0 {
+		return err
+	}
+	return noticeError{notice: strings.Join(lines, "\n"), err: err}
+}
+
+// noticeError is an error after the verification notice of its files.
+type noticeError struct {
+	notice string
+	err    error
+}
+
+func (e noticeError) Error() string { return e.notice + "\n" + e.err.Error() }
+func (e noticeError) Unwrap() error { return e.err }
+
+// OnlyVariant is src with the rows of one variant: the one labelled name,
+// or the one whose label alone contains name.
+func OnlyVariant(src *report.Source, name, flag string) (*report.Source, error) {
+	var labels []string
+	seen := map[string]bool{}
+	for _, r := range src.Rows {
+		if !seen[r.Variant] {
+			seen[r.Variant] = true
+			labels = append(labels, r.Variant)
+		}
+	}
+	pick := ""
+	if seen[name] {
+		pick = name
+	} else {
+		for _, l := range labels {
+			if strings.Contains(l, name) {
+				if pick != "" {
+					return nil, exitcode.Usagef("%s %q: names several variants of %s (%q, %q); give the whole label", flag, name, src.Path, pick, l)
+				}
+				pick = l
+			}
+		}
+	}
+	if pick == "" {
+		return nil, exitcode.Usagef("%s %q: no such variant in %s; it has %s", flag, name, src.Path, strings.Join(QuoteAll(labels), ", "))
+	}
+	out := *src
+	out.Title = src.Title + " · " + pick
+	out.Rows = nil
+	for _, r := range src.Rows {
+		if r.Variant == pick {
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	return &out, nil
+}
+
+// QuoteAll quotes each string as Go does ("a", "b").
+func QuoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
