@@ -7,82 +7,38 @@ import (
 	"context"
 	"net"
 	"testing"
-
-	"github.com/benchrig/benchrig/internal/driver"
 )
 
 // cannedServer answers every request head (requests without a body) with
 // the same small response, from a buffer it reuses: the server allocates
 // nothing per request, so allocs/op is the loop's.
 func cannedServer(b *testing.B) string {
-	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ln.Close() })
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
-	go func() {
+	return serveConns(b, func(c net.Conn) {
+		buf := make([]byte, 64<<10)
+		out := make([]byte, 0, 64<<10)
+		m := 0 // bytes of buf held over: the start of a head split across reads
 		for {
-			c, err := ln.Accept()
+			n, err := c.Read(buf[m:])
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 64<<10)
-				out := make([]byte, 0, 64<<10)
-				m := 0 // bytes of buf held over: the start of a head split across reads
-				for {
-					n, err := c.Read(buf[m:])
-					if err != nil {
-						return
-					}
-					data := buf[:m+n]
-					k := bytes.Count(data, []byte("\r\n\r\n"))
-					if cut := bytes.LastIndex(data, []byte("\r\n\r\n")); cut >= 0 {
-						data = data[cut+4:]
-					}
-					m = copy(buf, data)
-					out = out[:0]
-					for ; k > 0; k-- {
-						out = append(out, resp...)
-					}
-					if _, err := c.Write(out); err != nil {
-						return
-					}
-				}
-			}()
+			data := buf[:m+n]
+			k := bytes.Count(data, []byte("\r\n\r\n"))
+			if cut := bytes.LastIndex(data, []byte("\r\n\r\n")); cut >= 0 {
+				data = data[cut+4:]
+			}
+			m = copy(buf, data)
+			out = out[:0]
+			for ; k > 0; k-- {
+				out = append(out, resp...)
+			}
+			if _, err := c.Write(out); err != nil {
+				return
+			}
 		}
-	}()
-	return "http://" + ln.Addr().String() + "/"
+	})
 }
-
-// countWork grants b.N requests and counts the OK outcomes.
-type countWork struct {
-	next, limit uint64
-	ok, other   int
-}
-
-func (w *countWork) Claim(n int) (uint64, int) {
-	if w.next >= w.limit {
-		return 0, 0
-	}
-	n = int(min(uint64(n), w.limit-w.next))
-	seq := w.next
-	w.next += uint64(n)
-	return seq, n
-}
-
-func (w *countWork) Record(o *driver.Outcome, _ int64) {
-	if o.Class == driver.OK {
-		w.ok++
-	} else {
-		w.other++
-	}
-}
-
-func (w *countWork) Reconnected(string, int) {}
 
 // BenchmarkLoop runs b.N requests through an event loop of 4 connections
 // to a loopback server that answers from a canned buffer, unpipelined and
@@ -107,10 +63,10 @@ func BenchmarkLoop(b *testing.B) {
 			}
 			defer l.Close()
 			// a first run to warm the connections and the loop's buffers
-			if err := l.Run(ctx, tc.pipeline, 0, &countWork{limit: 1000}); err != nil {
+			if err := l.Run(ctx, tc.pipeline, 0, newTally(1000)); err != nil {
 				b.Fatal(err)
 			}
-			w := &countWork{limit: uint64(b.N)}
+			w := newTally(uint64(b.N))
 			b.ReportAllocs()
 			b.ResetTimer()
 			if err := l.Run(ctx, tc.pipeline, 0, w); err != nil {
@@ -118,7 +74,7 @@ func BenchmarkLoop(b *testing.B) {
 			}
 			b.StopTimer()
 			if w.ok != b.N {
-				b.Fatalf("%d OK, %d other outcomes of %d", w.ok, w.other, b.N)
+				b.Fatalf("%d OK of %d: %v", w.ok, b.N, w.msgs)
 			}
 		})
 	}
