@@ -1,7 +1,10 @@
 // Package evloop is what benchrig's event loops (the HTTP and PostgreSQL
 // drivers' driver.Loop implementations) share: an epoll set, an eventfd that
 // wakes epoll_wait from another goroutine, the lifecycle of one Run at a time
-// with Close allowed at any moment, and non-blocking writes.
+// with Close allowed at any moment, and non-blocking writes (Poller); and,
+// on it, the loop itself (Loop): the connections, the Run, the requests'
+// accounting and timers and the window's end, with the protocol plugged
+// in through a Handler.
 //
 //	var p evloop.Poller
 //	if err := p.Init(64, closeAllSockets); err != nil { … }

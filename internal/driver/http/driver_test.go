@@ -123,11 +123,36 @@ func TestChunkedAndHTTP10(t *testing.T) {
 // rawServer answers every request on each connection with fn's bytes.
 func rawServer(t *testing.T, fn func(c net.Conn, br *bufio.Reader, n int) bool) string {
 	t.Helper()
+	return serveConns(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for n := 1; ; n++ {
+			// read one request head
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if line == "\r\n" {
+					break
+				}
+			}
+			if !fn(c, br, n) {
+				return
+			}
+		}
+	})
+}
+
+// serveConns serves each connection to a loopback listener with serve, on
+// a goroutine of its own, and closes it when serve returns; it returns
+// the listener's URL.
+func serveConns(tb testing.TB, serve func(c net.Conn)) string {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
+	tb.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -136,22 +161,7 @@ func rawServer(t *testing.T, fn func(c net.Conn, br *bufio.Reader, n int) bool) 
 			}
 			go func() {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				for n := 1; ; n++ {
-					// read one request head
-					for {
-						line, err := br.ReadString('\n')
-						if err != nil {
-							return
-						}
-						if line == "\r\n" {
-							break
-						}
-					}
-					if !fn(c, br, n) {
-						return
-					}
-				}
+				serve(c)
 			}()
 		}
 	}()

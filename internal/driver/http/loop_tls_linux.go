@@ -126,7 +126,7 @@ func (pipeAddr) String() string  { return "loop" }
 // handshake makes c's TLS handshake on its connected socket, blocking.
 func (l *loop) handshake(c *lconn) error {
 	s := l.d.w.tls
-	c.tp = &tlsPipe{fd: c.fd, blocking: true, until: time.Now().Add(time.Duration(l.dial))}
+	c.tp = &tlsPipe{fd: c.Fd, blocking: true, until: time.Now().Add(time.Duration(l.dial))}
 	cfg := s.cfg.Clone()
 	cfg.NextProtos = []string{ProtoHTTP1}
 	c.tc = tls.Client(c.tp, cfg)
@@ -148,8 +148,8 @@ func (l *loop) seal(c *lconn) error {
 	// what tls wrote while reading and could not be flushed then (a key
 	// update's answer, in its own array) goes first
 	p.out = append(p.sbuf[:0], p.out...)
-	_, err := c.tc.Write(c.out.Pending)
-	p.sbuf, c.out.Pending, p.out = p.out, p.out, nil
+	_, err := c.tc.Write(c.Out.Pending)
+	p.sbuf, c.Out.Pending, p.out = p.out, p.out, nil
 	return err
 }
 
@@ -158,7 +158,7 @@ func (l *loop) seal(c *lconn) error {
 // ticket, a key update) is no byte of a response: on an idle connection
 // it is not unsolicited.
 func (l *loop) readTLS(c *lconn) {
-	n, err := evloop.ReadNonblock(c.fd, l.cbuf)
+	n, err := evloop.ReadNonblock(c.Fd, l.cbuf)
 	switch {
 	case err == unix.EAGAIN:
 		return
@@ -195,9 +195,9 @@ func (l *loop) readTLS(c *lconn) {
 
 // flushTLS writes what tls wrote while reading (a key update's answer).
 func (l *loop) flushTLS(c *lconn) {
-	if len(c.tp.out) == 0 || len(c.out.Pending) > 0 {
+	if len(c.tp.out) == 0 || len(c.Out.Pending) > 0 {
 		return
 	}
-	c.out.Pending, c.tp.out = c.tp.out, nil
+	c.Out.Pending, c.tp.out = c.tp.out, nil
 	l.write(c)
 }

@@ -12,41 +12,18 @@ import (
 	"github.com/benchrig/benchrig/internal/driver/evloop"
 )
 
-// connState is where a loop connection stands.
-type connState uint8
-
-const (
-	csDown       connState = iota // no socket
-	csConnecting                  // non-blocking connect in progress
-	csOpen                        // connected
-	csBackoff                     // failed: reopened at until
-)
-
 // lconn is one connection of a loop.
 type lconn struct {
-	i        int
-	fd       int
-	gen      uint32 // bumped per socket, carried in its epoll events
-	st       connState
-	until    int64 // connect deadline (csConnecting) or reopen time (csBackoff)
-	backoff  driver.Backoff
-	reopen   bool          // count a reconnect when the connect completes
-	cause    string        // why the last socket ended (driver.Cause…), reported at the reopen
-	queued   bool          // in loop.ready
-	inflight int           // responses outstanding in the batch
-	stale    bool          // the batch was reported Outstanding at a window's end: its responses are dropped
-	sent     int64         // when the batch was first sent
-	used     bool          // a response completed on this socket: it is being reused
-	resend   int           // requests to send again once the new socket is open
-	again    bool          // the batch in flight is a re-send (never re-sent twice)
-	idx      []int         // several requests: the request index of each of the batch
-	done     int           // several requests: responses of the batch completed
-	wbuf     []byte        // several requests: the batch's bytes
-	out      evloop.Outbox // the unwritten rest of the batch
-	pend     []byte        // unparsed bytes (at most a partial line)
-	p        parser
-	tc       *tls.Conn // over TLS: the session, over tp (loop_tls_linux.go)
-	tp       *tlsPipe
+	evloop.Conn
+	used  bool   // a response completed on this socket: it is being reused
+	again bool   // the batch in flight is a re-send (never re-sent twice)
+	idx   []int  // several requests: the request index of each of the batch
+	done  int    // several requests: responses of the batch completed
+	wbuf  []byte // several requests: the batch's bytes
+	pend  []byte // unparsed bytes (at most a partial line)
+	p     parser
+	tc    *tls.Conn // over TLS: the session, over tp (loop_tls_linux.go)
+	tp    *tlsPipe
 }
 
 // dialConn starts a non-blocking connect on a new socket.
@@ -56,13 +33,13 @@ func (l *loop) dialConn(c *lconn) error {
 		return err
 	}
 	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	c.fd, c.gen = fd, c.gen+1
-	c.st, c.used = csConnecting, false
+	c.Fd, c.Gen = fd, c.Gen+1
+	c.St, c.used = evloop.Connecting, false
 	err = unix.Connect(fd, l.sa)
 	events := uint32(unix.EPOLLOUT)
 	switch {
 	case err == nil:
-		c.st, events = csOpen, unix.EPOLLIN
+		c.St, events = evloop.Open, unix.EPOLLIN
 		if l.d.w.tls != nil {
 			if err := l.handshake(c); err != nil {
 				l.drop(c)
@@ -74,7 +51,7 @@ func (l *loop) dialConn(c *lconn) error {
 		l.drop(c)
 		return err
 	}
-	if err := l.p.Add(fd, events, int32(c.i), int32(c.gen)); err != nil {
+	if err := l.P.Add(fd, events, int32(c.I), int32(c.Gen)); err != nil {
 		l.drop(c)
 		return err
 	}
@@ -83,7 +60,7 @@ func (l *loop) dialConn(c *lconn) error {
 
 // finishConnect completes a connect that epoll reported writable.
 func (l *loop) finishConnect(c *lconn) error {
-	v, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	v, err := unix.GetsockoptInt(c.Fd, unix.SOL_SOCKET, unix.SO_ERROR)
 	if err == nil && v != 0 {
 		err = unix.Errno(v)
 	}
@@ -91,13 +68,13 @@ func (l *loop) finishConnect(c *lconn) error {
 		err = l.handshake(c)
 	}
 	if err == nil {
-		err = l.p.Mod(c.fd, unix.EPOLLIN, int32(c.i), int32(c.gen))
+		err = l.P.Mod(c.Fd, unix.EPOLLIN, int32(c.I), int32(c.Gen))
 	}
 	if err != nil {
 		l.drop(c)
 		return err
 	}
-	c.st = csOpen
+	c.St = evloop.Open
 	return nil
 }
 
@@ -107,25 +84,25 @@ func (l *loop) connect(c *lconn, now int64) {
 		l.connectFailed(c, err, now)
 		return
 	}
-	if c.st == csOpen {
+	if c.St == evloop.Open {
 		l.opened(c)
 		return
 	}
-	c.until = now + l.dial
-	l.alarm.Set(c.until)
+	c.Until = now + l.dial
+	l.Alarm.Set(c.Until)
 }
 
 func (l *loop) opened(c *lconn) {
-	if c.reopen {
-		c.reopen = false
-		l.w.Reconnected(c.cause, c.resend)
-		c.cause = ""
+	if c.Reopen {
+		c.Reopen = false
+		l.W.Reconnected(c.Cause, c.Resend)
+		c.Cause = ""
 	}
-	if c.resend > 0 {
+	if c.Resend > 0 {
 		l.sendAgain(c)
 		return
 	}
-	l.queue(c)
+	l.Queue(&c.Conn)
 }
 
 // connectFailed fails the batch the connection was reopened for, as the
@@ -133,56 +110,50 @@ func (l *loop) opened(c *lconn) {
 // A connection reopened to re-send requests fails those.
 func (l *loop) connectFailed(c *lconn, err error, now int64) {
 	l.drop(c)
-	if c.resend > 0 {
+	if c.Resend > 0 {
 		o := driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + driver.Msg(err)}
-		l.failOutstanding(c, &o)
-		c.resend = 0
-		c.cause = driver.CauseError
-		l.pauseConn(c, now)
+		l.FailOutstanding(&c.Conn, &o)
+		c.Resend = 0
+		c.Cause = driver.CauseError
+		l.Pause(&c.Conn, now)
 		return
 	}
-	c.cause = driver.CauseError
-	if l.stopping {
+	c.Cause = driver.CauseError
+	if l.Stopping {
 		return
 	}
-	if l.deadline != 0 && now >= l.deadline {
-		l.stopping = true
+	if l.Deadline != 0 && now >= l.Deadline {
+		l.Stopping = true
 		return
 	}
-	seq0, k := l.w.Claim(l.pipeline)
+	seq0, k := l.W.Claim(l.Pipeline)
 	if k == 0 {
-		l.stopping = true
+		l.Stopping = true
 		return
 	}
 	seq, o := seq0, driver.Outcome{Class: driver.Error, Done: now, Msg: "connect: " + driver.Msg(err)}
 	for j := 0; j < k; j++ {
 		o.Op = l.d.t.op(l.d.t.pick(seq + uint64(j)))
-		l.w.Record(&o, now)
+		l.W.Record(&o, now)
 	}
-	l.pauseConn(c, now)
-}
-
-// pauseConn schedules c's reopen after its back-off (driver.Backoff).
-func (l *loop) pauseConn(c *lconn, now int64) {
-	c.st, c.until, c.reopen = csBackoff, now+int64(c.backoff.Next()), true
-	l.alarm.Set(c.until)
+	l.Pause(&c.Conn, now)
 }
 
 // drop closes c's socket; its partial state goes with it.
 func (l *loop) drop(c *lconn) {
-	if c.fd >= 0 {
-		_ = unix.Close(c.fd) // also leaves the epoll set
+	if c.Fd >= 0 {
+		_ = unix.Close(c.Fd) // also leaves the epoll set
 	}
-	c.fd, c.st, c.pend = -1, csDown, c.pend[:0]
+	c.Fd, c.St, c.pend = -1, evloop.Down, c.pend[:0]
 	c.tc, c.tp = nil, nil
-	c.out.Reset()
+	c.Out.Reset()
 	c.p.reset()
 }
 
 // send writes a batch of k requests, the first with sequence number seq.
 func (l *loop) send(c *lconn, seq uint64, k int, now int64) {
-	c.sent, c.inflight, c.again = now, k, false
-	l.inflight += k
+	c.Sent, c.Inflight, c.again = now, k, false
+	l.Inflight += k
 	if t := l.d.t; t.multi() {
 		c.idx, c.wbuf = c.idx[:0], c.wbuf[:0]
 		for j := 0; j < k; j++ {
@@ -191,12 +162,9 @@ func (l *loop) send(c *lconn, seq uint64, k int, now int64) {
 			c.wbuf = append(c.wbuf, t.reqs[i].bytes...)
 		}
 		c.done, c.p.head = 0, t.reqs[c.idx[0]].head
-		c.out.Pending = c.wbuf
+		c.Out.Pending = c.wbuf
 	} else {
-		c.out.Pending = l.pipe[:k*len(l.d.t.request)]
-	}
-	if l.timeout > 0 {
-		l.alarm.Set(now + l.timeout)
+		c.Out.Pending = l.pipe[:k*len(l.d.t.request)]
 	}
 	l.writeBatch(c)
 }
@@ -208,8 +176,8 @@ func (l *loop) send(c *lconn, seq uint64, k int, now int64) {
 // server would have waited it (net/http's Transport retries the same way,
 // inside one RoundTrip).
 func (l *loop) sendAgain(c *lconn) {
-	k := c.resend
-	c.resend, c.again = 0, true
+	k := c.Resend
+	c.Resend, c.again = 0, true
 	if t := l.d.t; t.multi() {
 		c.idx = append(c.idx[:0], c.idx[c.done:]...)
 		c.wbuf = c.wbuf[:0]
@@ -217,12 +185,12 @@ func (l *loop) sendAgain(c *lconn) {
 			c.wbuf = append(c.wbuf, t.reqs[i].bytes...)
 		}
 		c.done, c.p.head = 0, t.reqs[c.idx[0]].head
-		c.out.Pending = c.wbuf
+		c.Out.Pending = c.wbuf
 	} else {
-		c.out.Pending = l.pipe[:k*len(l.d.t.request)]
+		c.Out.Pending = l.pipe[:k*len(l.d.t.request)]
 	}
-	if l.timeout > 0 {
-		l.alarm.Set(c.sent + l.timeout) // still timed from the first send
+	if l.Timeout > 0 {
+		l.Alarm.Set(c.Sent + l.Timeout) // still timed from the first send
 	}
 	l.writeBatch(c)
 }
@@ -238,34 +206,9 @@ func (l *loop) writeBatch(c *lconn) {
 	l.write(c)
 }
 
-// write writes what is left of the batch (evloop.Poller.Flush).
-func (l *loop) write(c *lconn) {
-	if err := l.p.Flush(c.fd, int32(c.i), int32(c.gen), &c.out); err != nil {
-		l.lost(c, err)
-	}
-}
-
-// event handles what epoll reported for c.
-func (l *loop) event(c *lconn, ev uint32) {
-	switch c.st {
-	case csConnecting:
-		if err := l.finishConnect(c); err != nil {
-			l.connectFailed(c, err, driver.Now())
-			return
-		}
-		l.opened(c)
-	case csOpen:
-		if ev&unix.EPOLLOUT != 0 && len(c.out.Pending) > 0 {
-			l.write(c)
-			if c.st != csOpen {
-				return
-			}
-		}
-		if ev&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
-			l.read(c)
-		}
-	}
-}
+// write writes what is left of the batch (evloop.Loop.Write; an error
+// is lost's).
+func (l *loop) write(c *lconn) { l.Write(&c.Conn) }
 
 // read reads what arrived on c and completes every whole response in it.
 // Bytes with no request outstanding are an error: on an idle connection
@@ -277,7 +220,7 @@ func (l *loop) read(c *lconn) {
 		return
 	}
 	m := copy(l.buf, c.pend)
-	n, err := evloop.ReadNonblock(c.fd, l.buf[m:])
+	n, err := evloop.ReadNonblock(c.Fd, l.buf[m:])
 	if err != nil {
 		if err != unix.EAGAIN {
 			l.lost(c, err)
@@ -296,7 +239,7 @@ func (l *loop) read(c *lconn) {
 // completes every whole response in it, keeping the partial rest. It
 // returns false when c was closed.
 func (l *loop) consume(c *lconn, data []byte, now int64) bool {
-	if c.inflight == 0 {
+	if c.Inflight == 0 {
 		l.unsolicited(c, now)
 		return false
 	}
@@ -310,7 +253,7 @@ func (l *loop) consume(c *lconn, data []byte, now int64) bool {
 		if !done {
 			break
 		}
-		if c.inflight == 1 && len(data) > 0 {
+		if c.Inflight == 1 && len(data) > 0 {
 			l.fail(c, errUnsolicited)
 			return false
 		}
@@ -327,101 +270,75 @@ func (l *loop) consume(c *lconn, data []byte, now int64) bool {
 // fails one), and the connection replaced after a pause.
 func (l *loop) unsolicited(c *lconn, now int64) {
 	l.drop(c)
-	c.cause = driver.CauseError
-	if !l.stopping {
-		if seq, k := l.w.Claim(1); k > 0 {
+	c.Cause = driver.CauseError
+	if !l.Stopping {
+		if seq, k := l.W.Claim(1); k > 0 {
 			_, msg := failure(errUnsolicited)
 			op := l.d.t.op(l.d.t.pick(seq))
-			l.w.Record(&driver.Outcome{Class: driver.Error, Op: op, Done: now, Msg: msg}, now)
+			l.W.Record(&driver.Outcome{Class: driver.Error, Op: op, Done: now, Msg: msg}, now)
 		}
 	}
-	if l.stopping {
-		c.reopen = true // reopened by the next Run
+	if l.Stopping {
+		c.Reopen = true // reopened by the next Run
 		return
 	}
-	l.pauseConn(c, now)
+	l.Pause(&c.Conn, now)
 }
 
 // complete records the response the parser holds. It returns false when c
 // was closed (the server asked for it, or closed inside a pipeline).
 func (l *loop) complete(c *lconn, now int64) bool {
-	if c.inflight == 0 {
+	if c.Inflight == 0 {
 		return true // unsolicited: nothing to account it to
 	}
 	r := &c.p.r
 	o := driver.Outcome{Class: driver.OK, Bytes: r.bytes, Done: now}
 	if t := l.d.t; t.ops != nil {
-		o.Op = t.op(c.idx[len(c.idx)-c.inflight])
+		o.Op = t.op(c.idx[len(c.idx)-c.Inflight])
 	}
 	if msg := l.d.check(r); msg != "" {
 		o.Class, o.Msg = driver.Unexpected, msg
 	}
-	c.inflight--
 	c.used = true
-	if !c.stale {
-		l.inflight--
-		l.w.Record(&o, c.sent)
-	} else {
+	if l.Answered(&c.Conn) {
+		l.W.Record(&o, c.Sent)
+	} else if o.Class == driver.OK {
 		// outstanding at a window's end: counted then, and now only as
 		// answered after it
-		if o.Class == driver.OK {
-			o.Class = driver.Drained
-			l.w.Record(&o, c.sent)
-		}
-		if c.inflight == 0 {
-			c.stale = false
-			l.stale--
-		}
+		o.Class = driver.Drained
+		l.W.Record(&o, c.Sent)
 	}
-	if t := l.d.t; t.multi() && c.inflight > 0 {
+	if t := l.d.t; t.multi() && c.Inflight > 0 {
 		c.done++
 		c.p.head = t.reqs[c.idx[c.done]].head
 	}
 	if r.close {
-		if c.inflight > 0 {
+		if c.Inflight > 0 {
 			l.fail(c, errCloseInPipeline)
 			return false
 		}
 		// Connection: close on a healthy connection: reopen at once.
-		c.backoff.Reset()
+		c.Backoff.Reset()
 		l.drop(c)
-		c.cause = driver.CauseClose
-		if !l.stopping {
-			c.reopen = true
+		c.Cause = driver.CauseClose
+		if !l.Stopping {
+			c.Reopen = true
 			l.connect(c, now)
 		}
 		return false
 	}
-	if c.inflight == 0 {
-		c.backoff.Reset()
-		l.queue(c)
+	if c.Inflight == 0 {
+		c.Backoff.Reset()
+		l.Queue(&c.Conn)
 	}
 	return true
-}
-
-// failOutstanding records o for each request c has outstanding (none
-// when they were outstanding at a window's end: reported then).
-func (l *loop) failOutstanding(c *lconn, o *driver.Outcome) {
-	if c.stale {
-		c.inflight, c.stale = 0, false
-		l.stale--
-		return
-	}
-	t := l.d.t
-	for ; c.inflight > 0; c.inflight-- {
-		if t.ops != nil {
-			o.Op = t.op(c.idx[len(c.idx)-c.inflight])
-		}
-		l.inflight--
-		l.w.Record(o, c.sent)
-	}
 }
 
 var errCloseInPipeline = errors.New("server closed the connection inside a pipeline")
 
 // eof handles the server closing c.
 func (l *loop) eof(c *lconn, now int64) {
-	if c.inflight == 0 {
+	if c.Inflight == 0 {
 		l.idleEnded(c, driver.CauseIdleClosed, now)
 		return
 	}
@@ -437,8 +354,8 @@ func (l *loop) eof(c *lconn, now int64) {
 // request was outstanding (its keep-alive timeout): not a failure.
 func (l *loop) idleEnded(c *lconn, cause string, now int64) {
 	l.drop(c)
-	c.cause, c.reopen = cause, true
-	if !l.stopping {
+	c.Cause, c.Reopen = cause, true
+	if !l.Stopping {
 		l.connect(c, now)
 	}
 }
@@ -455,17 +372,17 @@ func (l *loop) lost(c *lconn, err error) {
 		l.fail(c, err)
 		return
 	}
-	if c.inflight == 0 {
+	if c.Inflight == 0 {
 		l.idleEnded(c, cs, driver.Now())
 		return
 	}
-	if !c.used || c.p.started || c.again || c.stale || !l.retryable(c) {
+	if !c.used || c.p.started || c.again || c.Stale || !l.retryable(c) {
 		l.fail(c, err)
 		return
 	}
-	c.resend = c.inflight
+	c.Resend = c.Inflight
 	l.drop(c)
-	c.cause, c.reopen = cs, true
+	c.Cause, c.Reopen = cs, true
 	l.connect(c, driver.Now())
 }
 
@@ -489,8 +406,8 @@ func (l *loop) retryable(c *lconn) bool {
 func (l *loop) fail(c *lconn, err error) {
 	now := driver.Now()
 	class, msg := failure(err)
-	l.failOutstanding(c, &driver.Outcome{Class: class, Done: now, Msg: msg})
+	l.FailOutstanding(&c.Conn, &driver.Outcome{Class: class, Done: now, Msg: msg})
 	l.drop(c)
-	c.cause = driver.CauseError
-	l.pauseConn(c, now)
+	c.Cause = driver.CauseError
+	l.Pause(&c.Conn, now)
 }

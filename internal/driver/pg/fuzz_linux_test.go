@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/driver/evloop"
 	"github.com/benchrig/benchrig/internal/fuzzcheck"
 	"github.com/benchrig/benchrig/internal/workload"
 )
@@ -124,17 +125,18 @@ func FuzzLoopFraming(f *testing.F) {
 		fuzzcheck.Bound(t, len(data), func() {
 			rec := &records{}
 			d := &Driver{cfg: Config{MaxMessage: fuzzMaxMessage}, wl: &workload.Workload{}}
-			l := &loop{d: d, w: rec, inflight: 1}
-			c := &lconn{c: &Conn{}, fd: fds[0], st: csOpen, busy: true, op: workload.Write}
+			l := &loop{d: d}
+			l.W, l.Inflight = rec, 1
+			c := &lconn{Conn: evloop.Conn{Fd: fds[0], St: evloop.Open, Inflight: 1}, c: &Conn{}, op: workload.Write}
 			rng := rand.New(rand.NewPCG(seed, 0))
-			for off := 0; off < len(data) && c.st == csOpen; {
+			for off := 0; off < len(data) && c.St == evloop.Open; {
 				k := min(len(data)-off, 1+rng.IntN(32<<10))
 				w, err := unix.Write(fds[1], data[off:off+k])
 				if err != nil && err != unix.EAGAIN {
 					t.Fatal(err)
 				}
 				off += max(w, 0)
-				for c.st == csOpen {
+				for c.St == evloop.Open {
 					if n, err := unix.IoctlGetInt(fds[0], unix.SIOCINQ); err != nil || n == 0 {
 						break
 					}
@@ -145,8 +147,8 @@ func FuzzLoopFraming(f *testing.F) {
 			if fmt.Sprint(rec.out) != fmt.Sprint(out) {
 				t.Fatalf("recorded %q, the model says %q", rec.out, out)
 			}
-			if (failed != "") != (c.st != csOpen) {
-				t.Fatalf("connection state %d, the model's failure %q", c.st, failed)
+			if (failed != "") != (c.St != evloop.Open) {
+				t.Fatalf("connection state %d, the model's failure %q", c.St, failed)
 			}
 			if failed == "" && len(c.rbuf) != rest {
 				t.Fatalf("kept %d bytes of a partial message, want %d", len(c.rbuf), rest)

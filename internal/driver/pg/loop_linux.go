@@ -31,27 +31,12 @@ var (
 // loop's goroutine: it stalls the loop's other connections while it lasts,
 // which only happens on failures.
 type loop struct {
-	d       *Driver
-	timeout int64 // per-request timeout in ns, 0 = none
-
-	p     evloop.Poller // the epoll set, the wake-up eventfd, Run/Close
-	conns []*lconn
-
-	// the state of the Run in progress
-	ctx      context.Context
-	w        driver.LoopWork
-	deadline int64
-	stopping bool         // no more requests: the claim or the deadline said so
-	inflight int          // requests outstanding over all connections
-	ended    bool         // the deadline passed: the in-flight requests were reported Outstanding
-	stale    int          // connections whose request was reported Outstanding, answer not in yet
-	alarm    evloop.Alarm // when scan must run next
-	ready    []*lconn
+	evloop.Loop // the connections, the Run and its accounting
+	d           *Driver
+	conns       []*lconn // Loop.Conns, as the connections they are part of
 
 	// last is driver.Now() when the last request of any Run ended.
 	last int64
-	// only, when set (Touch), is the one connection Run starts.
-	only *lconn
 
 	// onRows, when set (tests), sees the rows of every successful read.
 	onRows func(seq uint64, rows []any)
@@ -79,13 +64,14 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 	if why := d.loopSupported(); why != "" {
 		return nil, fmt.Errorf("pg: %s: %w", why, driver.ErrNoLoop)
 	}
-	l := &loop{d: d, timeout: int64(d.cfg.Timeout)}
-	if err := l.p.Init(min(conns+1, 1024), l.terminateAll); err != nil {
-		l.p.Shutdown()
+	l := &loop{d: d}
+	l.Timeout = int64(d.cfg.Timeout)
+	if err := l.Init(l, conns, l.terminateAll); err != nil {
+		l.P.Shutdown()
 		return nil, fmt.Errorf("pg: %w", err)
 	}
 	if err := l.openAll(ctx, conns); err != nil {
-		l.p.Shutdown()
+		l.P.Shutdown()
 		return nil, err
 	}
 	return l, nil
@@ -94,7 +80,8 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 // openAll opens every connection.
 func (l *loop) openAll(ctx context.Context, n int) error {
 	for i := 0; i < n; i++ {
-		c := &lconn{i: i, fd: -1}
+		c := &lconn{}
+		l.Add(&c.Conn)
 		l.conns = append(l.conns, c)
 		if err := l.open(ctx, c); err != nil {
 			return fmt.Errorf("pg: connection %d of %d: %w", i+1, n, err)
@@ -103,72 +90,17 @@ func (l *loop) openAll(ctx context.Context, n int) error {
 	return nil
 }
 
-// Run implements driver.Loop.
-func (l *loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.LoopWork) error {
-	if err := l.p.Begin(); err != nil {
+// Run implements driver.Loop. Requests are not pipelined (MaxPipeline is
+// 1): one per connection.
+func (l *loop) Run(ctx context.Context, _ int, deadline int64, w driver.LoopWork) error {
+	err := l.Loop.Run(ctx, 1, deadline, w)
+	switch {
+	case err == nil || err == ctx.Err():
+		return err
+	case err == evloop.ErrClosed:
 		return errLoopClosed
 	}
-	defer l.p.End()
-	stop := context.AfterFunc(ctx, l.p.Wake)
-	defer stop()
-
-	// Requests are not pipelined (MaxPipeline is 1): one per connection.
-	l.ctx, l.w, l.deadline, l.stopping, l.inflight = ctx, w, deadline, false, 0
-	l.ended, l.stale = false, 0
-	defer func() { l.w, l.ctx = nil, nil }()
-	l.scan(driver.Now())
-	for _, c := range l.conns {
-		if l.only != nil && c != l.only {
-			continue
-		}
-		switch c.st {
-		case csOpen:
-			l.queue(c)
-		case csDown:
-			c.reopen = true
-			l.reconnect(c, driver.Now())
-		}
-	}
-	for {
-		l.sendReady()
-		if l.deadline != 0 && l.stopping {
-			if now := driver.Now(); now >= l.deadline {
-				if !l.ended {
-					l.endWindow()
-				}
-				if l.stale > 0 && now >= l.deadline+int64(driver.DrainGrace) {
-					l.cutStale()
-				}
-			}
-		}
-		if l.stopping && l.inflight == 0 && l.stale == 0 {
-			return nil
-		}
-		evs, err := l.p.Wait(l.alarm.WaitMS(driver.Now()))
-		if err != nil {
-			return fmt.Errorf("pg: %w", err)
-		}
-		if l.p.Cancelled() {
-			l.abort()
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return errLoopClosed
-		}
-		for _, ev := range evs {
-			if ev.Fd == evloop.WakeTag {
-				continue // cancel was checked above
-			}
-			c := l.conns[ev.Fd]
-			if uint32(ev.Pad) != c.gen || c.st != csOpen {
-				continue // an event of a socket closed earlier in this pass
-			}
-			l.event(c, ev.Events)
-		}
-		if now := driver.Now(); l.alarm.Due(now) {
-			l.scan(now)
-		}
-	}
+	return fmt.Errorf("pg: %w", err)
 }
 
 var errLoopClosed = errors.New("pg: event loop closed")
@@ -196,18 +128,18 @@ func (l *loop) PIDs() []uint32 {
 // loop's connections are then closed, and reopened by the next Run)
 // instead of holding the run for a request timeout per connection.
 func (l *loop) Touch(ctx context.Context) error {
-	defer func() { l.only = nil }()
+	defer func() { l.Only = nil }()
 	for _, c := range l.conns {
-		if c.st != csOpen {
+		if c.St != evloop.Open {
 			continue
 		}
-		l.only = c
+		l.Only = &c.Conn
 		tctx, cancel := context.WithTimeout(ctx, TouchTimeout)
 		err := l.Run(tctx, 1, 0, &touchWork{left: 1})
 		cancel()
 		if err != nil {
 			if ctx.Err() == nil && tctx.Err() != nil {
-				return fmt.Errorf("pg: connection %d of %d did not answer within %s", c.i+1, len(l.conns), TouchTimeout)
+				return fmt.Errorf("pg: connection %d of %d did not answer within %s", c.I+1, len(l.conns), TouchTimeout)
 			}
 			return err
 		}
@@ -232,51 +164,6 @@ func (w *touchWork) Claim(int) (uint64, int) {
 func (w *touchWork) Record(*driver.Outcome, int64) {}
 func (w *touchWork) Reconnected(string, int)       {}
 
-// endWindow ends the window at its deadline: every request still in
-// flight is reported Outstanding (Done = the deadline) and left on its
-// connection, stale: its answer, when it comes, is read and dropped
-// (finish, fail), in this Run or a later one.
-func (l *loop) endWindow() {
-	l.ended = true
-	for _, c := range l.conns {
-		if c.busy && !c.stale {
-			o := driver.Outcome{Class: driver.Outstanding, Op: l.d.wl.Index(c.op), Done: l.deadline}
-			l.w.Record(&o, c.sent)
-			c.stale = true
-			l.stale++
-			l.inflight--
-		}
-	}
-	l.alarm.Set(l.deadline + int64(driver.DrainGrace))
-}
-
-// cutStale closes, DrainGrace after the deadline, the connections whose
-// request is still outstanding: the next Run reopens them (a reconnect
-// with driver.CauseWindowEnd).
-func (l *loop) cutStale() {
-	for _, c := range l.conns {
-		if c.busy && c.stale {
-			l.drop(c)
-			c.busy, c.stale = false, false
-			c.reopen, c.cause = true, driver.CauseWindowEnd
-		}
-	}
-	l.stale = 0
-}
-
-// abort closes every connection after cancellation, forgetting the
-// requests in flight.
-func (l *loop) abort() {
-	for _, c := range l.conns {
-		l.drop(c)
-		c.busy, c.stale = false, false
-	}
-	l.inflight, l.stale = 0, 0
-}
-
-// Close implements driver.Loop.
-func (l *loop) Close() error { return l.p.Close() }
-
 // terminateAll closes every connection (evloop calls it once, when the
 // loop's descriptors are closed).
 func (l *loop) terminateAll() {
@@ -285,135 +172,85 @@ func (l *loop) terminateAll() {
 	}
 }
 
-// sendReady starts the next request on every connection queued in this
-// pass.
-func (l *loop) sendReady() {
-	if len(l.ready) == 0 {
-		return
-	}
-	now := driver.Now()
-	if l.deadline != 0 && now >= l.deadline {
-		l.stopping = true
-	}
-	for i := 0; i < len(l.ready); i++ { // start may queue again
-		c := l.ready[i]
-		c.queued = false
-		if l.stopping || c.st != csOpen || c.busy {
-			continue
-		}
-		seq, k := l.w.Claim(1)
-		if k == 0 {
-			l.stopping = true
-			continue
-		}
-		l.start(c, seq, now)
-	}
-	l.ready = l.ready[:0]
-}
-
-// queue marks c to start its next request in this pass.
-func (l *loop) queue(c *lconn) {
-	if !c.queued {
-		c.queued = true
-		l.ready = append(l.ready, c)
-	}
-}
-
-// scan handles what is due at now: request timeouts, reopens after a
-// pause, the deadline; and sets the next time to look.
-func (l *loop) scan(now int64) {
-	l.alarm.Clear()
-	if l.deadline != 0 {
-		if now >= l.deadline {
-			l.stopping = true
-			if l.ended && l.stale > 0 {
-				l.alarm.Set(l.deadline + int64(driver.DrainGrace))
-			}
-		} else {
-			l.alarm.Set(l.deadline)
-		}
-	}
-	for _, c := range l.conns {
-		if l.only != nil && c != l.only {
-			continue // Touch: the others wait for the next Run
-		}
-		switch c.st {
-		case csOpen:
-			if c.busy && l.timeout > 0 {
-				if t := c.sent + l.timeout; now >= t {
-					l.fail(c, driver.Timeout, "timeout")
-				} else {
-					l.alarm.Set(t)
-				}
-			}
-		case csBackoff:
-			if now < c.until {
-				l.alarm.Set(c.until)
-			} else if l.stopping {
-				c.st = csDown
-			} else {
-				l.reconnect(c, now)
-			}
-		}
-	}
-}
-
 // reconnect reopens c through pgx; a failed reopen fails a request
 // claimed for it, as the engine does for a worker, and pauses.
 func (l *loop) reconnect(c *lconn, now int64) {
-	if l.stopping {
-		c.st = csDown
+	if l.Stopping {
+		c.St = evloop.Down
 		return
 	}
 	// The reopen runs on the loop's goroutine: bounded, and never past
 	// the window's end.
 	end := now + int64(reopenTimeout)
-	if l.deadline != 0 {
-		end = min(end, l.deadline)
+	if l.Deadline != 0 {
+		end = min(end, l.Deadline)
 	}
 	if end <= now {
-		c.st = csDown
-		l.stopping = l.stopping || (l.deadline != 0 && now >= l.deadline)
+		c.St = evloop.Down
+		l.Stopping = l.Stopping || (l.Deadline != 0 && now >= l.Deadline)
 		return
 	}
-	ctx, cancel := context.WithDeadline(l.ctx, driver.Wall(end))
+	ctx, cancel := context.WithDeadline(l.Ctx, driver.Wall(end))
 	err := l.open(ctx, c)
 	cancel()
 	if err == nil {
-		if c.reopen {
-			cause := c.cause
+		if c.Reopen {
+			cause := c.Cause
 			if cause == "" {
 				cause = driver.CauseError
 			}
-			c.reopen, c.cause = false, ""
-			l.w.Reconnected(cause, 0)
+			c.Reopen, c.Cause = false, ""
+			l.W.Reconnected(cause, 0)
 		}
-		l.queue(c)
+		l.Queue(&c.Conn)
 		return
 	}
-	if l.ctx.Err() != nil {
+	if l.Ctx.Err() != nil {
 		return // Run sees the cancellation
 	}
-	if l.deadline != 0 && now >= l.deadline {
-		l.stopping = true
+	if l.Deadline != 0 && now >= l.Deadline {
+		l.Stopping = true
 		return
 	}
-	seq, k := l.w.Claim(1)
+	seq, k := l.W.Claim(1)
 	if k == 0 {
-		l.stopping = true
+		l.Stopping = true
 		return
 	}
 	done := driver.Now()
 	o := driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: done, Msg: "connect: " + shortMsg(err)}
-	l.w.Record(&o, now)
-	l.pauseConn(c, done)
+	l.W.Record(&o, now)
+	l.Pause(&c.Conn, done)
 }
 
 // reopenTimeout bounds one reopen of a connection.
 const reopenTimeout = 5 * time.Second
 
-// pauseConn schedules c's reopen after its back-off (driver.Backoff).
-func (l *loop) pauseConn(c *lconn, now int64) {
-	c.st, c.until, c.reopen = csBackoff, now+int64(c.backoff.Next()), true
-	l.alarm.Set(c.until)
+// The loop's evloop.Handler.
+
+// Send implements evloop.Handler: one request (the claim is of one).
+func (l *loop) Send(c *evloop.Conn, seq uint64, _ int, now int64) { l.start(l.conns[c.I], seq, now) }
+
+// Read implements evloop.Handler.
+func (l *loop) Read(c *evloop.Conn) { l.read(l.conns[c.I]) }
+
+// Connected implements evloop.Handler: never called, connections open
+// through pgx (never evloop.Connecting).
+func (l *loop) Connected(*evloop.Conn) {}
+
+// WriteFailed implements evloop.Handler.
+func (l *loop) WriteFailed(c *evloop.Conn, err error) {
+	l.fail(l.conns[c.I], driver.Error, driver.Msg(err))
 }
+
+// Reopen implements evloop.Handler.
+func (l *loop) Reopen(c *evloop.Conn, now int64) { l.reconnect(l.conns[c.I], now) }
+
+// TimedOut implements evloop.Handler: the request outlived its timeout.
+func (l *loop) TimedOut(c *evloop.Conn, _ int64) { l.fail(l.conns[c.I], driver.Timeout, "timeout") }
+
+// Drop implements evloop.Handler.
+func (l *loop) Drop(c *evloop.Conn) { l.drop(l.conns[c.I]) }
+
+// Op implements evloop.Handler.
+func (l *loop) Op(c *evloop.Conn, _ int) uint8 { return l.d.wl.Index(l.conns[c.I].op) }

@@ -292,8 +292,8 @@ func TestLoopBackends(t *testing.T) {
 	lp := l.(*loop)
 	var seqs []uint64
 	lp.onRows = func(seq uint64, _ []any) {
-		if lp.inflight != 1 {
-			t.Errorf("%d requests in flight during Touch, want 1", lp.inflight)
+		if lp.Inflight != 1 {
+			t.Errorf("%d requests in flight during Touch, want 1", lp.Inflight)
 		}
 		seqs = append(seqs, seq)
 	}

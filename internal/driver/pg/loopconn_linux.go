@@ -18,42 +18,21 @@ import (
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
-// connState is where a loop connection stands.
-type connState uint8
-
-const (
-	csDown    connState = iota // no socket
-	csOpen                     // connected, statements prepared
-	csBackoff                  // failed: reopened at until
-)
-
 // lconn is one connection of a loop: a Conn whose statements, parameter
 // encoders, row decoder and row buffers the loop reuses, and its socket,
 // taken over from pgx.
 type lconn struct {
-	i       int
-	c       *Conn
-	nc      net.Conn // the hijacked socket, kept referenced until closed
-	fd      int
-	pid     uint32 // the backend's process ID
-	gen     uint32 // bumped per socket, carried in its epoll events
-	st      connState
-	until   int64 // reopen time (csBackoff)
-	backoff driver.Backoff
-	reopen  bool   // count a reconnect when the reopen succeeds
-	cause   string // why the last socket ended, when not a failure (driver.CauseWindowEnd)
-	queued  bool   // in loop.ready
+	evloop.Conn // Inflight is 1 while a request is in flight
+	c           *Conn
+	nc          net.Conn // the hijacked socket, kept referenced until closed
+	pid         uint32   // the backend's process ID
 
-	wbuf  []byte        // the request's messages
-	out   evloop.Outbox // their unwritten rest
-	rbuf  []byte        // received bytes not yet parsed (a partial message)
+	wbuf  []byte // the request's messages, for Conn.Out
+	rbuf  []byte // received bytes not yet parsed (a partial message)
 	anyPK pgconn.FieldDescription
 
 	// the request in flight
-	busy     bool
-	stale    bool // reported Outstanding at a window's end: its answer is dropped
 	seq      uint64
-	sent     int64
 	op       workload.Op
 	keys     []int64
 	ki       int    // prepared-one: the key being read
@@ -90,17 +69,17 @@ func (l *loop) open(ctx context.Context, c *lconn) error {
 	if err == nil {
 		err = raw.Control(func(f uintptr) { fd = int(f) })
 	}
-	c.gen++
+	c.Gen++
 	if err == nil {
-		err = l.p.Add(fd, unix.EPOLLIN, int32(c.i), int32(c.gen))
+		err = l.P.Add(fd, unix.EPOLLIN, int32(c.I), int32(c.Gen))
 	}
 	if err != nil {
 		_ = hc.Conn.Close()
 		return fmt.Errorf("pg: register the socket: %w", err)
 	}
-	c.c, c.nc, c.fd, c.st, c.pid = pc, hc.Conn, fd, csOpen, hc.PID
-	c.busy, c.rbuf = false, c.rbuf[:0]
-	c.out.Reset()
+	c.c, c.nc, c.Fd, c.St, c.pid = pc, hc.Conn, fd, evloop.Open, hc.PID
+	c.Inflight, c.rbuf = 0, c.rbuf[:0]
+	c.Out.Reset()
 	if pc.read1 != nil && l.d.cfg.Path == Any && len(pc.read1.sd.Fields) > 0 {
 		c.anyPK = pc.read1.sd.Fields[0]
 		c.anyPK.Format = pc.read1.resultFmt[0]
@@ -113,14 +92,14 @@ func (l *loop) drop(c *lconn) {
 	if c.nc != nil {
 		_ = c.nc.Close() // also leaves the epoll set
 	}
-	c.nc, c.fd, c.st, c.rbuf = nil, -1, csDown, c.rbuf[:0]
-	c.out.Reset()
+	c.nc, c.Fd, c.St, c.rbuf = nil, -1, evloop.Down, c.rbuf[:0]
+	c.Out.Reset()
 }
 
 // terminate ends an idle session politely (Terminate), then drops c.
 func (l *loop) terminate(c *lconn) {
-	if c.st == csOpen && !c.busy {
-		_, _ = unix.Write(c.fd, []byte{'X', 0, 0, 0, 4})
+	if c.St == evloop.Open && c.Inflight == 0 {
+		_, _ = unix.Write(c.Fd, []byte{'X', 0, 0, 0, 4})
 	}
 	l.drop(c)
 }
@@ -130,13 +109,10 @@ func (l *loop) terminate(c *lconn) {
 func (l *loop) start(c *lconn, seq uint64, now int64) {
 	wl := l.d.wl
 	op, keys := wl.Keys(seq, c.keys)
-	c.keys, c.seq, c.op, c.sent, c.busy = keys, seq, op, now, true
+	c.keys, c.seq, c.op, c.Sent, c.Inflight = keys, seq, op, now, 1
 	c.ki, c.n, c.j, c.affected, c.err, c.srvErr = 0, 0, 0, 0, nil, ""
 	c.c.bytes = 0
-	l.inflight++
-	if l.timeout > 0 {
-		l.alarm.Set(now + l.timeout)
-	}
+	l.Inflight++
 	var err error
 	switch {
 	case op == workload.Write:
@@ -193,29 +169,13 @@ func (l *loop) send(c *lconn, s *stmt) {
 		b = append(b, 'D', 0, 0, 0, 6, 'P', 0)
 	}
 	b = append(b, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0, 'S', 0, 0, 0, 4)
-	c.wbuf, c.out.Pending = b, b
+	c.wbuf, c.Out.Pending = b, b
 	l.write(c)
 }
 
-// write writes what is left of the request (evloop.Poller.Flush).
-func (l *loop) write(c *lconn) {
-	if err := l.p.Flush(c.fd, int32(c.i), int32(c.gen), &c.out); err != nil {
-		l.fail(c, driver.Error, driver.Msg(err))
-	}
-}
-
-// event handles what epoll reported for an open c.
-func (l *loop) event(c *lconn, ev uint32) {
-	if ev&unix.EPOLLOUT != 0 && len(c.out.Pending) > 0 {
-		l.write(c)
-		if c.st != csOpen {
-			return
-		}
-	}
-	if ev&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
-		l.read(c)
-	}
-}
+// write writes what is left of the request (evloop.Loop.Write; an error
+// fails it).
+func (l *loop) write(c *lconn) { l.Write(&c.Conn) }
 
 // finishErr ends c's request with err: Unexpected for a response that is
 // not the expected one, else Error.
@@ -236,25 +196,27 @@ func (l *loop) finishErr(c *lconn, err error) {
 // finish records c's request and queues c for the next. A stale request
 // (outstanding at a window's end) is not recorded again.
 func (l *loop) finish(c *lconn, class driver.Class, msg string, now int64) {
-	if !c.busy {
+	if c.Inflight == 0 {
 		return
 	}
-	c.busy = false
-	l.last = now
-	if c.stale {
-		c.stale = false
-		l.stale--
-		if class == driver.OK || class == driver.Miss {
-			o := driver.Outcome{Class: driver.Drained, Op: l.d.wl.Index(c.op), Done: now}
-			l.w.Record(&o, c.sent)
-		}
-	} else {
-		o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
-		l.inflight--
-		l.w.Record(&o, c.sent)
+	if !l.account(c, class, msg, now) && (class == driver.OK || class == driver.Miss) {
+		o := driver.Outcome{Class: driver.Drained, Op: l.d.wl.Index(c.op), Done: now}
+		l.W.Record(&o, c.Sent)
 	}
-	c.backoff.Reset()
-	l.queue(c)
+	c.Backoff.Reset()
+	l.Queue(&c.Conn)
+}
+
+// account takes c's request, ended at now, off the loop and records it,
+// unless it was stale (evloop.Loop.Answered): false then.
+func (l *loop) account(c *lconn, class driver.Class, msg string, now int64) bool {
+	l.last = now
+	if !l.Answered(&c.Conn) {
+		return false
+	}
+	o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
+	l.W.Record(&o, c.Sent)
+	return true
 }
 
 // unsolicited handles a message on an idle connection that no request
@@ -263,33 +225,24 @@ func (l *loop) finish(c *lconn, class driver.Class, msg string, now int64) {
 // for unsolicited bytes), and the connection is replaced after a pause.
 func (l *loop) unsolicited(c *lconn, msg string, now int64) {
 	l.drop(c)
-	if !l.stopping {
-		if seq, k := l.w.Claim(1); k > 0 {
+	if !l.Stopping {
+		if seq, k := l.W.Claim(1); k > 0 {
 			o := driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: now, Msg: msg}
-			l.w.Record(&o, now)
+			l.W.Record(&o, now)
 		} else {
-			l.stopping = true
+			l.Stopping = true
 		}
 	}
-	l.pauseConn(c, now)
+	l.Pause(&c.Conn, now)
 }
 
 // fail fails c's request in flight, closes c and schedules its reopen
 // after a pause.
 func (l *loop) fail(c *lconn, class driver.Class, msg string) {
 	now := driver.Now()
-	if c.busy {
-		c.busy = false
-		l.last = now
-		if c.stale {
-			c.stale = false // outstanding at a window's end: not recorded again
-			l.stale--
-		} else {
-			o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
-			l.inflight--
-			l.w.Record(&o, c.sent)
-		}
+	if c.Inflight > 0 {
+		l.account(c, class, msg, now) // stale: not recorded again
 	}
 	l.drop(c)
-	l.pauseConn(c, now)
+	l.Pause(&c.Conn, now)
 }

@@ -19,12 +19,12 @@ import (
 func (l *loop) PlanStats(ctx context.Context) (Plans, error) {
 	var sum Plans
 	for _, c := range l.conns {
-		if c.st != csOpen || c.busy {
+		if c.St != evloop.Open || c.Inflight > 0 {
 			continue
 		}
 		rows, err := l.simpleQuery(ctx, c, planQuery)
 		if err != nil {
-			return Plans{}, fmt.Errorf("pg: connection %d: read pg_prepared_statements: %w", c.i+1, err)
+			return Plans{}, fmt.Errorf("pg: connection %d: read pg_prepared_statements: %w", c.I+1, err)
 		}
 		mode, counts, err := parsePlans(rows)
 		if err != nil {
@@ -63,10 +63,10 @@ func (l *loop) doSimpleQuery(ctx context.Context, c *lconn, sql string) ([][][]b
 	binary.BigEndian.PutUint32(q[1:], uint32(len(q)-1))
 	c.wbuf = q
 	for len(q) > 0 {
-		n, err := unix.Write(c.fd, q)
+		n, err := unix.Write(c.Fd, q)
 		switch {
 		case err == unix.EAGAIN:
-			if err := waitFd(ctx, c.fd, unix.POLLOUT, deadline); err != nil {
+			if err := waitFd(ctx, c.Fd, unix.POLLOUT, deadline); err != nil {
 				return nil, err
 			}
 		case err != nil:
@@ -125,10 +125,10 @@ func (l *loop) doSimpleQuery(ctx context.Context, c *lconn, sql string) ([][][]b
 			c.rbuf = nb
 		}
 		m := len(c.rbuf)
-		n, err := evloop.ReadNonblock(c.fd, c.rbuf[m:cap(c.rbuf)])
+		n, err := evloop.ReadNonblock(c.Fd, c.rbuf[m:cap(c.rbuf)])
 		switch {
 		case err == unix.EAGAIN:
-			if err := waitFd(ctx, c.fd, unix.POLLIN, deadline); err != nil {
+			if err := waitFd(ctx, c.Fd, unix.POLLIN, deadline); err != nil {
 				return nil, err
 			}
 		case err != nil:

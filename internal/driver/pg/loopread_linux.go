@@ -25,7 +25,7 @@ func (l *loop) read(c *lconn) {
 		c.rbuf = nb
 	}
 	m := len(c.rbuf)
-	n, err := evloop.ReadNonblock(c.fd, c.rbuf[m:cap(c.rbuf)])
+	n, err := evloop.ReadNonblock(c.Fd, c.rbuf[m:cap(c.rbuf)])
 	if err != nil {
 		if err != unix.EAGAIN {
 			l.fail(c, driver.Error, driver.Msg(err))
@@ -71,19 +71,19 @@ func (l *loop) message(c *lconn, typ byte, body []byte, now int64) bool {
 	case 'N', 'S', 'A':
 		return true // notices, parameter changes, notifications: any time
 	case 'E':
-		if !c.busy {
+		if c.Inflight == 0 {
 			// A FATAL error on an idle connection (the server shutting
 			// down, an idle-session timeout): it closes next.
 			l.unsolicited(c, errorResponse(body), now)
 			return false
 		}
 	case 'D', 'C', 'Z', '2', 'n', 'T', 'I', 's':
-		if !c.busy {
+		if c.Inflight == 0 {
 			l.unsolicited(c, "backend message with no request outstanding", now)
 			return false
 		}
 	default:
-		if !c.busy {
+		if c.Inflight == 0 {
 			l.unsolicited(c, unknownMessage(typ), now)
 		} else {
 			l.fail(c, driver.Error, unknownMessage(typ))
