@@ -150,6 +150,7 @@ matrix:
 			if err != nil {
 				continue
 			}
+			rootArgs, _ := fs.Cmdline(root) // after benchrig's re-exec, what its forks show
 			for _, pid := range tab.Descendants(root) {
 				mu.Lock()
 				_, done := seen[pid]
@@ -162,8 +163,11 @@ matrix:
 				if err1 != nil || err2 != nil || len(args) == 0 {
 					continue
 				}
-				if args[0] == br && len(args) == 1 {
-					continue // forked, not yet exec'd: benchrig's own environment
+				if args[0] == br && (len(args) == 1 || slices.Equal(args, rootArgs)) {
+					// forked, not yet exec'd (a vfork child shares
+					// benchrig's memory, so its command line and
+					// environment are benchrig's own)
+					continue
 				}
 				kind := "other"
 				switch {
