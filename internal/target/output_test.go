@@ -146,6 +146,16 @@ func TestChildEnvironment(t *testing.T) {
 		}
 		return b
 	}
+	// The watchdog forks the target and then it execs: until the exec the
+	// child's environment is the watchdog's (empty). Wait for the exec.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if cl, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.PID())); bytes.HasSuffix(cl, []byte("sleep 30\x00")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the target did not exec sh -c 'sleep 30' within a minute")
+		}
+	}
 	te, we := environ(p.PID()), environ(p.w.wd.Process.Pid)
 	if bytes.Contains(te, []byte("planted-7731")) || bytes.Contains(we, []byte("planted-7731")) {
 		t.Errorf("the withheld variable reached the target or its watchdog")
