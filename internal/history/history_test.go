@@ -238,3 +238,26 @@ func TestHistoryNewerSchema(t *testing.T) {
 		t.Fatalf("newer schema: %v", err)
 	}
 }
+
+// TestHistoryDocMarks: the trends page has a chart per series, each run
+// a point over its index, and a band where the hook finds a change.
+func TestHistoryDocMarks(t *testing.T) {
+	f, _ := FigureNamed("req/s")
+	sr := Series{Suite: "s", Cell: "a/c=4", Variant: "a", Host: "h", Branch: "main", Figure: f}
+	for i := range 6 {
+		v := 100.0
+		if i >= 3 {
+			v = 110
+		}
+		sr.Points = append(sr.Points, Point{Run: int64(i + 1), Median: v, Min: v - 1, Max: v + 1, N: 3})
+	}
+	d := Doc([]Series{sr}, func(m []float64) []int { return []int{3, 99, -1} })
+	if len(d.Sections) != 1 || len(d.Sections[0].Charts) != 1 {
+		t.Fatalf("doc: %+v", d)
+	}
+	c := d.Sections[0].Charts[0]
+	if len(c.Series) != 1 || len(c.Series[0].Points) != 6 || c.Series[0].Points[4].X != 4 || c.Series[0].Points[4].Y != 110 ||
+		len(c.Bands) != 1 || c.Bands[0].From != 2.5 || !strings.Contains(c.Title, "change at run 3") {
+		t.Fatalf("chart: %+v", c)
+	}
+}

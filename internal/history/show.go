@@ -47,7 +47,11 @@ func Show(w io.Writer, series []Series, cp ChangePoints) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s · %s · %s · %s · %s (%s)\n", s.Suite, s.Cell, hostLabel(s.Host), "branch "+s.Branch, s.Figure.Name, s.Figure.Unit)
+		unit := ""
+		if s.Figure.Unit != s.Figure.Name {
+			unit = " (" + s.Figure.Unit + ")"
+		}
+		fmt.Fprintf(w, "%s · %s · variant %s · %s · branch %s · %s%s\n", s.Suite, s.Cell, s.Variant, hostLabel(s.Host), s.Branch, s.Figure.Name, unit)
 		m := marks(s, cp)
 		for j, p := range s.Points {
 			line := fmt.Sprintf("  %s  %-14s %s [%s–%s]", p.Started.UTC().Format("2006-01-02 15:04:05Z"), p.Revision, num(p.Median), num(p.Min), num(p.Max))

@@ -164,7 +164,8 @@ func Write(dir string, o Options) ([]string, error) {
 // writeRun writes run i.
 func writeRun(path string, o Options, i int, s *suite.Suite, p *suite.Plan, resolved []byte, rng *rand.Rand) error {
 	started := o.Start.Add(time.Duration(i) * o.Every)
-	rev := fmt.Sprintf("%040x", uint64(i+1)*0x9e3779b97f4a7c15)
+	revSum := sha256.Sum256(fmt.Appendf(nil, "rev %d", i))
+	rev := hex.EncodeToString(revSum[:20])
 	targets := map[string]result.Provenance{}
 	for _, t := range o.Targets {
 		sum := sha256.Sum256([]byte(t + rev))
