@@ -41,6 +41,16 @@ PostgreSQL with --db-env VAR, the environment variable holding its DSN.`,
 
 type historyOpener func(c *cobra.Command) (*history.Store, error)
 
+// with runs f on the opened store and closes it.
+func (open historyOpener) with(c *cobra.Command, f func(s *history.Store) error) error {
+	s, err := open(c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return f(s)
+}
+
 func historyAddCmd(stdout io.Writer, open historyOpener) *cobra.Command {
 	var branch string
 	c := &cobra.Command{
@@ -53,12 +63,9 @@ func historyAddCmd(stdout io.Writer, open historyOpener) *cobra.Command {
 					return usageError{err}
 				}
 			}
-			s, err := open(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return s.AddFiles(c.Context(), args, history.AddOptions{Branch: branch, Replan: replanEntries}, stdout)
+			return open.with(c, func(s *history.Store) error {
+				return s.AddFiles(c.Context(), args, history.AddOptions{Branch: branch, Replan: replanEntries}, stdout)
+			})
 		},
 	}
 	c.Flags().StringVar(&branch, "branch", "", `the branch the runs measured (default "default": results files record the targets' git revision, not a branch)`)
@@ -71,16 +78,13 @@ func historyListCmd(stdout io.Writer, open historyOpener) *cobra.Command {
 		Short: "List the runs: id, start, suite, branch, revision, host, samples",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := open(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			runs, err := s.Runs(c.Context())
-			if err != nil {
-				return err
-			}
-			return history.WriteRuns(stdout, runs)
+			return open.with(c, func(s *history.Store) error {
+				runs, err := s.Runs(c.Context())
+				if err != nil {
+					return err
+				}
+				return history.WriteRuns(stdout, runs)
+			})
 		},
 	}
 }
@@ -96,16 +100,13 @@ func historyRemoveCmd(stdout io.Writer, open historyOpener) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			s, err := open(c)
-			if err != nil {
+			return open.with(c, func(s *history.Store) error {
+				if err := s.Remove(c.Context(), id, reason); err != nil {
+					return err
+				}
+				_, err := io.WriteString(stdout, "removed run "+args[0]+"\n")
 				return err
-			}
-			defer s.Close()
-			if err := s.Remove(c.Context(), id, reason); err != nil {
-				return err
-			}
-			_, err = io.WriteString(stdout, "removed run "+args[0]+"\n")
-			return err
+			})
 		},
 	}
 	c.Flags().StringVar(&reason, "reason", "", "why the run is dropped (kept in the removed table; at most 1000 bytes)")
@@ -126,16 +127,13 @@ func historyExportCmd(stdout io.Writer, open historyOpener) *cobra.Command {
 			if out == "" {
 				return usagef("-o/--out FILE is required: the results file to write")
 			}
-			s, err := open(c)
-			if err != nil {
+			return open.with(c, func(s *history.Store) error {
+				if err := history.WriteFile(out, func(w io.Writer) error { return s.Export(c.Context(), id, w) }); err != nil {
+					return err
+				}
+				_, err := io.WriteString(stdout, "run "+args[0]+" written to "+out+"\n")
 				return err
-			}
-			defer s.Close()
-			if err := history.WriteFile(out, func(w io.Writer) error { return s.Export(c.Context(), id, w) }); err != nil {
-				return err
-			}
-			_, err = io.WriteString(stdout, "run "+args[0]+" written to "+out+"\n")
-			return err
+			})
 		},
 	}
 	c.Flags().StringVarP(&out, "out", "o", "", "the results file to write")
@@ -158,13 +156,8 @@ func historyShowCmd(stdout io.Writer, open historyOpener) *cobra.Command {
 			if o.HTML != "" && !c.Flags().Changed("figure") {
 				o.Figures = history.Figures[:4]
 			}
-			s, err := open(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
 			o.Marks = historyMarks
-			return s.ShowTo(c.Context(), o, stdout)
+			return open.with(c, func(s *history.Store) error { return s.ShowTo(c.Context(), o, stdout) })
 		},
 	}
 	c.Flags().StringVar(&o.Suite, "suite", "", "only this suite")
