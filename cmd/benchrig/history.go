@@ -100,6 +100,9 @@ func historyRemoveCmd(stdout io.Writer, open historyOpener) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			if err := history.CheckReason(reason); err != nil {
+				return usageError{err}
+			}
 			return open.with(c, func(s *history.Store) error {
 				if err := s.Remove(c.Context(), id, reason); err != nil {
 					return err
@@ -109,7 +112,7 @@ func historyRemoveCmd(stdout io.Writer, open historyOpener) *cobra.Command {
 			})
 		},
 	}
-	c.Flags().StringVar(&reason, "reason", "", "why the run is dropped (kept in the removed table; at most 1000 bytes)")
+	c.Flags().StringVar(&reason, "reason", "", "why the run is dropped (required; kept in the removed table; at most 1000 bytes)")
 	return c
 }
 

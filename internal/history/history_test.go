@@ -194,6 +194,14 @@ func TestHistoryHosts(t *testing.T) {
 	if len(byBranch) != 1 || len(byBranch[0].Points) != 2 || byBranch[0].Branch != "release-1" {
 		t.Fatalf("branch release-1: %+v", byBranch)
 	}
+	// a run of a changed suite (5 repeats) goes on the same series, noted.
+	addAll(t, s, writeRuns(t, synth.Options{Runs: 1, Seed: 4, Repeats: 5, Start: time.Date(2026, 10, 4, 0, 0, 0, 0, time.UTC)}), "")
+	sr, _ := s.Series(ctx, f, Filter{Cell: "api/hello/c=4/b=1", AnyHost: true, Branch: DefaultBranch})
+	var out bytes.Buffer
+	Show(&out, sr, nil)
+	if len(sr) != 1 || len(sr[0].Points) != 6 || strings.Count(out.String(), "(the suite changed)") != 1 || !strings.Contains(out.String(), "any host") {
+		t.Fatalf("a changed suite:\n%s", out.String())
+	}
 }
 
 // TestHistoryConcurrentAdd: importers side by side on one SQLite file

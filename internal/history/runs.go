@@ -10,7 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"strconv"
 	"text/tabwriter"
 	"time"
 )
@@ -70,11 +70,19 @@ const MaxReason = 1000
 // ErrNoRun is the error for a run id the database does not hold.
 var ErrNoRun = errors.New("no such run")
 
+// CheckReason refuses an empty removal reason or one past MaxReason.
+func CheckReason(reason string) error {
+	if reason == "" || len(reason) > MaxReason {
+		return fmt.Errorf("--reason: %d bytes: why the run is dropped, 1–%d bytes, is required", len(reason), MaxReason)
+	}
+	return nil
+}
+
 // Remove drops run id and its samples, and records in the removed table
 // when and why (reason). The file may be imported again later.
 func (s *Store) Remove(ctx context.Context, id int64, reason string) error {
-	if len(reason) > MaxReason {
-		return fmt.Errorf("--reason: %d bytes, accepted at most %d", len(reason), MaxReason)
+	if err := CheckReason(reason); err != nil {
+		return err
 	}
 	for attempt := 1; ; attempt++ {
 		err := s.remove(ctx, id, reason)
@@ -149,8 +157,8 @@ func (s *Store) Export(ctx context.Context, id int64, w io.Writer) error {
 
 // ParseRun parses a run id as the commands take it: 1 to 2^53.
 func ParseRun(s string) (int64, error) {
-	var id int64
-	if _, err := fmt.Sscan(s, &id); err != nil || id < 1 || id > 1<<53 || strings.TrimSpace(s) != fmt.Sprint(id) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id < 1 || id > 1<<53 || s != strconv.FormatInt(id, 10) {
 		return 0, fmt.Errorf("run %q: a run id as benchrig history list shows it (an integer 1–%d) is accepted", s, int64(1)<<53)
 	}
 	return id, nil

@@ -62,10 +62,13 @@ type Filter struct {
 // Point is one run of a series: the median, least and greatest of the
 // figure over the run's repeats of the cell.
 type Point struct {
-	Run              int64
-	Started          time.Time
-	Revision         string
-	Host             string
+	Run      int64
+	Started  time.Time
+	Revision string
+	Host     string
+	// SuiteHash is the SHA-256 of the run's resolved suite: a change
+	// means the suite itself changed (phases, thresholds, matrix).
+	SuiteHash        string
 	Median, Min, Max float64
 	// N is the number of repeats with the figure.
 	N int
@@ -94,7 +97,7 @@ func (s *Series) Medians() []float64 {
 // suite, cell, variant, host and branch; each holds its runs in the order
 // they started. Failed samples carry no figure and are left out.
 func (s *Store) Series(ctx context.Context, f Figure, filter Filter) ([]Series, error) {
-	stmt := `SELECT r.id, r.started, r.revision, r.host, r.branch, r.suite, s.cell, s.variant, s.` + f.column + `
+	stmt := `SELECT r.id, r.started, r.revision, r.host, r.suite_hash, r.branch, r.suite, s.cell, s.variant, s.` + f.column + `
 		FROM samples s JOIN runs r ON r.id = s.run_id
 		WHERE s.error = '' AND s.` + f.column + ` IS NOT NULL`
 	var args []any
@@ -118,7 +121,7 @@ func (s *Store) Series(ctx context.Context, f Figure, filter Filter) ([]Series, 
 		var started string
 		var k key
 		var v float64
-		if err := rows.Scan(&p.Run, &started, &p.Revision, &p.Host, &k.branch, &k.suite, &k.cell, &k.variant, &v); err != nil {
+		if err := rows.Scan(&p.Run, &started, &p.Revision, &p.Host, &p.SuiteHash, &k.branch, &k.suite, &k.cell, &k.variant, &v); err != nil {
 			return nil, s.errf("%w", err)
 		}
 		p.Started, _ = time.Parse(time.RFC3339Nano, started)

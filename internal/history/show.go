@@ -36,7 +36,8 @@ const ChangeMarker = "<< change"
 // Show prints each series: a heading (suite, cell, variant, host,
 // branch, figure and unit), then one line per run in time order: its
 // start, revision, and median [min–max] over the run's repeats, with
-// ChangeMarker where cp finds a change.
+// ChangeMarker where cp finds a change and a note where the resolved
+// suite differs from the run before.
 func Show(w io.Writer, series []Series, cp ChangePoints) error {
 	if len(series) == 0 {
 		_, err := fmt.Fprintln(w, "no series: no run holds the figure for that suite and cell (benchrig history list shows the runs)")
@@ -55,6 +56,9 @@ func Show(w io.Writer, series []Series, cp ChangePoints) error {
 		m := marks(s, cp)
 		for j, p := range s.Points {
 			line := fmt.Sprintf("  %s  %-14s %s [%s–%s]", p.Started.UTC().Format("2006-01-02 15:04:05Z"), p.Revision, num(p.Median), num(p.Min), num(p.Max))
+			if j > 0 && p.SuiteHash != s.Points[j-1].SuiteHash {
+				line += "  (the suite changed)"
+			}
 			if m[j] {
 				line += "  " + ChangeMarker
 			}
