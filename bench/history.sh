@@ -4,8 +4,9 @@
 # history, then print the import time, the database's size and the time of
 # `history show` for one cell; then what the SQLite driver costs, by
 # building benchrig at BASE (before the history) and now, each from an
-# empty build cache: the build time and the binary size of both. Times on
-# a shared machine are noisy: run it twice before believing a difference.
+# empty build cache: the build time (wall and CPU) and the binary size of
+# both. Times on a shared machine are noisy: run it twice before believing
+# a difference.
 #
 #   bench/history.sh                 # 1000 files, base 079d9ba
 #   RUNS=200 BUILD=0 bench/history.sh
@@ -38,13 +39,15 @@ echo "a second add of one file (already imported): $(since "$t")"
 [ "$BUILD" = 1 ] || exit 0
 mkdir "$work/base"
 git archive "$BASE" | tar -x -C "$work/base"
-t=$(now)
-(cd "$work/base" && GOCACHE="$work/cache-base" go build -o "$work/benchrig-base" ./cmd/benchrig)
-base_time=$(since "$t")
-t=$(now)
-GOCACHE="$work/cache-head" go build -o "$work/benchrig-head" ./cmd/benchrig
-head_time=$(since "$t")
+# CPU seconds (user + sys of the go command and its compilers) say more
+# than wall time on a shared machine.
+TIMEFORMAT='%R s wall, %U s user + %S s sys'
+build() { # build DIR OUT CACHE
+	{ time (cd "$1" && GOCACHE="$3" go build -o "$2" ./cmd/benchrig); } 2>&1
+}
 size() { stat -c %s "$1" | awk '{ printf "%d bytes (%.1f MiB)", $1, $1 / 1048576 }'; }
-echo "cold build of benchrig at $BASE (no SQLite driver): $base_time, binary $(size "$work/benchrig-base")"
-echo "cold build of benchrig now (with modernc.org/sqlite): $head_time, binary $(size "$work/benchrig-head")"
-file "$work/benchrig-head" | sed "s|$work/||"
+base_time=$(build "$work/base" "$work/benchrig-base" "$work/cache-base")
+head_time=$(build "$PWD" "$work/benchrig-head" "$work/cache-head")
+echo "cold build of benchrig at $BASE (no SQLite driver): $base_time; binary $(size "$work/benchrig-base")"
+echo "cold build of benchrig now (with modernc.org/sqlite): $head_time; binary $(size "$work/benchrig-head")"
+file "$work/benchrig-head" | sed "s|$work/||; s|, BuildID[^,]*||g"
