@@ -80,7 +80,8 @@ func (s *Store) Add(ctx context.Context, path string, o AddOptions) (*Added, err
 		rep.Problems = append(rep.Problems, "smoke results: a smoke run proves the suite works, its figures are not results")
 	}
 	if !rep.OK() {
-		return nil, fmt.Errorf("%s: not imported: %s", path, strings.Join(rep.Notice(path, false), "\n"))
+		// the notice names the file: "FAILED verification: PATH", a line per problem.
+		return nil, fmt.Errorf("not imported: %s", strings.Join(rep.Notice(path, false), "\n"))
 	}
 	sum := sha256.Sum256(data)
 	r := newRunRow(path, data, hex.EncodeToString(sum[:]), branch, c)
