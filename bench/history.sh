@@ -50,4 +50,4 @@ base_time=$(build "$work/base" "$work/benchrig-base" "$work/cache-base")
 head_time=$(build "$PWD" "$work/benchrig-head" "$work/cache-head")
 echo "cold build of benchrig at $BASE (no SQLite driver): $base_time; binary $(size "$work/benchrig-base")"
 echo "cold build of benchrig now (with modernc.org/sqlite): $head_time; binary $(size "$work/benchrig-head")"
-file "$work/benchrig-head" | sed "s|$work/||; s|, BuildID[^,]*||g"
+file "$work/benchrig-head" | sed "s|$work/||; s|, Go BuildID=[^,]*||; s|, BuildID\[sha1\]=[^,]*||"
