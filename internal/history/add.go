@@ -10,9 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -161,12 +162,7 @@ func newRunRow(path string, data []byte, sha, branch string, c *result.Checked) 
 	zw.Write(data) // a bytes.Buffer takes every byte
 	zw.Close()
 	r.original = buf.Bytes()
-	names := make([]string, 0, len(h.Targets))
-	for n := range h.Targets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(h.Targets)) {
 		p := h.Targets[n]
 		r.targets = append(r.targets, targetRow{name: n, kind: p.Kind, rev: p.GitRev, dirty: p.GitDirty, sha: p.SHA256, version: p.Version})
 	}

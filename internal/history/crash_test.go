@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,14 +63,11 @@ func TestHistoryKill9(t *testing.T) {
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+db)
 	cmd.Stderr = os.Stderr
 	// 11 imports may start: the kill after the 10th line lands in the
-	// 11th (or just after it), however loaded the machine.
-	// (the pipe stays open: the child waits there, never exits by itself).
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
+	// 11th (or just after it), however loaded the machine. The pipe stays
+	// open: the child waits there, never exits by itself.
+	in, inErr := cmd.StdinPipe()
+	out, outErr := cmd.StdoutPipe()
+	if err := errors.Join(inErr, outErr); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
