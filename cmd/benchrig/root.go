@@ -99,7 +99,7 @@ func runCLI(a *app, args []string) error {
 	}
 	root.AddCommand(versionCmd(stdout), httpCmd(a), respCmd(a), pgCmd(a),
 		planCmd(stdout), runCmd(a), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout), exportCmd(stdout), calibrateCmd(a),
-		agentCmd(a), k8sCmd(a))
+		agentCmd(a), k8sCmd(a), historyCmd(a))
 	root.SetHelpCommand(helpCmd(root))
 	err := root.ExecuteContext(ctx)
 	stopProfile()
