@@ -95,3 +95,32 @@ func TestHistoryDSNNeverShown(t *testing.T) {
 		t.Fatalf("a DSN as --db-env: %d %s", code, errs)
 	}
 }
+
+// TestHistoryCheckCLI: `history check` imports the run and exits 3 with
+// the evidence when it is a significant regression against the runs
+// before it (requests/s 10 % down at run 8), 0 when it is not, 2 for a
+// gate that points the way the figure gets better.
+func TestHistoryCheckCLI(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := synth.Write(dir, synth.Options{Runs: 9, Seed: 5, StepAt: 8, StepPct: -10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "h.db")
+	h := func(args ...string) (string, string, int) {
+		return cli(t, append([]string{"history", "--db", db}, args...)...)
+	}
+	if _, errs, code := h(append([]string{"add"}, paths[:7]...)...); code != 0 {
+		t.Fatalf("add: %d %s", code, errs)
+	}
+	if out, errs, code := h("check", paths[7]); code != 0 || !strings.Contains(out, "no regression") {
+		t.Fatalf("check of run 8 (no change): exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code := h("check", paths[8], "--fail-if", "req/s < -5%")
+	if code != exitcode.Unhealthy || !strings.Contains(out, "regression: 10.0 % worse") || !strings.Contains(errs, "--fail-if \"req/s < -5%\"") {
+		t.Fatalf("check of run 9 (10 %% fewer req/s): exit %d, want 3\n%s%s", code, out, errs)
+	}
+	if _, errs, code := h("check", paths[8], "--fail-if", "req/s > +5%"); code != exitcode.BadUsage || !strings.Contains(errs, "gets worse") {
+		t.Fatalf("a gate pointing the better way: exit %d, want 2: %s", code, errs)
+	}
+}

@@ -70,8 +70,10 @@ type Point struct {
 	// means the suite itself changed (phases, thresholds, matrix).
 	SuiteHash        string
 	Median, Min, Max float64
-	// N is the number of repeats with the figure.
-	N int
+	// N is the number of repeats with the figure; Values are their values
+	// (what a regression test of the run reads).
+	N      int
+	Values []float64
 }
 
 // Series is one figure of one (suite, cell, variant, host fingerprint,
@@ -146,7 +148,8 @@ func (s *Store) Series(ctx context.Context, f Figure, filter Filter) ([]Series, 
 	for k, sr := range series {
 		for i := range sr.Points {
 			p := &sr.Points[i]
-			p.Median, p.Min, p.Max, p.N = summary(values[k][p.Run])
+			p.Values = values[k][p.Run]
+			p.Median, p.Min, p.Max, p.N = summary(p.Values)
 		}
 		out = append(out, *sr)
 	}
