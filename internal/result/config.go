@@ -1,9 +1,6 @@
 package result
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
 
 // Config is the resolved configuration of one sample, as recorded in
 // Sample.Config: the same shape for every command and protocol. Readers
@@ -14,7 +11,7 @@ type Config struct {
 	// Engine is how the load engine drove the driver.
 	Engine EngineConfig `json:"engine"`
 	// Phases are the sample's planned phases.
-	Phases PhasesConfig `json:"phases"`
+	Phases Phases `json:"phases"`
 	// Protocol names the driver ("http", "pg", "resp"); it tags Driver.
 	Protocol string `json:"protocol,omitempty"`
 	// Driver is the protocol driver's resolved configuration, secrets
@@ -49,17 +46,6 @@ type EngineConfig struct {
 	Arrival     string  `json:"arrival,omitempty"`
 	Seed        uint64  `json:"seed,omitempty"`
 	MaxBacklog  int     `json:"max_backlog,omitempty"`
-}
-
-// PhasesConfig are a sample's planned phases (durations in nanoseconds, as
-// Go's time.Duration encodes them); Requests bounds the load by count.
-type PhasesConfig struct {
-	Baseline time.Duration `json:"baseline"`
-	Warmup   time.Duration `json:"warmup"`
-	Settle   time.Duration `json:"settle"`
-	Load     time.Duration `json:"load"`
-	Recovery time.Duration `json:"recovery"`
-	Requests int64         `json:"requests,omitempty"`
 }
 
 // UnmarshalJSON reads a config, and the older shapes of results files too:

@@ -58,7 +58,7 @@ func TestStatisticsFailureIsInTheVerdict(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := system.Spec{Key: "k", Cell: "c", Protocol: "test", Driver: okDriver{},
 				Engine: load.Config{Connections: 1, Pipeline: 1},
-				Phases: system.Phases{Load: 50 * time.Millisecond}, Stats: &stats{fail: tc.fail},
+				Phases: result.Phases{Load: 50 * time.Millisecond}, Stats: &stats{fail: tc.fail},
 				Thresholds: result.Thresholds{P99: time.Hour}}
 			s := Measure(context.Background(), spec)
 			if s.Error != "" {

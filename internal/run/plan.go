@@ -279,14 +279,14 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 	if aj := system.JudgeAssertions(r.s, c); aj != nil {
 		spec.Judge = system.Judges(spec.Judge, aj)
 	}
-	spec.Config = &result.Config{Cell: CellConfig(c), Engine: spec.Engine.Record(), Phases: spec.Phases.Record(),
+	spec.Config = &result.Config{Cell: CellConfig(c), Engine: spec.Engine.Record(), Phases: spec.Phases,
 		Protocol: spec.Protocol, Driver: spec.DriverConfig, System: spec.SystemConfig}
 	return spec, nil
 }
 
 // PhasesOf returns a plan's phases as Measure takes them.
-func PhasesOf(p *suite.Plan) system.Phases {
-	return system.Phases{Baseline: p.Phases.Baseline.D(), Warmup: p.Phases.Warmup.D(), Settle: p.Phases.Settle.D(),
+func PhasesOf(p *suite.Plan) result.Phases {
+	return result.Phases{Baseline: p.Phases.Baseline.D(), Warmup: p.Phases.Warmup.D(), Settle: p.Phases.Settle.D(),
 		Load: p.Phases.Load.D(), Recovery: p.Phases.Recovery.D(), Requests: p.Requests}
 }
 

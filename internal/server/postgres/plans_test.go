@@ -9,7 +9,6 @@ import (
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
-	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -22,7 +21,7 @@ func planSample(t *testing.T, ctx context.Context, s *PGServer, path pg.Config, 
 		t.Fatal(err)
 	}
 	spec.Engine = load.Config{Connections: 2, Pipeline: 1}
-	spec.Phases = system.Phases{Warmup: warmup, Load: 700 * time.Millisecond}
+	spec.Phases = result.Phases{Warmup: warmup, Load: 700 * time.Millisecond}
 	spec.Thresholds = result.DefaultThresholds()
 	spec.SamplerInterval = 100 * time.Millisecond
 	smp := run.Measure(ctx, spec)
