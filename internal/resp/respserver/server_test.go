@@ -103,7 +103,7 @@ func TestRedisSampleHitsMatchRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Engine = load.Config{Connections: 3, Pipeline: 2}
+	spec.Engine = load.Config{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 2}}
 	spec.Phases = result.Phases{Requests: 601, Recovery: 200 * time.Millisecond}
 	spec.SamplerInterval = 100 * time.Millisecond
 	smp := run.Measure(ctx, spec)
@@ -297,7 +297,7 @@ func TestRedisEndpointWithoutINFO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Engine = load.Config{Connections: 2, Pipeline: 1}
+	spec.Engine = load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}
 	spec.Phases = result.Phases{Requests: 50}
 	smp := run.Measure(ctx, spec)
 	if smp.Error != "" || smp.Load == nil || smp.Load.Requests != 50 || smp.Stats != nil {

@@ -20,7 +20,7 @@ func planSample(t *testing.T, ctx context.Context, s *PGServer, path pg.Config, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Engine = load.Config{Connections: 2, Pipeline: 1}
+	spec.Engine = load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}
 	spec.Phases = result.Phases{Warmup: warmup, Load: 700 * time.Millisecond}
 	spec.Thresholds = result.DefaultThresholds()
 	spec.SamplerInterval = 100 * time.Millisecond
