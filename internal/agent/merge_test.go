@@ -87,7 +87,7 @@ func parts(t testing.TB, k, secs, n int, rate bool) ([]Placed, *hdr.Histogram) {
 func TestMergeIsExact(t *testing.T) {
 	for _, rate := range []bool{false, true} {
 		ps, want := parts(t, 4, 3, 500, rate)
-		res, err := Merge(ps, load.Config{Connections: 8, Rate: 2000}, load.Window{Duration: 3 * time.Second})
+		res, err := Merge(ps, load.Config{EngineConfig: result.EngineConfig{Connections: 8, Rate: 2000}}, load.Window{Duration: 3 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func BenchmarkMerge(b *testing.B) {
 		b.Run(fmt.Sprintf("parts=%d", k), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Merge(ps, load.Config{Connections: k, Rate: 1000}, load.Window{Duration: time.Minute}); err != nil {
+				if _, err := Merge(ps, load.Config{EngineConfig: result.EngineConfig{Connections: k, Rate: 1000}}, load.Window{Duration: time.Minute}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -108,7 +108,7 @@ func measureOne(ctx context.Context, protocol string, d time.Duration) result.Fl
 // drive opens one connection, warms it up and records a window; warm is
 // the number of warm-up requests (their CPU is in the process's too).
 func drive(ctx context.Context, drv driver.Driver, d time.Duration) (*result.Load, int64, error) {
-	eng, err := load.New(load.Config{Connections: 1, Pipeline: 1}, drv)
+	eng, err := load.New(load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, drv)
 	if err != nil {
 		return nil, 0, err
 	}

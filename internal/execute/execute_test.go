@@ -120,10 +120,10 @@ func TestDescribeWindow(t *testing.T) {
 		c    result.Config
 		want string
 	}{
-		{result.Config{Phases: result.PhasesConfig{Load: 5 * time.Second}, Engine: result.EngineConfig{Pipeline: 1}}, "5s · closed loop"},
-		{result.Config{Phases: result.PhasesConfig{Load: 10 * time.Second, Warmup: 15 * time.Second}, Engine: result.EngineConfig{Rate: 1000}},
+		{result.Config{Phases: result.Phases{Load: 5 * time.Second}, Engine: result.EngineConfig{Pipeline: 1}}, "5s · closed loop"},
+		{result.Config{Phases: result.Phases{Load: 10 * time.Second, Warmup: 15 * time.Second}, Engine: result.EngineConfig{Rate: 1000}},
 			"10s · 1000 req/s (constant arrivals) · warm-up 15s"},
-		{result.Config{Phases: result.PhasesConfig{Requests: 500}, Engine: result.EngineConfig{Pipeline: 16}}, "500 requests · closed loop, pipeline 16"},
+		{result.Config{Phases: result.Phases{Requests: 500}, Engine: result.EngineConfig{Pipeline: 16}}, "500 requests · closed loop, pipeline 16"},
 	} {
 		if got := describeWindow(&result.Sample{Config: &tc.c}); got != tc.want {
 			t.Errorf("describeWindow = %q, want %q", got, tc.want)

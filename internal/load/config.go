@@ -7,36 +7,15 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 )
 
-// Config is how the engine drives one driver. Plain data: the resolved config
-// goes into every results file.
+// Config is how the engine drives one driver: the settings a results file
+// records (result.EngineConfig, embedded so its JSON fields stay at the top
+// level) and, for an agent of a distributed run, its share of the cell.
 type Config struct {
-	// Connections is the number of connections (workers).
-	Connections int `json:"connections"`
-	// Pipeline is how many operations each connection keeps in flight
-	// (closed loop only): they are sent together and their responses read
-	// in order, as wrk and redis-benchmark do.
-	Pipeline int `json:"pipeline"`
-	// Rate, when > 0, switches to constant arrival rate (requests per
-	// second across all connections).
-	Rate float64 `json:"rate,omitempty"`
-	// Arrival is "constant" (default) or "poisson" in rate mode.
-	Arrival string `json:"arrival,omitempty"`
-	// Seed seeds Poisson arrivals.
-	Seed uint64 `json:"seed,omitempty"`
-	// MaxBacklog bounds how many due requests may wait for a free
-	// connection in rate mode; beyond it sends are dropped and counted.
-	// 0 means rate × 1 s, capped at MaxBacklog; the backlog grows as
-	// requests wait, it is not allocated up front.
-	MaxBacklog int `json:"max_backlog,omitempty"`
+	result.EngineConfig
 	// Share, when set, makes the engine send only its share of the
 	// cell's schedule and sequence numbers (an agent of a distributed
-	// run; see Share). Rate stays the whole cell's rate.
+	// run; see Share). Rate stays the whole cell's rate. Not recorded.
 	Share *Share `json:"share,omitempty"`
-}
-
-// Record returns the configuration as the results file records it.
-func (c Config) Record() result.EngineConfig {
-	return result.EngineConfig{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Arrival: c.Arrival, Seed: c.Seed, MaxBacklog: c.MaxBacklog}
 }
 
 // Window bounds one run of the engine: a duration, a request count, or both
@@ -47,7 +26,9 @@ type Window struct {
 }
 
 // DefaultConfig is the closed-loop default of the quick mode (autocannon's).
-func DefaultConfig() Config { return Config{Connections: 10, Pipeline: 1} }
+func DefaultConfig() Config {
+	return Config{EngineConfig: result.EngineConfig{Connections: 10, Pipeline: 1}}
+}
 
 // Validate reports the first invalid field in the words of the CLI.
 func (c *Config) Validate() error {

@@ -22,7 +22,7 @@
 //
 // Example:
 //
-//	e, err := load.New(load.Config{Connections: 10, Pipeline: 1}, drv)
+//	e, err := load.New(load.Config{EngineConfig: result.EngineConfig{Connections: 10, Pipeline: 1}}, drv)
 //	if err != nil {
 //		return err
 //	}

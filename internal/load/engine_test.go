@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // fakeDriver counts operations and can fail, stall or refuse on demand.
@@ -110,7 +111,7 @@ func TestRequestCountExact(t *testing.T) {
 	}
 	for _, c := range cases {
 		d := &fakeDriver{maxPipe: 128, seqSeen: map[uint64]int{}}
-		_, runW := run(t, Config{Connections: c.conns, Pipeline: c.pipe}, d, Window{})
+		_, runW := run(t, Config{EngineConfig: result.EngineConfig{Connections: c.conns, Pipeline: c.pipe}}, d, Window{})
 		got := runW(Window{Requests: c.n})
 		if got != c.n || d.done.Load() != c.n {
 			t.Errorf("c=%d p=%d n=%d: recorded %d, performed %d", c.conns, c.pipe, c.n, got, d.done.Load())
@@ -128,7 +129,7 @@ func TestRequestCountExact(t *testing.T) {
 
 func TestPipelineBatches(t *testing.T) {
 	d := &fakeDriver{maxPipe: 16}
-	_, runW := run(t, Config{Connections: 1, Pipeline: 16}, d, Window{})
+	_, runW := run(t, Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 16}}, d, Window{})
 	if got := runW(Window{Requests: 160}); got != 160 {
 		t.Fatalf("recorded %d", got)
 	}
@@ -139,7 +140,7 @@ func TestPipelineBatches(t *testing.T) {
 
 func TestDurationBoundAndWarmupExcluded(t *testing.T) {
 	d := &fakeDriver{delay: time.Millisecond}
-	e, _ := run(t, Config{Connections: 2, Pipeline: 1}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}, d, Window{})
 	warm, err := e.Run(context.Background(), Window{Duration: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +171,7 @@ func TestDurationBoundAndWarmupExcluded(t *testing.T) {
 
 func TestErrorsCountedByMessageAndReconnect(t *testing.T) {
 	d := &fakeDriver{failEach: 10, breakAt: 55}
-	e, _ := run(t, Config{Connections: 1, Pipeline: 1}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, d, Window{})
 	res, err := e.Run(context.Background(), Window{Requests: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +192,7 @@ func TestErrorsCountedByMessageAndReconnect(t *testing.T) {
 
 func TestOpsCountedSeparately(t *testing.T) {
 	d := &fakeDriver{ops: []string{"read", "write"}}
-	e, _ := run(t, Config{Connections: 2, Pipeline: 1}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}, d, Window{})
 	res, err := e.Run(context.Background(), Window{Requests: 101})
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestOpsCountedSeparately(t *testing.T) {
 
 func TestCancelInterrupts(t *testing.T) {
 	d := &fakeDriver{delay: time.Millisecond}
-	e, _ := run(t, Config{Connections: 4, Pipeline: 1}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 4, Pipeline: 1}}, d, Window{})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	res, err := e.Run(ctx, Window{Duration: 10 * time.Second})
@@ -219,7 +220,7 @@ func TestCancelInterrupts(t *testing.T) {
 }
 
 func TestOpenFailureIsSetupError(t *testing.T) {
-	e, err := New(Config{Connections: 3, Pipeline: 1}, &fakeDriver{openErr: errors.New("connection refused")})
+	e, err := New(Config{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 1}}, &fakeDriver{openErr: errors.New("connection refused")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,19 +231,19 @@ func TestOpenFailureIsSetupError(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	bad := []Config{
-		{Connections: 0, Pipeline: 1},
-		{Connections: 1, Pipeline: 0},
-		{Connections: 1, Pipeline: 1, Rate: -1},
-		{Connections: 1, Pipeline: 2, Rate: 10},
-		{Connections: 1, Pipeline: 1, Rate: 10, Arrival: "burst"},
-		{Connections: 1, Pipeline: 1, Rate: 10, MaxBacklog: -1},
+		{EngineConfig: result.EngineConfig{Connections: 0, Pipeline: 1}},
+		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 0}},
+		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: -1}},
+		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 2, Rate: 10}},
+		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 10, Arrival: "burst"}},
+		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 10, MaxBacklog: -1}},
 	}
 	for _, c := range bad {
 		if err := c.Validate(); err == nil {
 			t.Errorf("%+v: want error", c)
 		}
 	}
-	if _, err := New(Config{Connections: 1, Pipeline: 4}, &fakeDriver{}); err == nil {
+	if _, err := New(Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 4}}, &fakeDriver{}); err == nil {
 		t.Error("pipeline beyond the driver's maximum: want error")
 	}
 	for _, w := range []Window{{}, {Duration: -time.Second}, {Requests: -1}} {
@@ -256,7 +257,7 @@ func TestConfigValidate(t *testing.T) {
 // busy, so the usable cores of a one-connection window are 1 whatever the
 // machine.
 func TestSaturationCountsWorkers(t *testing.T) {
-	e, _ := run(t, Config{Connections: 1, Pipeline: 1}, &fakeDriver{}, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, &fakeDriver{}, Window{})
 	res, err := e.Run(context.Background(), Window{Requests: 10})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // TestFDLimitSaysHowToRaiseIt: more connections than the file-descriptor
@@ -64,7 +65,7 @@ func (d *loopFailDriver) OpenLoop(ctx context.Context, conns int) (driver.Loop, 
 // file descriptors.
 func TestLoopOpenErrorNamesTheConnections(t *testing.T) {
 	d := &loopFailDriver{loops: min(UsableCores(), 200)}
-	e, err := New(Config{Connections: 200, Pipeline: 1}, d)
+	e, err := New(Config{EngineConfig: result.EngineConfig{Connections: 200, Pipeline: 1}}, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 func TestRateScheduleAndCoverage(t *testing.T) {
 	d := &fakeDriver{}
-	e, _ := run(t, Config{Connections: 4, Pipeline: 1, Rate: 1000}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 4, Pipeline: 1, Rate: 1000}}, d, Window{})
 	res, err := e.Run(context.Background(), Window{Duration: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestRateScheduleAndCoverage(t *testing.T) {
 
 func TestRateCountBound(t *testing.T) {
 	d := &fakeDriver{}
-	e, _ := run(t, Config{Connections: 2, Pipeline: 1, Rate: 2000}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: 2000}}, d, Window{})
 	res, err := e.Run(context.Background(), Window{Requests: 300})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestRateCountBound(t *testing.T) {
 // counted, and the corrected latency exceeds the service time.
 func TestRateBacklogBoundedDrops(t *testing.T) {
 	d := &fakeDriver{delay: 5 * time.Millisecond}
-	e, _ := run(t, Config{Connections: 1, Pipeline: 1, Rate: 1000, MaxBacklog: 10}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 1000, MaxBacklog: 10}}, d, Window{})
 	res, err := e.Run(context.Background(), Window{Duration: 400 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestRateBacklogBoundedDrops(t *testing.T) {
 func TestPoissonRateReproducibleCount(t *testing.T) {
 	count := func() int64 {
 		d := &fakeDriver{}
-		e, _ := run(t, Config{Connections: 2, Pipeline: 1, Rate: 2000, Arrival: "poisson", Seed: 7}, d, Window{})
+		e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: 2000, Arrival: "poisson", Seed: 7}}, d, Window{})
 		res, err := e.Run(context.Background(), Window{Duration: 300 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +113,7 @@ func TestRateBounds(t *testing.T) {
 		{0.0001, false}, {0.0004, false}, {1e7 + 1, false}, {1e12, false}, {1e308, false},
 		{math.Inf(1), false}, {math.NaN(), false}, {-1, false},
 	} {
-		cfg := Config{Connections: 1, Pipeline: 1, Rate: tc.rate}
+		cfg := Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: tc.rate}}
 		err := cfg.Validate()
 		if tc.ok != (err == nil) {
 			t.Errorf("rate %v: Validate = %v, want ok %v", tc.rate, err, tc.ok)
@@ -127,10 +128,10 @@ func TestRateBounds(t *testing.T) {
 			t.Errorf("rate %v: pacers say %v, %v; want ok %v", tc.rate, perr, qerr, tc.ok)
 		}
 	}
-	if _, err := New(Config{Connections: 1, Pipeline: 1, Rate: 0.0001}, &fakeDriver{}); err == nil {
+	if _, err := New(Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 0.0001}}, &fakeDriver{}); err == nil {
 		t.Error("New accepted rate 0.0001")
 	}
-	if err := (&Config{Connections: 1, Pipeline: 1, Rate: 10, MaxBacklog: MaxBacklog + 1}).Validate(); err == nil {
+	if err := (&Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 10, MaxBacklog: MaxBacklog + 1}}).Validate(); err == nil {
 		t.Error("Validate accepted a backlog above MaxBacklog")
 	}
 }
@@ -201,7 +202,7 @@ func TestBacklogGrowsOnDemand(t *testing.T) {
 // served (none dropped) once the target catches up.
 func TestRateBacklogBeyondHandoff(t *testing.T) {
 	d := &fakeDriver{delay: 200 * time.Millisecond, seqSeen: map[uint64]int{}}
-	e, _ := run(t, Config{Connections: 1, Pipeline: 1, Rate: 20000, MaxBacklog: 3000}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 20000, MaxBacklog: 3000}}, d, Window{})
 	res, err := e.Run(context.Background(), Window{Requests: 2000})
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestRateBacklogBeyondHandoff(t *testing.T) {
 // as dropped.
 func TestRateAboveDispatcherSpeedEnds(t *testing.T) {
 	d := &fakeDriver{}
-	e, _ := run(t, Config{Connections: 2, Pipeline: 1, Rate: MaxRate}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: MaxRate}}, d, Window{})
 	res, err := e.Run(context.Background(), Window{Duration: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +266,7 @@ func (c *silentConn) Close() error { c.once.Do(func() { close(c.closed) }); retu
 // the window ends even against a server that never answers and with no
 // request timeout.
 func TestRateWindowEndsDespiteSilentServer(t *testing.T) {
-	e, err := New(Config{Connections: 2, Pipeline: 1, Rate: 100}, &silentDriver{})
+	e, err := New(Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: 100}}, &silentDriver{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestRateWindowEndsDespiteSilentServer(t *testing.T) {
 // four connections of a no-op driver and reports the dispatcher's schedule
 // lag (p99, µs) and the share of due requests it could not send.
 func BenchmarkRateDispatch(b *testing.B) {
-	e, err := New(Config{Connections: 4, Pipeline: 1, Rate: 1e6}, &fakeDriver{})
+	e, err := New(Config{EngineConfig: result.EngineConfig{Connections: 4, Pipeline: 1, Rate: 1e6}}, &fakeDriver{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -322,7 +323,7 @@ func BenchmarkRateDispatch(b *testing.B) {
 // not against rate × seconds (1.35) (issue 26, item 4).
 func TestRateBelowOnePerSecond(t *testing.T) {
 	d := &fakeDriver{}
-	e, _ := run(t, Config{Connections: 1, Pipeline: 1, Rate: 0.9}, d, Window{})
+	e, _ := run(t, Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 0.9}}, d, Window{})
 	res, err := e.Run(context.Background(), Window{Duration: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

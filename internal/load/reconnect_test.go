@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // keepAliveDriver's connections answer `answers` requests each, then say
@@ -59,7 +60,7 @@ func TestReconnectResendOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := &keepAliveDriver{answers: tc.answers, written: tc.written}
-			e, err := New(Config{Connections: 1, Pipeline: 1}, d)
+			e, err := New(Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, d)
 			if err != nil {
 				t.Fatal(err)
 			}

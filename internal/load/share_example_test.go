@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // A cell of 10 connections at 1,000 req/s split over three agents: each
 // gets its connections and every third due time of the one schedule.
 func ExampleShare() {
-	cell := load.Config{Connections: 10, Pipeline: 1, Rate: 1000}
+	cell := load.Config{EngineConfig: result.EngineConfig{Connections: 10, Pipeline: 1, Rate: 1000}}
 	for i := 0; i < 3; i++ {
 		s := load.Share{Index: i, Count: 3}
 		cfg, _ := s.Config(cell)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 func TestShareOwnsEveryIndexOnce(t *testing.T) {
@@ -129,9 +131,9 @@ func TestSharePacerInterleaves(t *testing.T) {
 // by exactly one engine, and all of them are sent.
 func TestEngineSharesSendEachSeqOnce(t *testing.T) {
 	for _, cfg := range []Config{
-		{Connections: 5, Pipeline: 4},
-		{Connections: 5, Pipeline: 1, Rate: 20000},
-		{Connections: 5, Pipeline: 1, Rate: 20000, Arrival: "poisson", Seed: 7},
+		{EngineConfig: result.EngineConfig{Connections: 5, Pipeline: 4}},
+		{EngineConfig: result.EngineConfig{Connections: 5, Pipeline: 1, Rate: 20000}},
+		{EngineConfig: result.EngineConfig{Connections: 5, Pipeline: 1, Rate: 20000, Arrival: "poisson", Seed: 7}},
 	} {
 		for _, n := range []int64{1001, 2} { // 2: the third share has none
 			engineShares(t, cfg, n)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // HTTP are the options of benchrig http.
@@ -87,11 +88,11 @@ func (h *HTTP) Build(rawURL string) (Doc, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	def := Phases{}
+	def := result.Phases{}
 	if h.ServerSide() {
-		def = Phases{Baseline: 1500 * time.Millisecond, Settle: time.Second, Recovery: 5 * time.Second}
+		def = result.Phases{Baseline: 1500 * time.Millisecond, Settle: time.Second, Recovery: 5 * time.Second}
 		if h.Rate > 0 {
-			def = Phases{Baseline: 1500 * time.Millisecond, Warmup: 15 * time.Second, Settle: 6 * time.Second, Recovery: 30 * time.Second}
+			def = result.Phases{Baseline: 1500 * time.Millisecond, Warmup: 15 * time.Second, Settle: 6 * time.Second, Recovery: 30 * time.Second}
 		}
 	}
 	d := h.Suite("http", def)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/secret"
 
 	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
@@ -74,7 +75,7 @@ func (p *PG) Build() (d Doc, env map[string]string, pw secret.Value, err error) 
 	if err != nil {
 		return nil, nil, pw, err
 	}
-	d = p.Suite("pg", Phases{Baseline: time.Second, Warmup: time.Second, Settle: 500 * time.Millisecond, Recovery: time.Second})
+	d = p.Suite("pg", result.Phases{Baseline: time.Second, Warmup: time.Second, Settle: 500 * time.Millisecond, Recovery: time.Second})
 	pt := Doc{"table": p.Table}
 	if p.Ephemeral {
 		pt["ephemeral"] = true

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 )
 
@@ -57,9 +58,6 @@ type Common struct {
 	Changed func(flag string) bool
 }
 
-// Phases are a mode's default phases; the options override them.
-type Phases struct{ Baseline, Warmup, Settle, Recovery time.Duration }
-
 // validate checks the shared flags: bad input is a usage error naming the
 // flag and what it accepts.
 func (q *Common) Validate() error {
@@ -96,9 +94,10 @@ func (q *Common) Validate() error {
 }
 
 // Suite returns the suite document of the shared flags: name, repeats,
-// bounds, phases (def, then the flags), thresholds, sampler, placement and
-// the matrix axes. The mode adds targets, paths, workloads and cases.
-func (q *Common) Suite(name string, def Phases) Doc {
+// bounds, phases (def, the mode's defaults, then the flags; def's Load and
+// Requests are unused), thresholds, sampler, placement and the matrix axes.
+// The mode adds targets, paths, workloads and cases.
+func (q *Common) Suite(name string, def result.Phases) Doc {
 	ph := def
 	for _, o := range []struct {
 		flag string

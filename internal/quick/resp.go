@@ -6,6 +6,7 @@ import (
 	"time"
 
 	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/textclip"
 )
@@ -58,7 +59,7 @@ func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 	if err := r.check(); err != nil {
 		return nil, nil, err
 	}
-	d = r.Suite("resp", Phases{})
+	d = r.Suite("resp", result.Phases{})
 	rt := Doc{}
 	if r.Ephemeral {
 		rt["ephemeral"] = true

@@ -1,9 +1,6 @@
 package result
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
 
 // Config is the resolved configuration of one sample, as recorded in
 // Sample.Config: the same shape for every command and protocol. Readers
@@ -14,7 +11,7 @@ type Config struct {
 	// Engine is how the load engine drove the driver.
 	Engine EngineConfig `json:"engine"`
 	// Phases are the sample's planned phases.
-	Phases PhasesConfig `json:"phases"`
+	Phases Phases `json:"phases"`
 	// Protocol names the driver ("http", "pg", "resp"); it tags Driver.
 	Protocol string `json:"protocol,omitempty"`
 	// Driver is the protocol driver's resolved configuration, secrets
@@ -41,25 +38,27 @@ type CellConfig struct {
 	Pipeline    int               `json:"pipeline"`
 }
 
-// EngineConfig is the load engine's configuration (load.Config).
+// EngineConfig is how the load engine drives a driver, as recorded: the
+// settings of load.Config (which embeds it) but an agent's share.
 type EngineConfig struct {
-	Connections int     `json:"connections"`
-	Pipeline    int     `json:"pipeline"`
-	Rate        float64 `json:"rate,omitempty"`
-	Arrival     string  `json:"arrival,omitempty"`
-	Seed        uint64  `json:"seed,omitempty"`
-	MaxBacklog  int     `json:"max_backlog,omitempty"`
-}
-
-// PhasesConfig are a sample's planned phases (durations in nanoseconds, as
-// Go's time.Duration encodes them); Requests bounds the load by count.
-type PhasesConfig struct {
-	Baseline time.Duration `json:"baseline"`
-	Warmup   time.Duration `json:"warmup"`
-	Settle   time.Duration `json:"settle"`
-	Load     time.Duration `json:"load"`
-	Recovery time.Duration `json:"recovery"`
-	Requests int64         `json:"requests,omitempty"`
+	// Connections is the number of connections (workers).
+	Connections int `json:"connections"`
+	// Pipeline is how many operations each connection keeps in flight
+	// (closed loop only): they are sent together and their responses read
+	// in order, as wrk and redis-benchmark do.
+	Pipeline int `json:"pipeline"`
+	// Rate, when > 0, switches to constant arrival rate (requests per
+	// second across all connections).
+	Rate float64 `json:"rate,omitempty"`
+	// Arrival is "constant" (default) or "poisson" in rate mode.
+	Arrival string `json:"arrival,omitempty"`
+	// Seed seeds Poisson arrivals.
+	Seed uint64 `json:"seed,omitempty"`
+	// MaxBacklog bounds how many due requests may wait for a free
+	// connection in rate mode; beyond it sends are dropped and counted.
+	// 0 means rate × 1 s, capped at load.MaxBacklog; the backlog grows as
+	// requests wait, it is not allocated up front.
+	MaxBacklog int `json:"max_backlog,omitempty"`
 }
 
 // UnmarshalJSON reads a config, and the older shapes of results files too:

@@ -7,6 +7,6 @@
 // the target crashes or the run is interrupted, so no finished figure is
 // lost. Quick modes (benchrig http|pg|resp) are suites of one target.
 //
-//	s := run.Measure(ctx, system.Spec{Driver: d, Engine: cfg, Phases: system.Phases{Load: 10 * time.Second}})
+//	s := run.Measure(ctx, system.Spec{Driver: d, Engine: cfg, Phases: result.Phases{Load: 10 * time.Second}})
 //	fmt.Println(s.Verdict.Healthy)
 package run

@@ -57,8 +57,8 @@ func TestStatisticsFailureIsInTheVerdict(t *testing.T) {
 	}{{"before", 1, false}, {"after", 2, false}, {"neither", 0, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := system.Spec{Key: "k", Cell: "c", Protocol: "test", Driver: okDriver{},
-				Engine: load.Config{Connections: 1, Pipeline: 1},
-				Phases: system.Phases{Load: 50 * time.Millisecond}, Stats: &stats{fail: tc.fail},
+				Engine: load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}},
+				Phases: result.Phases{Load: 50 * time.Millisecond}, Stats: &stats{fail: tc.fail},
 				Thresholds: result.Thresholds{P99: time.Hour}}
 			s := Measure(context.Background(), spec)
 			if s.Error != "" {

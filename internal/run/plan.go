@@ -254,7 +254,7 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 		Key: ps.Key, Cell: ps.CellID, Repeat: ps.Repeat, Smoke: r.plan.IsSmoke,
 		Case: c.CaseLabel(), Variant: c.VariantLabel(),
 		Protocol: string(c.Protocol),
-		Engine:   load.Config{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Seed: ps.Seed, Arrival: r.s.Arrival, MaxBacklog: r.s.MaxBacklog},
+		Engine:   load.Config{EngineConfig: result.EngineConfig{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Seed: ps.Seed, Arrival: r.s.Arrival, MaxBacklog: r.s.MaxBacklog}},
 		Phases:   PhasesOf(r.plan),
 		Thresholds: result.Thresholds{Coverage: th.Coverage, P99: th.P99.D(), Errors: th.Errors, Timeouts: th.Timeouts,
 			Unexpected: th.Unexpected, Dropped: th.Dropped, MaxMiss: th.MaxMiss},
@@ -279,14 +279,14 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 	if aj := system.JudgeAssertions(r.s, c); aj != nil {
 		spec.Judge = system.Judges(spec.Judge, aj)
 	}
-	spec.Config = &result.Config{Cell: CellConfig(c), Engine: spec.Engine.Record(), Phases: spec.Phases.Record(),
+	spec.Config = &result.Config{Cell: CellConfig(c), Engine: spec.Engine.EngineConfig, Phases: spec.Phases,
 		Protocol: spec.Protocol, Driver: spec.DriverConfig, System: spec.SystemConfig}
 	return spec, nil
 }
 
 // PhasesOf returns a plan's phases as Measure takes them.
-func PhasesOf(p *suite.Plan) system.Phases {
-	return system.Phases{Baseline: p.Phases.Baseline.D(), Warmup: p.Phases.Warmup.D(), Settle: p.Phases.Settle.D(),
+func PhasesOf(p *suite.Plan) result.Phases {
+	return result.Phases{Baseline: p.Phases.Baseline.D(), Warmup: p.Phases.Warmup.D(), Settle: p.Phases.Settle.D(),
 		Load: p.Phases.Load.D(), Recovery: p.Phases.Recovery.D(), Requests: p.Requests}
 }
 

@@ -3,7 +3,6 @@ package system
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
@@ -55,47 +54,6 @@ type StatsSource interface {
 	Snapshot(ctx context.Context) (map[string]float64, error)
 }
 
-// Phases of one measurement. Any can be zero; Load or Requests bounds the
-// recorded window.
-type Phases struct {
-	Baseline time.Duration `json:"baseline"`
-	Warmup   time.Duration `json:"warmup"`
-	Settle   time.Duration `json:"settle"`
-	Load     time.Duration `json:"load"`
-	Recovery time.Duration `json:"recovery"`
-	// Requests bounds the load window by count (0: duration only).
-	Requests int64 `json:"requests,omitempty"`
-}
-
-// Validate reports a negative phase or an unbounded load window.
-func (p Phases) Validate() error {
-	for _, f := range []struct {
-		name string
-		d    time.Duration
-	}{{"baseline", p.Baseline}, {"warmup", p.Warmup}, {"settle", p.Settle}, {"load", p.Load}, {"recovery", p.Recovery}} {
-		if f.d < 0 {
-			return fmt.Errorf("phase %s must be ≥ 0, got %s", f.name, f.d)
-		}
-	}
-	if p.Requests < 0 {
-		return fmt.Errorf("requests must be ≥ 0, got %d", p.Requests)
-	}
-	if p.Load == 0 && p.Requests == 0 {
-		return fmt.Errorf("the load phase needs a duration > 0 or a request count")
-	}
-	return nil
-}
-
-// Record returns the phases as the results file records them.
-func (p Phases) Record() result.PhasesConfig {
-	return result.PhasesConfig{Baseline: p.Baseline, Warmup: p.Warmup, Settle: p.Settle, Load: p.Load, Recovery: p.Recovery, Requests: p.Requests}
-}
-
-// Total is the planned wall time of the phases (a count-bound load counts 0).
-func (p Phases) Total() time.Duration {
-	return p.Baseline + p.Warmup + p.Settle + p.Load + p.Recovery
-}
-
 // Spec is everything Measure needs for one sample.
 type Spec struct {
 	Key    string
@@ -132,7 +90,7 @@ type Spec struct {
 
 	Driver     driver.Driver
 	Engine     load.Config
-	Phases     Phases
+	Phases     result.Phases
 	PreChecks  []Check
 	PostChecks []Check
 	Stats      StatsSource

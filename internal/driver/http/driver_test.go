@@ -60,7 +60,7 @@ func TestExactCountAgainstNetHTTP(t *testing.T) {
 	defer srv.Close()
 	for _, pipe := range []int{1, 8} {
 		hits.Store(0)
-		r, err := runLoad(t, Config{URL: srv.URL + "/x?y=1", Timeout: 5 * time.Second}, load.Config{Connections: 3, Pipeline: pipe}, load.Window{Requests: 1001})
+		r, err := runLoad(t, Config{URL: srv.URL + "/x?y=1", Timeout: 5 * time.Second}, load.Config{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: pipe}}, load.Window{Requests: 1001})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestUnexpectedStatusAndBodyCheck(t *testing.T) {
 		fmt.Fprint(w, "hello")
 	}))
 	defer srv.Close()
-	r, err := runLoad(t, Config{URL: srv.URL}, load.Config{Connections: 1, Pipeline: 1}, load.Window{Requests: 100})
+	r, err := runLoad(t, Config{URL: srv.URL}, load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, load.Window{Requests: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestUnexpectedStatusAndBodyCheck(t *testing.T) {
 	}
 	want := "hello"
 	n.Store(1) // every 4th from now: at n=4,8,...
-	r, err = runLoad(t, Config{URL: srv.URL, ExpectStatus: 200, ExpectBody: &want}, load.Config{Connections: 1, Pipeline: 1}, load.Window{Requests: 12})
+	r, err = runLoad(t, Config{URL: srv.URL, ExpectStatus: 200, ExpectBody: &want}, load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, load.Window{Requests: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestChunkedAndHTTP10(t *testing.T) {
 	}))
 	defer srv.Close()
 	want := "part one,part two"
-	r, err := runLoad(t, Config{URL: srv.URL, ExpectBody: &want}, load.Config{Connections: 2, Pipeline: 4}, load.Window{Requests: 200})
+	r, err := runLoad(t, Config{URL: srv.URL, ExpectBody: &want}, load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 4}}, load.Window{Requests: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestServerClosingConnections(t *testing.T) {
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
 		return false
 	})
-	r, err := runLoad(t, Config{URL: url}, load.Config{Connections: 2, Pipeline: 1}, load.Window{Requests: 50})
+	r, err := runLoad(t, Config{URL: url}, load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}, load.Window{Requests: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestServerClosingConnections(t *testing.T) {
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		return true
 	})
-	res, err := runEngine(t, Config{URL: url}, load.Config{Connections: 1, Pipeline: 1}, load.Window{Requests: 30})
+	res, err := runEngine(t, Config{URL: url}, load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, load.Window{Requests: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestServerClosingConnections(t *testing.T) {
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		return true
 	})
-	r, err = runLoad(t, Config{URL: url}, load.Config{Connections: 1, Pipeline: 1}, load.Window{Requests: 30})
+	r, err = runLoad(t, Config{URL: url}, load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, load.Window{Requests: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestTimeoutsCounted(t *testing.T) {
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		return true
 	})
-	r, err := runLoad(t, Config{URL: url, Timeout: 100 * time.Millisecond}, load.Config{Connections: 1, Pipeline: 1}, load.Window{Requests: 5})
+	r, err := runLoad(t, Config{URL: url, Timeout: 100 * time.Millisecond}, load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, load.Window{Requests: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

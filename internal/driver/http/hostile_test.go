@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // modes are the two ways the engine drives the driver: a closed loop on
@@ -19,8 +20,8 @@ var modes = []struct {
 	name string
 	lc   load.Config
 }{
-	{"closed", load.Config{Connections: 2, Pipeline: 1}},
-	{"rate", load.Config{Connections: 2, Pipeline: 1, Rate: 2000}},
+	{"closed", load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}},
+	{"rate", load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: 2000}}},
 }
 
 // Framing violations are errors counted by message in both modes, never

@@ -188,12 +188,12 @@ func runIdleModes(t *testing.T, url string, idle time.Duration) {
 	const conns = 4
 	t.Run("closed", func(t *testing.T) {
 		t.Parallel()
-		first, second := idleBetweenWindows(t, url, load.Config{Connections: conns, Pipeline: 1}, idle)
+		first, second := idleBetweenWindows(t, url, load.Config{EngineConfig: result.EngineConfig{Connections: conns, Pipeline: 1}}, idle)
 		checkIdleReconnects(t, "closed", first, second, conns)
 	})
 	t.Run("rate", func(t *testing.T) {
 		t.Parallel()
-		first, second := idleBetweenWindows(t, url, load.Config{Connections: conns, Pipeline: 1, Rate: 400}, idle)
+		first, second := idleBetweenWindows(t, url, load.Config{EngineConfig: result.EngineConfig{Connections: conns, Pipeline: 1, Rate: 400}}, idle)
 		checkIdleReconnects(t, "rate", first, second, conns)
 	})
 }

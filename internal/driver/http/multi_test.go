@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // recordingServer remembers every request it answers as "METHOD /path
@@ -84,9 +85,9 @@ func TestRequestFileProportions(t *testing.T) {
 	defer ts.Close()
 	reqs := threeRequests(t, ts.URL)
 	for _, lc := range []load.Config{
-		{Connections: 3, Pipeline: 1},
-		{Connections: 2, Pipeline: 4},
-		{Connections: 3, Pipeline: 1, Rate: 3000},
+		{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 1}},
+		{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 4}},
+		{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 1, Rate: 3000}},
 	} {
 		for _, order := range []string{"cycle", "random"} {
 			res, err := runEngine(t, Config{Requests: reqs, Order: order, Seed: 7, Timeout: 5 * time.Second}, lc, load.Window{Requests: 6000, Duration: 30 * time.Second})
@@ -138,7 +139,7 @@ func TestRequestFileOrder(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	reqs := threeRequests(t, ts.URL)
-	one := load.Config{Connections: 1, Pipeline: 1}
+	one := load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}
 	run := func(order string, seed uint64, lc load.Config) []string {
 		if _, err := runEngine(t, Config{Requests: reqs, Order: order, Seed: seed}, lc, load.Window{Requests: 60}); err != nil {
 			t.Fatal(err)
@@ -149,7 +150,7 @@ func TestRequestFileOrder(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		want = append(want, seenGET, seenGET, seenGET, seenPOST, seenPOST, seenPUT)
 	}
-	for _, lc := range []load.Config{one, {Connections: 1, Pipeline: 1, Rate: 2000}} {
+	for _, lc := range []load.Config{one, {EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 2000}}} {
 		if got := run("cycle", 0, lc); !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v cycle order:\n%q\nwant\n%q", lc, got, want)
 		}
@@ -165,7 +166,7 @@ func TestRequestFileOrder(t *testing.T) {
 		t.Errorf("random order is the cycle's")
 	}
 	// the goroutine path draws the same requests for the same seed
-	if r := run("random", 42, load.Config{Connections: 1, Pipeline: 1, Rate: 2000}); !reflect.DeepEqual(r, a) {
+	if r := run("random", 42, load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 2000}}); !reflect.DeepEqual(r, a) {
 		t.Errorf("random, seed 42, rate mode: %q, closed loop %q", r, a)
 	}
 }
@@ -177,7 +178,7 @@ func TestRequestFileHeadInPipeline(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	reqs := []RequestSpec{{Method: "HEAD", URL: ts.URL + "/h"}, {Method: "GET", URL: ts.URL + "/g", Weight: 2}}
-	for _, lc := range []load.Config{{Connections: 2, Pipeline: 5}, {Connections: 2, Pipeline: 1, Rate: 2000}} {
+	for _, lc := range []load.Config{{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 5}}, {EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: 2000}}} {
 		res, err := runEngine(t, Config{Requests: reqs, Timeout: 5 * time.Second}, lc, load.Window{Requests: 300})
 		if err != nil {
 			t.Fatal(err)

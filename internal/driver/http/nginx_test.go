@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // nginxConf is a minimal nginx configuration: one worker, the log, pid
@@ -129,7 +130,7 @@ func TestNginxTLSAndH2(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, lc := range []load.Config{{Connections: 4, Pipeline: 8}, {Connections: 4, Pipeline: 1, Rate: 500}} {
+		for _, lc := range []load.Config{{EngineConfig: result.EngineConfig{Connections: 4, Pipeline: 8}}, {EngineConfig: result.EngineConfig{Connections: 4, Pipeline: 1, Rate: 500}}} {
 			if !h2 && lc.Pipeline > 1 {
 				lc.Pipeline = 1
 			}

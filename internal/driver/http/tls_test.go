@@ -112,7 +112,7 @@ func TestTLSGoServerH1AndH2(t *testing.T) {
 		ts := startTLS(t, srv, cert, []string{"h2", "http/1.1"}, func(c *tls.Config) { c.MaxVersion = maxV })
 		url := strings.Replace(ts.URL, "https://127.0.0.1", "https://localhost", 1)
 		for _, h2 := range []bool{false, true} {
-			for _, lc := range []load.Config{{Connections: 3, Pipeline: 4}, {Connections: 3, Pipeline: 1, Rate: 500}} {
+			for _, lc := range []load.Config{{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 4}}, {EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 1, Rate: 500}}} {
 				if !h2 && lc.Pipeline > 1 {
 					lc.Pipeline = 2 // HTTP/1.1 pipelining over TLS
 				}
@@ -209,7 +209,7 @@ func TestTLSCertificateErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--insecure") {
 				t.Errorf("%s h2=%v: probe error %v, want one saying %q and --insecure", c.url, h2, err, c.want)
 			}
-			e, _ := load.New(load.Config{Connections: 2, Pipeline: 1}, d)
+			e, _ := load.New(load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}, d)
 			if err := e.Open(context.Background()); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s h2=%v: open error %v, want %q", c.url, h2, err, c.want)
 			}
@@ -262,7 +262,7 @@ func TestTLSAutoH2OnlyServer(t *testing.T) {
 	if err := d.Probe(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	res := runWindow(t, openEngine(t, d, load.Config{Connections: 2, Pipeline: 8}), load.Window{Requests: 400, Duration: 20 * time.Second})
+	res := runWindow(t, openEngine(t, d, load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 8}}), load.Window{Requests: 400, Duration: 20 * time.Second})
 	clean(t, "h2-only server", res)
 	if n := d.Negotiated(); n.Protocol != ProtoH2 || n.ALPN != ProtoH2 {
 		t.Errorf("negotiated %+v, want h2", n)
@@ -288,7 +288,7 @@ func TestH2C(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := srv.count("HTTP/2.0")
-		for _, lc := range []load.Config{{Connections: 2, Pipeline: 16}, {Connections: 2, Pipeline: 1, Rate: 400}} {
+		for _, lc := range []load.Config{{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 16}}, {EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: 400}}} {
 			res := runWindow(t, openEngine(t, d, lc), load.Window{Requests: 400, Duration: 20 * time.Second})
 			clean(t, fmt.Sprintf("%s %+v", cfg.URL, lc), res)
 		}
@@ -330,7 +330,7 @@ func TestH2GoawayIsAReconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lc := range []load.Config{{Connections: 3, Pipeline: 8}, {Connections: 3, Pipeline: 1, Rate: 500}} {
+	for _, lc := range []load.Config{{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 8}}, {EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 1, Rate: 500}}} {
 		res := runWindow(t, openEngine(t, d, lc), load.Window{Requests: 1000, Duration: 30 * time.Second})
 		clean(t, fmt.Sprintf("GOAWAY %+v", lc), res)
 		if res.ReconnectCauses[CauseGoaway] < 3 || res.Reconnects != res.ReconnectCauses[CauseGoaway] {
@@ -364,7 +364,7 @@ func TestH2ResetStreamsAndStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := runWindow(t, openEngine(t, d, load.Config{Connections: 2, Pipeline: 10}), load.Window{Requests: 1000, Duration: 30 * time.Second})
+	res := runWindow(t, openEngine(t, d, load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 10}}), load.Window{Requests: 1000, Duration: 30 * time.Second})
 	reset := res.Messages["error: stream reset by server: INTERNAL_ERROR"]
 	if reset != 100 || res.Errors != 100 || res.Unexpected != 100 || res.Messages["unexpected: status 503"] != 100 || res.Requests != 800 {
 		t.Errorf("%d ok, %d errors, %d unexpected, messages %v; want 800 ok, 100 resets, 100 × status 503", res.Requests, res.Errors, res.Unexpected, res.Messages)
@@ -404,7 +404,7 @@ func TestH2RequestsWithBodies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := runWindow(t, openEngine(t, d, load.Config{Connections: 2, Pipeline: 6}), load.Window{Requests: 600, Duration: 20 * time.Second})
+	res := runWindow(t, openEngine(t, d, load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 6}}), load.Window{Requests: 600, Duration: 20 * time.Second})
 	clean(t, "h2 request file", res)
 	got := count(srv.take())
 	if want := map[string]int{seenGET: 300, seenPOST: 200, seenPUT: 100}; fmt.Sprint(got) != fmt.Sprint(want) {
@@ -429,7 +429,7 @@ func TestTLSEventLoopIdleClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := openEngine(t, d, load.Config{Connections: 4, Pipeline: 1})
+	e := openEngine(t, d, load.Config{EngineConfig: result.EngineConfig{Connections: 4, Pipeline: 1}})
 	// Windows bounded by count (the minute only guards a hang): a window
 	// of a fixed 500 ms saw no request complete on a loaded machine, where
 	// four TLS reconnections may take longer than that.
@@ -469,7 +469,7 @@ func TestTLSEventLoopConnectionClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := runWindow(t, openEngine(t, d, load.Config{Connections: 3, Pipeline: 1}), load.Window{Requests: 1000, Duration: 30 * time.Second})
+	res := runWindow(t, openEngine(t, d, load.Config{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 1}}), load.Window{Requests: 1000, Duration: 30 * time.Second})
 	clean(t, "Connection: close over TLS", res)
 	if c := res.ReconnectCauses[driver.CauseClose]; c < 40 || c != res.Reconnects {
 		t.Errorf("reconnects %v (%d), want about 50, all %q", res.ReconnectCauses, res.Reconnects, driver.CauseClose)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/load"
 	wire "github.com/benchrig/benchrig/internal/resp"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // twiceServer answers PING once and every other command twice: "$2\r\nok\r\n"
@@ -62,9 +63,9 @@ func TestRepliesSentTwiceAreFramingErrors(t *testing.T) {
 			name string
 			lc   load.Config
 		}{
-			{"closed", load.Config{Connections: 2, Pipeline: 1}},
-			{"closed pipelined", load.Config{Connections: 2, Pipeline: 4}},
-			{"rate", load.Config{Connections: 2, Pipeline: 1, Rate: 200}},
+			{"closed", load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}},
+			{"closed pipelined", load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 4}}},
+			{"rate", load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: 200}}},
 		} {
 			t.Run(m.name+"/"+delay.String(), func(t *testing.T) {
 				d := newDriver(t, Config{Addr: twiceServer(t, delay), Command: CommandGET, Timeout: 2 * time.Second})

@@ -19,8 +19,8 @@ import (
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
-	"github.com/benchrig/benchrig/internal/system"
 )
 
 // needRedisServer skips without redis-server, or fails under CI.
@@ -103,8 +103,8 @@ func TestRedisSampleHitsMatchRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Engine = load.Config{Connections: 3, Pipeline: 2}
-	spec.Phases = system.Phases{Requests: 601, Recovery: 200 * time.Millisecond}
+	spec.Engine = load.Config{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 2}}
+	spec.Phases = result.Phases{Requests: 601, Recovery: 200 * time.Millisecond}
 	spec.SamplerInterval = 100 * time.Millisecond
 	smp := run.Measure(ctx, spec)
 	if smp.Error != "" || smp.Load == nil {
@@ -297,8 +297,8 @@ func TestRedisEndpointWithoutINFO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Engine = load.Config{Connections: 2, Pipeline: 1}
-	spec.Phases = system.Phases{Requests: 50}
+	spec.Engine = load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}
+	spec.Phases = result.Phases{Requests: 50}
 	smp := run.Measure(ctx, spec)
 	if smp.Error != "" || smp.Load == nil || smp.Load.Requests != 50 || smp.Stats != nil {
 		t.Fatalf("sample: %q %+v stats %v", smp.Error, smp.Load, smp.Stats)

@@ -9,7 +9,6 @@ import (
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
-	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -21,8 +20,8 @@ func planSample(t *testing.T, ctx context.Context, s *PGServer, path pg.Config, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Engine = load.Config{Connections: 2, Pipeline: 1}
-	spec.Phases = system.Phases{Warmup: warmup, Load: 700 * time.Millisecond}
+	spec.Engine = load.Config{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1}}
+	spec.Phases = result.Phases{Warmup: warmup, Load: 700 * time.Millisecond}
 	spec.Thresholds = result.DefaultThresholds()
 	spec.SamplerInterval = 100 * time.Millisecond
 	smp := run.Measure(ctx, spec)

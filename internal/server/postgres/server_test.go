@@ -20,7 +20,6 @@ import (
 	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
-	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -162,8 +161,8 @@ func mixedSample(t *testing.T, ctx context.Context, s *PGServer, path pg.Config)
 	if strings.Contains(string(spec.DriverConfig)+string(spec.SystemConfig), "password") {
 		t.Errorf("config %s %s", spec.DriverConfig, spec.SystemConfig)
 	}
-	spec.Engine = load.Config{Connections: 3, Pipeline: 1}
-	spec.Phases = system.Phases{Baseline: 200 * time.Millisecond, Warmup: 500 * time.Millisecond,
+	spec.Engine = load.Config{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 1}}
+	spec.Phases = result.Phases{Baseline: 200 * time.Millisecond, Warmup: 500 * time.Millisecond,
 		Settle: 100 * time.Millisecond, Load: time.Second, Recovery: 200 * time.Millisecond}
 	spec.Thresholds = result.DefaultThresholds()
 	spec.SamplerInterval = 100 * time.Millisecond
