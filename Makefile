@@ -125,10 +125,11 @@ FUZZ_TARGETS := \
 	./internal/report:FuzzParseGate \
 	./internal/resp/respserver:FuzzINFO \
 	./internal/proc:FuzzParseLocks \
-	./internal/agent:FuzzCoordinator
+	./internal/agent:FuzzCoordinator \
+	./internal/changepoint:FuzzDetect
 FUZZTIME ?= 4s
 
-# Each fuzz target for FUZZTIME (32 × 4 s plus their builds ≈ 4 minutes), under a soft memory
+# Each fuzz target for FUZZTIME (33 × 4 s plus their builds ≈ 4.5 minutes), under a soft memory
 # limit; each target also bounds what one input may allocate (internal/fuzzcheck).
 fuzz-short:
 	@listed=$$(for t in $(FUZZ_TARGETS); do echo $${t#*:}; done | sort); \

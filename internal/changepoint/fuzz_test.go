@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/fuzzcheck"
 )
 
 // fuzzSeries reads a series of at most 512 points from data: when the
@@ -38,10 +40,13 @@ func FuzzDetect(f *testing.F) {
 	f.Add([]byte{1, 5, 5, 5, 5, 5, 5, 9, 9, 9, 9, 9, 9}, uint8(2), uint8(19), uint64(2))
 	f.Add(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64([]byte{0}, math.Float64bits(math.MaxFloat64)), math.Float64bits(-math.MaxFloat64)), uint8(2), uint8(5), uint64(3))
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f}, uint8(3), uint8(1), uint64(4)) // NaN
+	fuzzcheck.Limit()
 	f.Fuzz(func(t *testing.T, data []byte, minSize, perms uint8, seed uint64) {
 		xs := fuzzSeries(data)
 		o := Options{MinSize: int(minSize % 8), Permutations: int(perms % 64), Seed: seed}
-		cps, err := Detect(xs, o)
+		var cps []Point
+		var err error
+		fuzzcheck.Bound(t, len(data), func() { cps, err = Detect(xs, o) })
 		if err != nil {
 			finite := true
 			for _, x := range xs {
