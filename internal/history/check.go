@@ -13,16 +13,12 @@ import (
 // DetectChanges is the change-point detector `history show` and `check`
 // use: E-divisive means with a permutation test at the package's defaults
 // (changepoint.Detect), seeded so a series always gets the same answer.
-func DetectChanges(medians []float64) []int {
+func DetectChanges(medians []float64) []changepoint.Point {
 	pts, err := changepoint.Detect(medians, changepoint.Options{Seed: 1})
 	if err != nil {
 		return nil
 	}
-	out := make([]int, len(pts))
-	for i, p := range pts {
-		out[i] = p.Index
-	}
-	return out
+	return pts
 }
 
 // DefaultGates are what `history check` applies when no --fail-if is
@@ -130,7 +126,7 @@ func (s *Store) Check(ctx context.Context, run int64, o CheckOptions) (all, regr
 				medians[j] = p.Median
 			}
 			for _, c := range DetectChanges(medians) {
-				start = max(start, c)
+				start = max(start, c.Index)
 			}
 			start = max(start, len(before)-o.Window)
 			hist := make([][]float64, 0, len(before)-start)

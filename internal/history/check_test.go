@@ -9,15 +9,18 @@ import (
 	"github.com/benchrig/benchrig/internal/plan"
 )
 
-// A series of 25 runs whose requests/s fall 10 % at run 20 (latency up):
-// run 20, checked against the 20 before it, is a regression by both
-// default gates; run 10 is not; run 24, after more runs at the new level,
+// On SQLite and PostgreSQL, a series of 25 runs whose requests/s fall 10 %
+// at run 20 (latency up): run 20, checked against the 20 before it, is a
+// regression by both default gates; run 10 is not; run 24, after more runs at the new level,
 // is tested only against the runs since the change point the detector
 // finds at 20, and is not a regression. A gate that points the way a
 // figure gets better is refused.
-func TestCheckFindsTheStepAndStartsAfterIt(t *testing.T) {
+func TestCheckSQLite(t *testing.T) { testCheck(t, sqliteOpener(t)(t)) }
+
+func TestCheckPostgres(t *testing.T) { testCheck(t, pgOpener(t)(t)) }
+
+func testCheck(t *testing.T, s *Store) {
 	ctx := testCtx(t)
-	s := sqliteOpener(t)(t)
 	paths := writeRuns(t, synth.Options{Runs: 25, Seed: 11, StepAt: 20, StepPct: -10})
 	addAll(t, s, paths[:21], "")
 	o := CheckOptions{Window: 20, Alpha: 0.05}

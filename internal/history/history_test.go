@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/changepoint"
 	"github.com/benchrig/benchrig/internal/history/synth"
 	"github.com/benchrig/benchrig/internal/plan"
 	"github.com/benchrig/benchrig/internal/result"
@@ -118,14 +119,16 @@ func testHistory(t *testing.T, open opener) {
 			}
 		}
 	}
-	// the hook: a detector sees the medians and its indices are marked.
+	// the detector sees the medians; the change it finds at run 20 is
+	// marked on that run's line with its size and p, and nowhere else.
 	var out bytes.Buffer
 	var seen []float64
-	if err := Show(&out, series[:1], func(m []float64) []int { seen = m; return []int{20} }); err != nil {
+	if err := Show(&out, series[:1], func(m []float64) []changepoint.Point { seen = m; return DetectChanges(m) }); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(seen) != 30 || len(lines) != 31 || !strings.HasSuffix(lines[21], ChangeMarker) || strings.Contains(lines[20], ChangeMarker) {
+	if len(seen) != 30 || len(lines) != 31 || !strings.Contains(lines[21], ChangeMarker+" +10.0 % [") || !strings.Contains(lines[21], "p = ") ||
+		strings.Count(out.String(), ChangeMarker) != 1 {
 		t.Fatalf("show with a change at 20:\n%s", out.String())
 	}
 
@@ -260,7 +263,9 @@ func TestHistoryDocMarks(t *testing.T) {
 		}
 		sr.Points = append(sr.Points, Point{Run: int64(i + 1), Median: v, Min: v - 1, Max: v + 1, N: 3})
 	}
-	d := Doc([]Series{sr}, func(m []float64) []int { return []int{3, 99, -1} })
+	d := Doc([]Series{sr}, func(m []float64) []changepoint.Point {
+		return []changepoint.Point{{Index: 3}, {Index: 99}, {Index: -1}}
+	})
 	if len(d.Sections) != 1 || len(d.Sections[0].Charts) != 1 {
 		t.Fatalf("doc: %+v", d)
 	}

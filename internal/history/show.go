@@ -7,30 +7,39 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchrig/benchrig/internal/changepoint"
 	"github.com/benchrig/benchrig/internal/report"
 )
 
 // ChangePoints is the hook a change-point detector fills: given a
-// series' per-run medians in time order, the indices of the runs where
-// the series changed. Show marks them ("<< change" in text, a band on the
-// chart). Nil marks nothing.
-type ChangePoints func(medians []float64) []int
+// series' per-run medians in time order, where the series changed
+// (changepoint.Point: the first run of the new level, the change with its
+// interval, the p-value). Show marks them ("<< change" in text with the
+// change, a band on the chart). Nil marks nothing.
+type ChangePoints func(medians []float64) []changepoint.Point
 
-// marks are the valid change-point indices of s, as a set.
-func marks(s *Series, cp ChangePoints) map[int]bool {
-	out := map[int]bool{}
+// marks are the valid change points of s, by run index.
+func marks(s *Series, cp ChangePoints) map[int]changepoint.Point {
+	out := map[int]changepoint.Point{}
 	if cp == nil {
 		return out
 	}
-	for _, i := range cp(s.Medians()) {
-		if i >= 0 && i < len(s.Points) {
-			out[i] = true
+	for _, p := range cp(s.Medians()) {
+		if p.Index >= 0 && p.Index < len(s.Points) {
+			out[p.Index] = p
 		}
 	}
 	return out
 }
 
-// ChangeMarker ends the text line of a run where a change point is.
+// describeChange is a change point as the text shows it after the
+// marker: the change of the medians with its interval, and p.
+func describeChange(p changepoint.Point) string {
+	return fmt.Sprintf("%+.1f %% [%+.1f %%, %+.1f %%], p = %.3g", p.ChangePct, p.Low, p.High, p.P)
+}
+
+// ChangeMarker follows the text line of a run where a change point is,
+// before the change itself.
 const ChangeMarker = "<< change"
 
 // Show prints each series: a heading (suite, cell, variant, host,
@@ -59,8 +68,8 @@ func Show(w io.Writer, series []Series, cp ChangePoints) error {
 			if j > 0 && p.SuiteHash != s.Points[j-1].SuiteHash {
 				line += "  (the suite changed)"
 			}
-			if m[j] {
-				line += "  " + ChangeMarker
+			if c, ok := m[j]; ok {
+				line += "  " + ChangeMarker + " " + describeChange(c)
 			}
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err
@@ -132,7 +141,7 @@ func chart(s *Series, cp ChangePoints) report.Chart {
 	var idx []string
 	m := marks(s, cp)
 	for i := range s.Points {
-		if m[i] {
+		if _, ok := m[i]; ok {
 			c.Bands = append(c.Bands, report.Band{Name: "change", From: float64(i) - 0.5, To: float64(i) + 0.5})
 			idx = append(idx, strconv.Itoa(i))
 		}
