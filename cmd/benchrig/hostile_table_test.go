@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -178,51 +177,24 @@ var respStalls = []stall{
 // with good, the next on each connection gets st, later ones nothing.
 func stallingConn(t *testing.T, read func(*bufio.Reader) (string, error), good string, st func(io.Writer)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var n atomic.Int64
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	go func() {
+	return serveEach(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		stalled := false
 		for {
-			c, err := ln.Accept()
+			req, err := read(br)
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				stalled := false
-				for {
-					req, err := read(br)
-					if err != nil {
-						return
-					}
-					switch {
-					case req == "PING":
-						io.WriteString(c, "+PONG\r\n")
-					case n.Add(1) <= stallAfter:
-						io.WriteString(c, good)
-					case !stalled:
-						stalled = true
-						go st(c)
-					}
-				}
-			}()
+			switch {
+			case req == "PING":
+				io.WriteString(c, "+PONG\r\n")
+			case n.Add(1) <= stallAfter:
+				io.WriteString(c, good)
+			case !stalled:
+				stalled = true
+				go st(c)
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }

@@ -28,11 +28,32 @@ const stallAfter = 20
 // the address.
 func stallingServer(t *testing.T, read func(*bufio.Reader) (string, error), answer func(req string) string) string {
 	t.Helper()
+	var n atomic.Int64
+	return serveEach(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			req, err := read(br)
+			if err != nil {
+				return
+			}
+			if a := answer(req); a != "" && (req == "PING" || n.Add(1) <= stallAfter) {
+				if _, err := io.WriteString(c, a); err != nil {
+					return
+				}
+			}
+		}
+	})
+}
+
+// serveEach listens on 127.0.0.1, runs handle on each connection it
+// accepts (closing the connection when handle returns), and closes the
+// listener and every connection when t ends. It returns the address.
+func serveEach(t *testing.T, handle func(c net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n atomic.Int64
 	var mu sync.Mutex
 	var conns []net.Conn
 	t.Cleanup(func() {
@@ -54,18 +75,7 @@ func stallingServer(t *testing.T, read func(*bufio.Reader) (string, error), answ
 			mu.Unlock()
 			go func() {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := read(br)
-					if err != nil {
-						return
-					}
-					if a := answer(req); a != "" && (req == "PING" || n.Add(1) <= stallAfter) {
-						if _, err := io.WriteString(c, a); err != nil {
-							return
-						}
-					}
-				}
+				handle(c)
 			}()
 		}
 	}()
