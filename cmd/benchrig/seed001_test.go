@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -160,7 +161,15 @@ func TestSeedAssertionFails(t *testing.T) {
 	reason := fmt.Sprintf(`assertion "cache_hits == requests * keys" failed: cache_hits = %d, requests * keys = %d`, int64(hits), int64(want))
 	// The suite asserts hits: no read may miss (max_miss 0), the misses
 	// are a reason of their own.
-	if len(s.Verdict.Reasons) != 2 || !strings.Contains(s.Verdict.Reasons[0], "reads missed") || s.Verdict.Reasons[1] != reason {
+	// A busy machine may add its own reasons (a late request over p99):
+	// those are set aside, the two this test makes must both be there.
+	var reasons []string
+	for _, r := range s.Verdict.Reasons {
+		if !slices.ContainsFunc(loadReasons, func(l string) bool { return strings.Contains(r, l) }) {
+			reasons = append(reasons, r)
+		}
+	}
+	if len(reasons) != 2 || !strings.Contains(reasons[0], "reads missed") || reasons[1] != reason {
 		t.Errorf("reasons %q\nwant [the misses, %q]", s.Verdict.Reasons, reason)
 	}
 	if len(s.Assertions) != 2 || s.Assertions[0].Holds || !s.Assertions[1].Holds {
