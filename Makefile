@@ -102,11 +102,11 @@ FUZZ_TARGETS := \
 	./internal/secret:FuzzRedact \
 	./internal/secret:FuzzScrub \
 	./internal/secret:FuzzText \
-	./internal/driver/pg:FuzzRowDecoder \
-	./internal/driver/pg:FuzzSQLValue \
-	./internal/driver/pg:FuzzSQLBinaryArray \
-	./internal/driver/pg:FuzzLoopFraming \
-	./internal/driver/http:FuzzParsers \
+	./internal/protocol/pg/driver:FuzzRowDecoder \
+	./internal/protocol/pg/driver:FuzzSQLValue \
+	./internal/protocol/pg/driver:FuzzSQLBinaryArray \
+	./internal/protocol/pg/driver:FuzzLoopFraming \
+	./internal/protocol/http/driver:FuzzParsers \
 	./internal/proc:FuzzParseStat \
 	./internal/proc:FuzzParseStatFields \
 	./internal/suite:FuzzParse \
@@ -116,14 +116,14 @@ FUZZ_TARGETS := \
 	./internal/quick:FuzzSplitCommand \
 	./internal/report:FuzzQuickDoc \
 	./internal/agent/k8s:FuzzFetch \
-	./internal/driver/http:FuzzTargetsFile \
-	./internal/driver/http:FuzzURL \
-	./internal/driver/http:FuzzH2Read \
-	./internal/driver/pg:FuzzDSN \
+	./internal/protocol/http/driver:FuzzTargetsFile \
+	./internal/protocol/http/driver:FuzzURL \
+	./internal/protocol/http/driver:FuzzH2Read \
+	./internal/protocol/pg/driver:FuzzDSN \
 	./internal/suite:FuzzParseDuration \
 	./internal/suite:FuzzOverrides \
 	./internal/report:FuzzParseGate \
-	./internal/resp/respserver:FuzzINFO \
+	./internal/protocol/resp/respserver:FuzzINFO \
 	./internal/proc:FuzzParseLocks \
 	./internal/agent:FuzzCoordinator \
 	./internal/changepoint:FuzzDetect

@@ -24,7 +24,7 @@
 # decodes every row (and puts it back in key order) inside the timed
 # section, as the seeds' clients do; pgbench and redis-benchmark decode
 # nothing: the decoder's own cost per row is `go test -bench Decode -run '^$'
-# ./internal/driver/pg/`.
+# ./internal/protocol/pg/driver/`.
 #
 # Per case: req/s, client µs/op (user+sys of the whole client process),
 # server µs/op (user+sys of the server's whole process tree over the run,
@@ -190,7 +190,7 @@ pgflags=(pg --dsn "$dsn" -d "${DURATION}s" --rows "$ROWS" --workload uniform)
 redis-benchmark -h 127.0.0.1 -p "$redisport" -c "$CONNECTIONS" -n 20000 -r "$ROWS" -q $(mget 64) >/dev/null 2>&1
 # The decoder's own cost per row on the client's CPU (the seeds count
 # decoding in the request; pgbench and redis-benchmark decode nothing).
-GOMAXPROCS=1 taskset -c "$CLIENT_CPU" go test -bench 'Decode$' -run '^$' -benchtime 1s ./internal/driver/pg/ >"$work/decode.txt" 2>&1 || { cat "$work/decode.txt" >&2; exit 1; }
+GOMAXPROCS=1 taskset -c "$CLIENT_CPU" go test -bench 'Decode$' -run '^$' -benchtime 1s ./internal/protocol/pg/driver/ >"$work/decode.txt" 2>&1 || { cat "$work/decode.txt" >&2; exit 1; }
 for run in $(seq "$RUNS"); do
 	pgbench_case one "$work/one.sql"
 	benchrig_case one "$postmaster" "${pgflags[@]}" --path prepared-one --batch 1

@@ -37,7 +37,7 @@ of a second per protocol; --no-calibrate skips it) and every report prints it.`,
 		},
 	}
 	cliflag.DurationVarP(c.Flags(), &d, "duration", "d", calibrate.DefaultDuration, "how long to drive each protocol")
-	c.Flags().StringSliceVar(&protocols, "protocols", calibrate.Protocols, "the protocols to measure (comma-separated)")
+	c.Flags().StringSliceVar(&protocols, "protocols", calibrate.Protocols(), "the protocols to measure (comma-separated)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the floor as JSON (the results header's floor field)")
 	return c
 }

@@ -83,7 +83,7 @@ func startRedis(t *testing.T) int {
 // accepts, run can do; and a pairing outside the table is refused by plan
 // with its position.
 func TestCapabilityTable(t *testing.T) {
-	for kind, protos := range suite.Capabilities {
+	for kind, protos := range suite.Capabilities() {
 		for _, proto := range protos {
 			name := kind + "/" + string(proto)
 			t.Run(name, func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/driver/pg/pgtest"
+	"github.com/benchrig/benchrig/internal/protocol/pg/driver/pgtest"
 	"github.com/benchrig/benchrig/internal/result"
 )
 

@@ -4,11 +4,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/cliflag"
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	pgdrv "github.com/benchrig/benchrig/internal/protocol/pg/driver"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/workload"
 )

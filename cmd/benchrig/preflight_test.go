@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
 	"github.com/benchrig/benchrig/internal/exitcode"
+	httpdrv "github.com/benchrig/benchrig/internal/protocol/http/driver"
 )
 
 // silentListener accepts connections and never answers.

@@ -4,10 +4,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/cliflag"
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	respdrv "github.com/benchrig/benchrig/internal/protocol/resp/driver"
 	"github.com/benchrig/benchrig/internal/quick"
 )
 

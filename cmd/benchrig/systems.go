@@ -1,21 +1,20 @@
 package main
 
 import (
-	"github.com/benchrig/benchrig/internal/server/postgres"
-	"github.com/benchrig/benchrig/internal/server/redis"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/system/attach"
 	"github.com/benchrig/benchrig/internal/system/command"
 )
 
-// The command line registers one system per target kind; the runner finds
-// them by kind (system.New), so package run knows no protocol. A new kind
-// is one line here and one row of suite.Capabilities.
+// The command line registers the generic systems, one per target kind that
+// serves any protocol registered Generic; the server kinds (postgres,
+// redis) register themselves with their protocol (internal/protocol/all).
+// The runner finds them by kind (system.New), so package run knows no
+// protocol.
 func init() {
 	system.Register(suite.KindCommand, command.New)
 	system.Register(suite.KindAttach, attach.New)
 	system.Register(suite.KindAddress, attach.NewAddress)
-	system.Register(suite.KindPostgres, postgres.New)
-	system.Register(suite.KindRedis, redis.New)
 }

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/driver/pg/pgtest"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	"github.com/benchrig/benchrig/internal/protocol/pg/driver/pgtest"
 )
 
 // stallAfter is how many requests the stalling servers of these tests

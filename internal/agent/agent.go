@@ -283,7 +283,7 @@ func (a *agentRun) open(ctx context.Context, o *openRequest) error {
 		return err
 	}
 	env := system.Env{Suite: a.suite, Name: run.VariantKey(*cell), Target: t, Params: cell.Params, Cells: []suite.Cell{*cell}}
-	spec, err := system.AddressDriver(env, *cell, system.Spec{Engine: o.Engine}, o.Remote.Vars, o.Remote.RESPAddr, nil)
+	spec, err := system.AddressDriver(env, *cell, system.Spec{Engine: o.Engine}, o.Remote.Vars, o.Remote.Addr, nil)
 	if err != nil {
 		return err
 	}

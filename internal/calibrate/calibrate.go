@@ -3,21 +3,38 @@ package calibrate
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/workload"
 )
 
-// Protocols are the protocols calibrate knows, in the order it measures
-// and reports them.
-var Protocols = []string{"http", "pg", "resp"}
+// NullPeer is a protocol's null peer, registered by the protocol's package
+// (internal/protocol/KEY): New makes the responder of one connection, and
+// Driver the protocol's driver configured for a plain request to addr.
+type NullPeer struct {
+	New    func() Responder
+	Driver func(addr string) (driver.Driver, error)
+}
+
+var peers = map[string]NullPeer{}
+
+// Register makes the null peer of protocol known; registering a protocol
+// twice panics.
+func Register(protocol string, p NullPeer) {
+	if _, dup := peers[protocol]; dup || p.New == nil || p.Driver == nil {
+		panic(fmt.Sprintf("calibrate.Register: bad or second registration of %q", protocol))
+	}
+	peers[protocol] = p
+}
+
+// Protocols are the protocols with a registered null peer, in the order
+// Measure measures them (their names' order).
+func Protocols() []string { return slices.Sorted(maps.Keys(peers)) }
 
 // Bounds of one protocol's measurement.
 const (
@@ -40,7 +57,7 @@ const (
 func Measure(ctx context.Context, protocols []string, d time.Duration) *result.Floor {
 	d = min(max(d, MinDuration), MaxDuration)
 	f := &result.Floor{Seconds: d.Seconds()}
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		for _, q := range protocols {
 			if q == p {
 				f.Protocols = append(f.Protocols, measureOne(ctx, p, d))
@@ -59,21 +76,13 @@ func Measure(ctx context.Context, protocols []string, d time.Duration) *result.F
 // measureOne drives one protocol's driver against its null peer.
 func measureOne(ctx context.Context, protocol string, d time.Duration) result.FloorEntry {
 	e := result.FloorEntry{Protocol: protocol}
-	var newResp func() responder
-	switch protocol {
-	case "http":
-		newResp = func() responder { return httpNull{} }
-	case "pg":
-		newResp = func() responder { return &pgNull{} }
-	case "resp":
-		newResp = func() responder { return respNull{} }
-	}
-	p, err := startPeer(newResp)
+	np := peers[protocol]
+	p, err := startPeer(np.New)
 	if err != nil {
 		e.Error = err.Error()
 		return e
 	}
-	drv, err := nullDriver(protocol, p.addr())
+	drv, err := np.Driver(p.addr())
 	if err != nil {
 		p.close()
 		e.Error = err.Error()
@@ -126,22 +135,4 @@ func drive(ctx context.Context, drv driver.Driver, d time.Duration) (*result.Loa
 	}
 	eng.Close()
 	return res, w.Requests + w.Errors + w.Timeouts + w.Unexpected, nil
-}
-
-// nullDriver is the driver of a protocol with the configuration of a
-// plain request: GET / over HTTP/1.1, the prepared one-key read over pg,
-// GET of one key over RESP.
-func nullDriver(protocol, addr string) (driver.Driver, error) {
-	switch protocol {
-	case "http":
-		return httpdrv.New(httpdrv.Config{URL: "http://" + addr + "/", Method: "GET", Timeout: 5 * time.Second, DialTimeout: 5 * time.Second})
-	case "pg":
-		return pgdrv.New(pgdrv.Config{DSN: "postgres://bench@" + addr + "/bench?sslmode=disable", Path: pgdrv.PreparedOne,
-			Workload: workload.Config{Kind: workload.Uniform, Batch: 1, Rows: 1000}, Timeout: 5 * time.Second})
-	case "resp":
-		c := respdrv.DefaultConfig()
-		c.Addr, c.Command, c.Timeout = addr, respdrv.CommandGET, 5*time.Second
-		return respdrv.New(c)
-	}
-	return nil, fmt.Errorf("unknown protocol %q; accepted: http, pg, resp", protocol)
 }

@@ -1,7 +1,9 @@
-package calibrate
+package calibrate_test
 
 import (
 	"context"
+	"github.com/benchrig/benchrig/internal/calibrate"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
 	"testing"
 	"time"
 )
@@ -10,7 +12,7 @@ import (
 // request succeeds, latencies are ordered, and the client's CPU per request
 // is positive once the peer's threads are taken out.
 func TestMeasureEveryProtocol(t *testing.T) {
-	f := Measure(context.Background(), []string{"resp", "http", "pg"}, 300*time.Millisecond)
+	f := calibrate.Measure(context.Background(), []string{"resp", "http", "pg"}, 300*time.Millisecond)
 	if len(f.Protocols) != 3 || f.Protocols[0].Protocol != "http" || f.Protocols[1].Protocol != "pg" || f.Protocols[2].Protocol != "resp" {
 		t.Fatalf("protocols %+v: want http, pg, resp in that order", f.Protocols)
 	}
@@ -28,7 +30,7 @@ func TestMeasureEveryProtocol(t *testing.T) {
 // TestMeasureUnknown: a protocol without a null peer is said so, the
 // others are still measured.
 func TestMeasureUnknown(t *testing.T) {
-	f := Measure(context.Background(), []string{"h2", "resp"}, 100*time.Millisecond)
+	f := calibrate.Measure(context.Background(), []string{"h2", "resp"}, 100*time.Millisecond)
 	if e := f.Entry("h2"); e == nil || e.Error == "" {
 		t.Errorf("h2: %+v", e)
 	}

@@ -12,12 +12,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// responder is a null peer's protocol: it is given what arrived on a
+// ErrTerminate, returned by a Responder, ends the connection quietly
+// (the client said goodbye).
+var ErrTerminate = errors.New("terminate")
+
+// Responder is a null peer's protocol: it is given what arrived on a
 // connection since the last call (pending, unparsed bytes first) and
 // returns the bytes to send back and how many input bytes it consumed.
 // It keeps per-connection state in the value it was made with.
-type responder interface {
-	respond(in []byte) (out []byte, used int, err error)
+type Responder interface {
+	Respond(in []byte) (out []byte, used int, err error)
 }
 
 // peer is an in-process null server on 127.0.0.1: each connection is
@@ -28,7 +32,7 @@ type responder interface {
 // out of the process's.
 type peer struct {
 	ln      *net.TCPListener
-	newResp func() responder
+	newResp func() Responder
 
 	mu    sync.Mutex
 	cpu   time.Duration // threads of finished connections
@@ -38,7 +42,7 @@ type peer struct {
 }
 
 // startPeer listens on a free loopback port.
-func startPeer(newResp func() responder) (*peer, error) {
+func startPeer(newResp func() Responder) (*peer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("null peer: %w", err)
@@ -95,7 +99,7 @@ func (p *peer) serve(ufd uintptr, keep interface{ Close() error }) {
 }
 
 // loop reads requests and writes the responder's answers.
-func (p *peer) loop(fd int, r responder) error {
+func (p *peer) loop(fd int, r Responder) error {
 	buf := make([]byte, 64<<10)
 	n := 0
 	for {
@@ -107,8 +111,8 @@ func (p *peer) loop(fd int, r responder) error {
 			return nil // the client went away, or close shut us down
 		}
 		n += k
-		out, used, err := r.respond(buf[:n])
-		if errors.Is(err, errTerminate) {
+		out, used, err := r.Respond(buf[:n])
+		if errors.Is(err, ErrTerminate) {
 			return nil
 		}
 		if err != nil {

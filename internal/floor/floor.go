@@ -49,7 +49,7 @@ func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols
 	}
 	for _, p := range protocols {
 		if !isCalibrated(p) {
-			return exitcode.Usagef("--protocols: unknown protocol %q; accepted: %s", p, strings.Join(calibrate.Protocols, ", "))
+			return exitcode.Usagef("--protocols: unknown protocol %q; accepted: %s", p, strings.Join(calibrate.Protocols(), ", "))
 		}
 	}
 	f := calibrate.Measure(ctx, protocols, d)
@@ -71,7 +71,7 @@ func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols
 
 // isCalibrated says whether calibrate has a null peer for protocol p.
 func isCalibrated(p string) bool {
-	for _, q := range calibrate.Protocols {
+	for _, q := range calibrate.Protocols() {
 		if p == q {
 			return true
 		}

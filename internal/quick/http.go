@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
+	httpdrv "github.com/benchrig/benchrig/internal/protocol/http/driver"
 	"github.com/benchrig/benchrig/internal/result"
 )
 

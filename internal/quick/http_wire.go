@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
+	httpdrv "github.com/benchrig/benchrig/internal/protocol/http/driver"
 )
 
 // HTTPWire are benchrig http's TLS and HTTP/2 options.

@@ -10,8 +10,8 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/secret"
 
-	pgdrv "github.com/benchrig/benchrig/internal/driver/pg"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	pgdrv "github.com/benchrig/benchrig/internal/protocol/pg/driver"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 

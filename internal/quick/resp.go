@@ -2,12 +2,12 @@ package quick
 
 import (
 	"fmt"
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"strings"
 	"time"
 
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
+	respdrv "github.com/benchrig/benchrig/internal/protocol/resp/driver"
 	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/textclip"
 )
 
@@ -156,8 +156,8 @@ func (r *RESP) check() error {
 		return fmt.Errorf("--args is for --command custom, not %s", cmd)
 	}
 	for _, b := range r.Batches {
-		if b < 1 || b > suite.MaxRESPBatch {
-			return fmt.Errorf("--batch must be 1–%d keys, got %d", suite.MaxRESPBatch, b)
+		if b < 1 || b > respproto.MaxBatch {
+			return fmt.Errorf("--batch must be 1–%d keys, got %d", respproto.MaxBatch, b)
 		}
 		if b > 1 && cmd != respdrv.CommandMGET {
 			return fmt.Errorf("--batch %d: only MGET reads several keys; %s takes one", b, cmd)

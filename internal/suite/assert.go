@@ -34,18 +34,15 @@ func (s *Suite) Assertions(c Cell) []Assertion {
 	return out
 }
 
-// PGStatNames are the statistics every pg sample of a postgres target
-// records (pg_stat_database deltas, the table's rows and revisions).
+// PGStatNames are the statistics every sample of a postgres target's own
+// protocol records (pg_stat_database deltas, the table's rows and
+// revisions).
 var PGStatNames = []string{"xact_commit", "xact_rollback", "blks_hit", "blks_read", "tup_returned", "tup_fetched",
 	"tup_inserted", "tup_updated", "tup_deleted", "rows", "revisions"}
 
 // RedisStatNames are the INFO fields every sample of a redis target
 // records.
 var RedisStatNames = []string{"keyspace_hits", "keyspace_misses", "total_commands_processed", "used_memory"}
-
-// RESPClientStatNames are the RESP driver's own counters every resp
-// sample records, whatever serves the endpoint.
-var RESPClientStatNames = []string{"client_hits", "client_nils", "client_validated", "client_mismatches"}
 
 // StatNames returns the statistics names a sample of protocol p on target
 // t records for sure, and whether it may record more that only the server
@@ -59,7 +56,7 @@ func StatNames(t *Target, p Protocol) (names map[string]bool, open bool) {
 	}
 	switch {
 	case t.Postgres != nil:
-		if p == PG {
+		if p == nativeProtocol(KindPostgres) {
 			add(PGStatNames)
 		} else if t.Postgres.RESP != nil {
 			add(t.Postgres.RESP.Info)
@@ -69,8 +66,8 @@ func StatNames(t *Target, p Protocol) (names map[string]bool, open bool) {
 		add(RedisStatNames)
 		add(t.Redis.Info)
 	}
-	if p == RESP {
-		add(RESPClientStatNames)
+	if info, ok := LookupProtocol(p); ok {
+		add(info.ClientStats)
 	}
 	return names, open
 }

@@ -1,7 +1,9 @@
-package suite
+package suite_test
 
 import (
 	"fmt"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -91,8 +93,8 @@ func TestPrescanBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l := newLocated(f); !prescan(l, data) {
-			t.Errorf("%s: %v", f, l.result())
+		if err := Prescan(f, data); err != nil {
+			t.Errorf("%s: %v", f, err)
 		}
 	}
 }

@@ -1,7 +1,9 @@
-package suite
+package suite_test
 
 import (
 	"errors"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
 )
@@ -60,7 +62,7 @@ func TestExprErrors(t *testing.T) {
 		{"a == and", 5, `before "and"`},
 		{"a == 3x", 5, `"3x" is not an integer`},
 		{"a == b % 2", 7, `unexpected "%"`},
-		{strings.Repeat("a", maxExprLen+1), 0, "too long"},
+		{strings.Repeat("a", MaxExprLen+1), 0, "too long"},
 	} {
 		_, err := ParseExpr(c.src)
 		var xe *ExprError

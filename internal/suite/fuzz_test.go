@@ -1,8 +1,10 @@
-package suite
+package suite_test
 
 import (
 	"errors"
 	"fmt"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 	"os"
 	"strings"
 	"testing"

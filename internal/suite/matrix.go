@@ -147,7 +147,7 @@ func (s *Suite) checkConnectionReserve(reported map[string]bool) {
 	}
 	for _, p := range s.Matrix.pairs() {
 		t, path := s.Targets[p.target], s.Paths[p.path]
-		if t == nil || t.Postgres == nil || path == nil || path.Protocol() != PG {
+		if t == nil || t.Postgres == nil || path == nil || path.Protocol() != nativeProtocol(KindPostgres) {
 			continue
 		}
 		f := child("targets", p.target) + ".postgres.max_connections"
@@ -350,22 +350,18 @@ func (s *Suite) checkPair(p pair, reported map[string]bool) {
 		report(p.pf, "path %q speaks %s but target %q serves %s; pair targets and paths explicitly with matrix.cases", p.path, proto, p.target, protoList(t.Protocols()))
 		return
 	}
-	if w != nil && proto == HTTP {
-		report(p.wf, "workload %q applies to pg and resp paths; path %q is http", p.workload, p.path)
+	if w != nil && !proto.Keyed() {
+		report(p.wf, "workload %q applies to paths that read keys (%s); path %q is %s", p.workload, keyedList(), p.path, proto)
 	}
 	for i, b := range s.Matrix.Batches {
 		bf := index("matrix.batches", i)
 		if p.batches != nil && !containsInt(p.batches, b) {
 			continue
 		}
-		switch {
-		case b <= 1:
-		case proto == HTTP:
-			report(bf, "batch %d with http path %q: an HTTP request carries no batch; accepted: 1", b, p.path)
-		case proto == RESP && b > MaxRESPBatch:
-			report(bf, "must be ≤ %d for resp path %q, got %d", MaxRESPBatch, p.path, b)
-		case proto == RESP && !p1.RESP.MultiKey():
-			report(bf, "batch %d with resp path %q: %s takes one key; accepted: 1, or a multi-key command (MGET, EXISTS, DEL, UNLINK, TOUCH)", b, p.path, p1.RESP.Command)
+		if b > 1 {
+			if why := p1.Spec.BatchProblem(p.path, b); why != "" {
+				report(bf, "%s", why)
+			}
 		}
 	}
 	if w != nil && w.Kind == WorkloadCold && len(s.Matrix.Rates) > 0 {

@@ -1,6 +1,8 @@
-package suite
+package suite_test
 
 import (
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
 	"time"

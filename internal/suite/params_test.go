@@ -1,7 +1,9 @@
-package suite
+package suite_test
 
 import (
 	"errors"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
 )
@@ -45,7 +47,7 @@ func TestParamValuesArePaths(t *testing.T) {
 // TestParamValuesRefused: what a value may not be, with the field and the
 // rule in the error.
 func TestParamValuesRefused(t *testing.T) {
-	long := strings.Repeat("a", maxParamValueLen+1)
+	long := strings.Repeat("a", MaxParamValueLen+1)
 	for _, c := range []struct{ values, want string }{
 		{`[node_modules//node]`, `targets.web.params.node[0]: invalid value "node_modules//node": empty path segment ("//")`},
 		{`[node_modules/node12/]`, `targets.web.params.node[0]: invalid value "node_modules/node12/": a path ending in '/' names a directory, not a binary`},
@@ -75,7 +77,7 @@ func TestVersionCommand(t *testing.T) {
 	if strings.Join(tg.VersionCommand, " ") != "{node} -v" || tg.Command[0] != "n16/bin/node" {
 		t.Errorf("version_command %q, command %q: version_command is expanded by the command system, with the variant's vars", tg.VersionCommand, tg.Command)
 	}
-	many := `, version_command: [node` + strings.Repeat(", x", maxVersionArgs) + `]`
+	many := `, version_command: [node` + strings.Repeat(", x", MaxVersionArgs) + `]`
 	for _, c := range []struct{ extra, want string }{
 		{`, version_command: []`, `targets.web.version_command: needs [program, args…], e.g. [node, --version]`},
 		{`, version_command: ["{nodes}"]`, `targets.web.version_command[0]: unknown placeholder {nodes}`},

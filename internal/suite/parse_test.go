@@ -1,10 +1,15 @@
-package suite
+package suite_test
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
+	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
+	. "github.com/benchrig/benchrig/internal/suite"
 	"os"
 	"reflect"
 	"strings"
@@ -39,7 +44,7 @@ func TestDefaults(t *testing.T) {
 	if !reflect.DeepEqual(s.Matrix.Batches, []int{1}) || !reflect.DeepEqual(s.Matrix.Pipeline, []int{1}) || s.Matrix.Rates != nil {
 		t.Errorf("matrix defaults: %+v", s.Matrix)
 	}
-	h := s.Paths["hello"].HTTP
+	h := s.Paths["hello"].Spec.(*httpproto.Path)
 	if h.Method != "GET" || h.ExpectStatus != 200 {
 		t.Errorf("http path defaults: %+v", h)
 	}
@@ -68,10 +73,10 @@ func TestSeedSuites(t *testing.T) {
 
 	pg := mustLoad(t, "testdata/pg-local-cache.yaml")
 	db := pg.Targets["pg"]
-	if db.Kind() != KindPostgres || !db.Serve(PG) || db.Serve(RESP) || db.Serve(HTTP) {
+	if db.Kind() != KindPostgres || !db.Serve(pgproto.Key) || db.Serve(respproto.Key) || db.Serve(httpproto.Key) {
 		t.Errorf("pg target: kind %q protocols %v", db.Kind(), db.Protocols())
 	}
-	if r := pg.Paths["resp-mget"].RESP; r.Command != "MGET" || !r.MultiKey() {
+	if r := pg.Paths["resp-mget"].Spec.(*respproto.Path); r.Command != "MGET" || !r.MultiKey() {
 		t.Errorf("resp command not normalised: %+v", r)
 	}
 	if w := pg.Workloads["mixed"]; w.Rows != DefaultRows || w.Hot != 128 || w.Writes != 5 {
@@ -116,7 +121,7 @@ matrix:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Cells) != 6 || p.Cells[0].ID != "redis/get/c=1/b=1" || p.Cells[0].Protocol != RESP {
+	if len(p.Cells) != 6 || p.Cells[0].ID != "redis/get/c=1/b=1" || p.Cells[0].Protocol != respproto.Key {
 		t.Errorf("cells: %+v", p.Cells)
 	}
 }

@@ -1,6 +1,9 @@
-package suite
+package suite_test
 
 import (
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
+	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
 )
@@ -17,12 +20,12 @@ func TestHTTPPathTLSAndHTTP2(t *testing.T) {
 	}
 	for _, p := range ok {
 		s := mustParse(t, "ok.yaml", head+p+"}\n"+okMatrix)
-		if h := s.Paths["hello"].HTTP; h == nil || h.URL == "" {
+		if h, _ := s.Paths["hello"].Spec.(*httpproto.Path); h == nil || h.URL == "" {
 			t.Errorf("%s: parsed %+v", p, s.Paths["hello"])
 		}
 	}
 	s := mustParse(t, "ok.yaml", head+ok[0]+"}\n"+okMatrix)
-	if h := s.Paths["hello"].HTTP; !h.HTTP2 || h.TLS == nil || h.TLS.CACert != "ca.pem" || h.TLS.ServerName != "localhost" {
+	if h := s.Paths["hello"].Spec.(*httpproto.Path); !h.HTTP2 || h.TLS == nil || h.TLS.CACert != "ca.pem" || h.TLS.ServerName != "localhost" {
 		t.Errorf("fields: %+v %+v", h, h.TLS)
 	}
 	for _, c := range []struct{ path, want string }{

@@ -69,7 +69,7 @@ func (c Cell) OpenLoop() bool { return c.Rate > 0 }
 // "64 keys · 4 conns", "32 conns · 1000 req/s", "10 conns · p=16".
 func (c Cell) CaseLabel() string {
 	parts := []string{fmt.Sprintf("%d conns", c.Connections)}
-	if c.Protocol != HTTP {
+	if c.Protocol.Keyed() {
 		keys := fmt.Sprintf("%d keys", c.Batch)
 		if c.Batch == 1 {
 			keys = "1 key"

@@ -1,8 +1,11 @@
-package suite
+package suite_test
 
 import (
 	"encoding/json"
 	"fmt"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
+	. "github.com/benchrig/benchrig/internal/suite"
 	"reflect"
 	"strings"
 	"testing"
@@ -139,7 +142,7 @@ func TestCells(t *testing.T) {
 		t.Errorf("cells:\n got  %v\n want %v", ids, want)
 	}
 	c := p.Cells[5]
-	if c.Target != "node-http" || c.Params["node"] != "node20" || c.Path != "hello" || c.Protocol != HTTP ||
+	if c.Target != "node-http" || c.Params["node"] != "node20" || c.Path != "hello" || c.Protocol != httpproto.Key ||
 		c.Connections != 32 || c.Batch != 1 || c.Rate != 1000 || c.Pipeline != 1 || !c.OpenLoop() {
 		t.Errorf("cell fields: %+v", c)
 	}

@@ -113,19 +113,8 @@ func redactSuite(s *Suite, found *secret.Set) *Suite {
 			continue
 		}
 		pc := *pa
-		if pa.HTTP != nil {
-			h := *pa.HTTP
-			h.URL = p.URL(h.URL, found)
-			h.Headers = p.Headers(h.Headers, found)
-			if len(h.Requests) > 0 {
-				h.Requests = make([]HTTPRequest, len(pa.HTTP.Requests))
-				for i, r := range pa.HTTP.Requests {
-					r.URL = p.URL(r.URL, found)
-					r.Headers = p.Headers(r.Headers, found)
-					h.Requests[i] = r
-				}
-			}
-			pc.HTTP = &h
+		if pa.Spec != nil {
+			pc.Spec = pa.Spec.Redacted(p, found)
 		}
 		out.Paths[name] = &pc
 	}

@@ -1,7 +1,9 @@
-package suite
+package suite_test
 
 import (
 	"errors"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
 )

@@ -2,16 +2,6 @@ package suite
 
 import "strconv"
 
-// Protocol names the wire protocol a path speaks and a target serves.
-type Protocol string
-
-// The protocols benchrig drives.
-const (
-	HTTP Protocol = "http"
-	PG   Protocol = "pg"
-	RESP Protocol = "resp"
-)
-
 // Target kinds: how benchrig gets hold of a system under test.
 const (
 	// KindCommand: benchrig starts Command as a fresh process per sample.
@@ -124,10 +114,10 @@ func (t *Target) Protocols() []Protocol {
 	if len(t.Serves) > 0 {
 		return t.Serves
 	}
-	if c := Capabilities[t.Kind()]; len(c) > 0 {
+	if c := Capabilities()[t.Kind()]; len(c) > 0 {
 		return c[:1]
 	}
-	return []Protocol{HTTP}
+	return nil
 }
 
 // Serve reports whether the target serves protocol p.

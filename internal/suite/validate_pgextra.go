@@ -45,8 +45,12 @@ func (s *Suite) checkPGExtras(tf string, t *Target) {
 		l.checkInfoFields(rf+".info", r.Info)
 		l.checkVerifyBatch(rf+".verify_batch", r.VerifyBatch)
 	}
-	if t.Serve(RESP) && p.RESP == nil {
-		l.errf(tf+".serves", "a postgres target serves resp through its RESP endpoint: add postgres.resp (addr or port, token_env or token_file)")
+	if p.RESP == nil {
+		for _, q := range t.Protocols() {
+			if q != nativeProtocol(KindPostgres) {
+				l.errf(tf+".serves", "a postgres target serves %s through its RESP endpoint: add postgres.resp (addr or port, token_env or token_file)", q)
+			}
+		}
 	}
 	if sc := p.Sidecar; sc != nil {
 		sf := f + ".sidecar"

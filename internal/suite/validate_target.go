@@ -75,7 +75,9 @@ func (s *Suite) validateTarget(name string, t *Target) {
 	for i, c := range t.Checks {
 		s.checkCheck(index(f+".checks", i), c)
 	}
-	if len(t.Checks) > 0 && !t.Serve(HTTP) {
+	// Checks are benchrig's own HTTP requests (package target), as
+	// readiness probes are: the target must answer HTTP.
+	if len(t.Checks) > 0 && !t.Serve("http") {
 		l.errf(f+".checks", "checks are HTTP requests; target %q does not serve http (serves: %s)", name, protoList(t.Protocols()))
 	}
 	s.checkCompanions(f, name, t)
@@ -119,8 +121,8 @@ func (s *Suite) checkServes(f string, t *Target) {
 	seen := map[Protocol]bool{}
 	for i, p := range t.Serves {
 		switch kind := t.Kind(); {
-		case p != HTTP && p != PG && p != RESP:
-			s.loc.errf(index(f+".serves", i), "unknown protocol %q; accepted: http, pg, resp", string(p))
+		case !registered(p):
+			s.loc.errf(index(f+".serves", i), "unknown protocol %q; accepted: %s", string(p), strings.Join(protocolNames(), ", "))
 		case kind != "" && !CanServe(kind, p):
 			s.loc.errf(index(f+".serves", i), "a %s target cannot serve %s; accepted: %s", kind, string(p), capList(kind))
 		}
@@ -466,6 +468,9 @@ func dsnHasPassword(dsn string) bool {
 	}
 	return keywordPassRE.MatchString(dsn)
 }
+
+// pgIdentRE is a plain or schema-qualified SQL identifier.
+var pgIdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
 
 func protoList(ps []Protocol) string {
 	out := make([]string, len(ps))

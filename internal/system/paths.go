@@ -4,13 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/benchrig/benchrig/internal/secret"
-	"maps"
 	"math"
 	"strings"
 
-	httpdrv "github.com/benchrig/benchrig/internal/driver/http"
-	respdrv "github.com/benchrig/benchrig/internal/driver/resp"
 	"github.com/benchrig/benchrig/internal/metrics"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
@@ -19,66 +15,6 @@ import (
 
 // The helpers below map a suite path onto its driver's configuration, the
 // same way for every target kind that serves the protocol.
-
-// HTTPConfig is the HTTP driver config of a suite path with placeholders
-// filled; a requests_file is read (errors name file:line). seed seeds
-// order: random.
-func HTTPConfig(h *suite.HTTPPath, vars map[string]string, seed uint64) (httpdrv.Config, error) {
-	dc := httpdrv.DefaultConfig()
-	dc.URL = suite.Expand(h.URL, vars)
-	dc.Method = h.Method
-	dc.Headers = h.Headers
-	dc.Body = suite.Expand(h.Body, vars)
-	dc.ExpectStatus = h.ExpectStatus
-	if h.ExpectBody != "" {
-		b := h.ExpectBody
-		dc.ExpectBody = &b
-	}
-	dc.ExpectBodyContains = h.ExpectBodyContains
-	if h.Timeout != nil {
-		dc.Timeout = h.Timeout.D()
-	}
-	dc.Order, dc.Seed, dc.RetryUnsafe = h.Order, seed, h.RetryUnsafe
-	dc.HTTP2, dc.H2C = h.HTTP2, h.H2C
-	if t := h.TLS; t != nil {
-		dc.TLS = &httpdrv.TLSConfig{Insecure: t.Insecure, CACert: t.CACert, Cert: t.Cert, Key: t.Key, ServerName: t.ServerName}
-	}
-	for _, r := range h.Requests {
-		dc.Requests = append(dc.Requests, httpdrv.RequestSpec{Method: r.Method, URL: suite.Expand(r.URL, vars), Headers: r.Headers,
-			Body: suite.Expand(r.Body, vars), Weight: r.Weight})
-	}
-	if h.RequestsFile != "" {
-		reqs, err := httpdrv.LoadTargets(h.RequestsFile)
-		if err != nil {
-			return dc, err
-		}
-		dc.Requests = reqs
-	}
-	return dc, nil
-}
-
-// HTTPStats are an https:// driver's TLS counters as statistics
-// (tls_handshakes, tls_resumed, tls_handshake_ms: load-window deltas, so
-// the handshakes of reconnects are counted and timed apart from the
-// requests).
-func HTTPStats(d *httpdrv.Driver) StatsSource { return httpStats{d} }
-
-type httpStats struct{ d *httpdrv.Driver }
-
-func (h httpStats) Snapshot(context.Context) (map[string]float64, error) { return h.d.Stats(), nil }
-
-// recordNegotiated records in a finished sample's driver configuration
-// what its connections negotiated: the protocol, TLS version, cipher and
-// ALPN (Config.Negotiated).
-func recordNegotiated(d *httpdrv.Driver, dc httpdrv.Config) func(*result.Sample) {
-	return func(s *result.Sample) {
-		if s.Config == nil {
-			return
-		}
-		dc.Negotiated = d.Negotiated()
-		s.Config.Driver = JSON(dc.Redacted())
-	}
-}
 
 // WorkloadConfig maps a suite workload and a cell's batch onto the workload
 // package: writes: 5 (percent) is a mixed workload writing every 20th
@@ -97,29 +33,6 @@ func WorkloadConfig(w *suite.Workload, batch int, seed uint64) workload.Config {
 		wc.WriteEvery = int(math.Round(100 / w.Writes))
 	}
 	return wc
-}
-
-// RESPConfig is the RESP driver config of a suite path for cell c, without
-// the address and authentication (the target kind adds them).
-func RESPConfig(s *suite.Suite, p *suite.RESPPath, c suite.Cell, seed uint64) respdrv.Config {
-	w := WorkloadConfig(s.Workloads[c.Workload], c.Batch, seed).WithDefaults()
-	cfg := respdrv.DefaultConfig()
-	cfg.Command, cfg.KeyTemplate, cfg.Value, cfg.Batch, cfg.DB = p.Command, p.Key, p.Value, c.Batch, p.DB
-	if p.Command == "CUSTOM" {
-		cfg.Command, cfg.Args = respdrv.CommandCustom, p.Args
-	}
-	if cfg.KeyTemplate == "" {
-		cfg.KeyTemplate = respdrv.DefaultKeyTemplate
-	}
-	cfg.KeySpace = w.Hot
-	if w.Kind != workload.Hot {
-		cfg.KeySpace = w.Rows
-	}
-	if p.Timeout != nil {
-		cfg.Timeout = p.Timeout.D()
-	}
-	cfg.ValidateSampled = p.ValidateSampled
-	return cfg
 }
 
 // DatasetRows is the largest row count the cells' workloads use, or def
@@ -145,44 +58,6 @@ func JSON(v any) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return b
-}
-
-// RESPStats adds the RESP driver's own counters (hits, nils, validated and
-// mismatched values: client_hits, …) to a target's statistics source, so
-// that every sample of a RESP path records them as load-window deltas
-// whatever serves the endpoint. inner may be nil.
-func RESPStats(d *respdrv.Driver, inner StatsSource) StatsSource {
-	return respStats{d: d, inner: inner}
-}
-
-type respStats struct {
-	d     *respdrv.Driver
-	inner StatsSource
-}
-
-func (r respStats) Snapshot(ctx context.Context) (map[string]float64, error) {
-	out := map[string]float64{}
-	if r.inner != nil {
-		m, err := r.inner.Snapshot(ctx)
-		if err != nil {
-			return nil, err
-		}
-		maps.Copy(out, m)
-	}
-	st := r.d.Stats()
-	out["client_hits"], out["client_nils"] = float64(st.Hits), float64(st.Nils)
-	if r.d.Config().ValidateSampled > 0 {
-		out["client_validated"], out["client_mismatches"] = float64(st.Validated), float64(st.Mismatches)
-	}
-	return out, nil
-}
-
-// JudgeRESP makes a sample UNHEALTHY when sampled values differed from the
-// rows the target was filled with.
-func JudgeRESP(s *result.Sample) {
-	if n := s.Stats["client_mismatches"]; n > 0 {
-		s.Verdict.Add("%.0f of %.0f sampled values differ from the rows filled", n, s.Stats["client_validated"])
-	}
 }
 
 // MergeStats combines statistics sources into one (nil ones are skipped;
@@ -313,59 +188,39 @@ func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
 	}
 }
 
-// recordedHTTP is an HTTP driver's configuration as a sample records it:
-// credentials hidden by the suite's policy (package secret): the URLs'
-// userinfo and secret query parameters (the names kept), and the values of
-// secret headers (Authorization, X-Upstream-Key, a secret_headers name).
-func recordedHTTP(dc httpdrv.Config, p secret.Policy) httpdrv.Config {
-	rec := dc.Redacted()
-	rec.URL, rec.Headers = p.URL(rec.URL, nil), p.Headers(rec.Headers, nil)
-	if len(rec.Requests) > 0 {
-		reqs := make([]httpdrv.RequestSpec, len(rec.Requests))
-		for i, r := range rec.Requests {
-			r.URL, r.Headers = p.URL(r.URL, nil), p.Headers(r.Headers, nil)
-			reqs[i] = r
-		}
-		rec.Requests = reqs
+// AddressFunc builds the driver of cell c's path, of the protocol it was
+// registered for, on a server reached at addr (host:port; a protocol whose
+// paths carry a URL takes its placeholders from vars instead): base with
+// the driver, its recorded configuration and the protocol's statistics and
+// judge, and probe, the path's own request as a check, run before and after
+// the load when the target lists no checks of its own (nil: none).
+type AddressFunc func(env Env, c suite.Cell, base Spec, vars map[string]string, addr string) (out Spec, probe []Check, err error)
+
+var addressDrivers = map[suite.Protocol]AddressFunc{}
+
+// RegisterAddress registers the AddressFunc of a protocol the generic
+// kinds (command, attach, address) serve; it is called from the init
+// function of the protocol's package.
+func RegisterAddress(p suite.Protocol, f AddressFunc) {
+	if _, dup := addressDrivers[p]; dup {
+		panic(fmt.Sprintf("system.RegisterAddress: %q registered twice", p))
 	}
-	return rec
+	addressDrivers[p] = f
 }
 
-// AddressDriver gives base the driver of cell c's http or resp path on a
-// server reached at an address (host:port for resp; http paths carry their
-// URL, placeholders from vars): the driver, its recorded configuration, the
-// RESP client statistics, and the checks — the target's own (list), or else
-// the path's request itself — before and after the load. Command, attach
-// and address targets share it.
-func AddressDriver(env Env, c suite.Cell, base Spec, vars map[string]string, respAddr string, list []Check) (Spec, error) {
-	p := env.Suite.Paths[c.Path]
-	var probe []Check // the path's own request, checked when the target lists no checks
-	switch {
-	case p.HTTP != nil:
-		dc, err := HTTPConfig(p.HTTP, vars, base.Engine.Seed)
-		if err != nil {
-			return base, fmt.Errorf("path %q: %w", c.Path, err)
-		}
-		d, err := httpdrv.New(dc)
-		if err != nil {
-			return base, fmt.Errorf("path %q: %w", c.Path, err)
-		}
-		base.Driver, base.DriverConfig = d, JSON(recordedHTTP(dc, env.Suite.Policy()))
-		probe = []Check{{Name: dc.Method + " " + env.Suite.Policy().URL(dc.URL, nil), Run: d.Probe}}
-		if d.Negotiated() != nil || dc.TLS != nil || strings.HasPrefix(dc.URL, "https://") {
-			base.Stats, base.Judge = HTTPStats(d), recordNegotiated(d, dc)
-		}
-	case p.RESP != nil:
-		rc := RESPConfig(env.Suite, p.RESP, c, base.Engine.Seed)
-		rc.Addr = respAddr
-		d, err := respdrv.New(rc)
-		if err != nil {
-			return base, fmt.Errorf("path %q: %w", c.Path, err)
-		}
-		base.Driver, base.DriverConfig = d, JSON(d.Config())
-		base.Stats, base.Judge = RESPStats(d, nil), JudgeRESP
-	default:
+// AddressDriver gives base the driver of cell c's path on a server reached
+// at an address, by the AddressFunc its protocol registered: the driver,
+// its recorded configuration, the protocol's statistics, and the checks —
+// the target's own (list), or else the path's request itself — before and
+// after the load. Command, attach and address targets share it.
+func AddressDriver(env Env, c suite.Cell, base Spec, vars map[string]string, addr string, list []Check) (Spec, error) {
+	f := addressDrivers[env.Suite.Paths[c.Path].Protocol()]
+	if f == nil {
 		return base, Unsupported(env, c)
+	}
+	base, probe, err := f(env, c, base, vars, addr)
+	if err != nil {
+		return base, fmt.Errorf("path %q: %w", c.Path, err)
 	}
 	base.PreChecks = list
 	if len(list) == 0 {
@@ -375,6 +230,6 @@ func AddressDriver(env Env, c suite.Cell, base Spec, vars map[string]string, res
 	if m := env.Target.Metrics; m != nil {
 		base.Metrics = &metrics.Config{URL: suite.Expand(m.URL, vars), Every: m.Every.D(), Series: m.Series}
 	}
-	base.Remote = &Remote{Vars: vars, RESPAddr: respAddr}
+	base.Remote = &Remote{Vars: vars, Addr: addr}
 	return base, nil
 }

@@ -124,8 +124,8 @@ type Spec struct {
 
 // Remote is what an agent needs, beside the resolved suite and the cell, to
 // build a sample's driver with AddressDriver: the placeholders ({port} and
-// the params) and the RESP address.
+// the params) and the address of a protocol reached by one (resp).
 type Remote struct {
-	Vars     map[string]string `json:"vars,omitempty"`
-	RESPAddr string            `json:"resp_addr,omitempty"`
+	Vars map[string]string `json:"vars,omitempty"`
+	Addr string            `json:"addr,omitempty"`
 }

@@ -1,0 +1,4 @@
+package floor
+
+// The tests name protocols: register them, as the command line does.
+import _ "github.com/benchrig/benchrig/internal/protocol/all"
