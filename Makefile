@@ -126,7 +126,8 @@ FUZZ_TARGETS := \
 	./internal/resp/respserver:FuzzINFO \
 	./internal/proc:FuzzParseLocks \
 	./internal/agent:FuzzCoordinator \
-	./internal/changepoint:FuzzDetect
+	./internal/changepoint:FuzzDetect \
+	./internal/capacity:FuzzSearch
 FUZZTIME ?= 4s
 
 # Each fuzz target for FUZZTIME (33 × 4 s plus their builds ≈ 4.5 minutes), under a soft memory
