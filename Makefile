@@ -127,7 +127,8 @@ FUZZ_TARGETS := \
 	./internal/proc:FuzzParseLocks \
 	./internal/agent:FuzzCoordinator \
 	./internal/changepoint:FuzzDetect \
-	./internal/capacity:FuzzSearch
+	./internal/capacity:FuzzSearch \
+	./internal/usl:FuzzFit
 FUZZTIME ?= 4s
 
 # Each fuzz target for FUZZTIME (33 × 4 s plus their builds ≈ 4.5 minutes), under a soft memory
