@@ -126,7 +126,9 @@ FUZZ_TARGETS := \
 	./internal/protocol/resp/respserver:FuzzINFO \
 	./internal/proc:FuzzParseLocks \
 	./internal/agent:FuzzCoordinator \
-	./internal/changepoint:FuzzDetect
+	./internal/changepoint:FuzzDetect \
+	./internal/capacity:FuzzSearch \
+	./internal/usl:FuzzFit
 FUZZTIME ?= 4s
 
 # Each fuzz target for FUZZTIME (33 × 4 s plus their builds ≈ 4.5 minutes), under a soft memory
