@@ -126,6 +126,7 @@ FUZZ_TARGETS := \
 	./internal/resp/respserver:FuzzINFO \
 	./internal/proc:FuzzParseLocks \
 	./internal/agent:FuzzCoordinator \
+	./internal/cgroup:FuzzParseMemory \
 	./internal/changepoint:FuzzDetect
 FUZZTIME ?= 4s
 
