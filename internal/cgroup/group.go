@@ -92,7 +92,11 @@ func (h *Hierarchy) mkdir(dir string) error {
 	parent := filepath.Dir(dir)
 	for try := 0; ; try++ {
 		if h.shared[parent] {
-			if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			err := os.Mkdir(parent, 0o755)
+			if err == nil && testHookMkdir != nil {
+				err = testHookMkdir(parent)
+			}
+			if err != nil && !errors.Is(err, os.ErrExist) {
 				return fmt.Errorf("cgroup: make %s: %w", parent, err)
 			}
 			if h.version == V2 {
