@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ func RemoveStale(ctx context.Context, h *Hierarchy) ([]string, error) {
 			}
 			g := &Group{h: h, name: e.Name(), dirs: map[string]string{}}
 			for c, p := range h.parents {
-				dir := p + "/" + e.Name()
+				dir := filepath.Join(p, e.Name())
 				g.dirs[c] = dir
 				if !slices.Contains(g.order, dir) {
 					g.order = append(g.order, dir)
