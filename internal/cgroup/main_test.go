@@ -28,13 +28,6 @@ func TestMain(m *testing.M) {
 			go spin()
 		}
 		spin()
-	case "alloc": // touch 256 MiB, then say so
-		b := make([]byte, 256<<20)
-		for i := 0; i < len(b); i += 4096 {
-			b[i] = 1
-		}
-		fmt.Println("allocated 256 MiB")
-		os.Exit(0)
 	case "owner": // a benchrig that makes a group, starts sleep in it and waits to be killed
 		err := orphanGroup()
 		fmt.Println(err)
@@ -138,10 +131,17 @@ func create(t *testing.T, h *Hierarchy, name string, l Limits) *Group {
 // start starts argv in g and waits until it is in g.
 func start(t *testing.T, g *Group, env []string, argv ...string) *exec.Cmd {
 	t.Helper()
+	return startWith(t, g, func(*exec.Cmd) {}, env, argv...)
+}
+
+// startWith is start with the command set up by setup first.
+func startWith(t *testing.T, g *Group, setup func(*exec.Cmd), env []string, argv ...string) *exec.Cmd {
+	t.Helper()
 	cmd, err := shimCommand(g, env, argv...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	setup(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

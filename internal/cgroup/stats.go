@@ -17,6 +17,7 @@ type Counter struct {
 	OK    bool
 }
 
+// String writes the value, or "unavailable" when the kernel does not offer it.
 func (c Counter) String() string {
 	if !c.OK {
 		return "unavailable"
