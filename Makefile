@@ -126,12 +126,13 @@ FUZZ_TARGETS := \
 	./internal/protocol/resp/respserver:FuzzINFO \
 	./internal/proc:FuzzParseLocks \
 	./internal/agent:FuzzCoordinator \
+	./internal/cgroup:FuzzParseMemory \
 	./internal/changepoint:FuzzDetect \
 	./internal/capacity:FuzzSearch \
 	./internal/usl:FuzzFit
 FUZZTIME ?= 4s
 
-# Each fuzz target for FUZZTIME (33 × 4 s plus their builds ≈ 4.5 minutes), under a soft memory
+# Each fuzz target for FUZZTIME (36 × 4 s plus their builds ≈ 5 minutes), under a soft memory
 # limit; each target also bounds what one input may allocate (internal/fuzzcheck).
 # scripts/fuzz-one.sh runs a target again once when Go 1.26's fuzz coordinator
 # fails it on its own deadline with no failing input (golang/go#75804).
