@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/benchrig/benchrig/internal/cli"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,7 +11,7 @@ import (
 )
 
 // agentCmd is `benchrig agent`: one agent of a distributed run.
-func agentCmd(a *app) *cobra.Command {
+func agentCmd(a *cli.App) *cobra.Command {
 	var o launch.AgentOptions
 	c := &cobra.Command{
 		Use:   "agent --coordinator HOST:PORT [--index I]",
@@ -20,7 +21,7 @@ func agentCmd(a *app) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.IndexSet, o.Version = c.Flags().Changed("index"), version
-			return launch.Agent(a.ctx, a.stderr, o)
+			return launch.Agent(a.Ctx, a.Stderr, o)
 		},
 	}
 	f := c.Flags()

@@ -64,7 +64,7 @@ matrix: {targets: [hello], paths: [root], connections: [6], rates: [600]}
 		t.Errorf("no join in the log:\n%s", log)
 	}
 	for _, args := range [][]string{{"verify", out}, {"report", out}, {"compare", out, out}} {
-		if o, e, code := cli(t, args...); code != 0 {
+		if o, e, code := invoke(t, args...); code != 0 {
 			t.Fatalf("%s: exit %d\n%s%s", args[0], code, o, e)
 		}
 	}
@@ -97,7 +97,7 @@ matrix: {targets: [hello], paths: [root], connections: [6], rates: [600]}
 	// cut after the first sample, as a crash would leave it; resume.
 	os.WriteFile(out, []byte(lines[0]+"\n"+lines[1]+"\n"), 0o644)
 	runBR(append([]string{"run", suite, "-o", out, "--resume", "--agents", "3", "--local", "--listen", "127.0.0.1:0"}, timings...)...)
-	if o, e, code := cli(t, "verify", out); code != 0 {
+	if o, e, code := invoke(t, "verify", out); code != 0 {
 		t.Fatalf("verify after resume: exit %d\n%s%s", code, o, e)
 	}
 }
@@ -121,7 +121,7 @@ func TestRunAgentsBadFlags(t *testing.T) {
 		{[]string{"agent"}, "--coordinator"},
 		{[]string{"agent", "--coordinator", "127.0.0.1:1", "--index", "-2"}, "--index must be"},
 	} {
-		_, e, code := cli(t, c.args...)
+		_, e, code := invoke(t, c.args...)
 		if code != exitcode.BadUsage || !strings.Contains(e, c.want) {
 			t.Errorf("%v: exit %d %q, want usage error with %q", c.args, code, e, c.want)
 		}
@@ -139,7 +139,7 @@ targets: {web: {address: {addr: "web:8080"}}}
 paths: {root: {http: {url: "http://web:8080/"}}}
 matrix: {targets: [web], paths: [root], connections: [8]}
 `), 0o644)
-	out, e, code := cli(t, "k8s", suite, "--agents", "3", "--image", "r/benchrig:1")
+	out, e, code := invoke(t, "k8s", suite, "--agents", "3", "--image", "r/benchrig:1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, e)
 	}
@@ -148,7 +148,7 @@ matrix: {targets: [web], paths: [root], connections: [8]}
 			t.Errorf("manifests lack %q", want)
 		}
 	}
-	if _, e, code := cli(t, "k8s", suite, "--agents", "0", "--image", "r/b:1"); code != exitcode.BadUsage || !strings.Contains(e, "--agents") {
+	if _, e, code := invoke(t, "k8s", suite, "--agents", "0", "--image", "r/b:1"); code != exitcode.BadUsage || !strings.Contains(e, "--agents") {
 		t.Errorf("--agents 0: exit %d %q", code, e)
 	}
 	log := filepath.Join(dir, "pod.log")
@@ -160,7 +160,7 @@ matrix: {targets: [web], paths: [root], connections: [8]}
 	}
 	f.Close()
 	got := filepath.Join(dir, "got.json")
-	if _, e, code := cli(t, "k8s", "fetch", log, "-o", got); code != 0 {
+	if _, e, code := invoke(t, "k8s", "fetch", log, "-o", got); code != 0 {
 		t.Fatalf("fetch: exit %d %s", code, e)
 	}
 	if readFile(t, got) != "{\"a\":1}\n" {

@@ -96,7 +96,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	for _, name := range []string{"rate", "failing", "pgresp"} {
 		page := filepath.Join(t.TempDir(), name+".html")
-		if _, errOut, code := cli(t, "report", filepath.Join(fixtures, "results", name+".json"), "-o", page); code != 0 {
+		if _, errOut, code := invoke(t, "report", filepath.Join(fixtures, "results", name+".json"), "-o", page); code != 0 {
 			t.Fatalf("report %s: exit %d: %s", name, code, errOut)
 		}
 		abs, err := filepath.Abs(page)

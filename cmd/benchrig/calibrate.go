@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/benchrig/benchrig/internal/cli"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,7 +13,7 @@ import (
 
 // calibrateCmd is `benchrig calibrate`: benchrig's own latency and client
 // CPU per request for each driver against an in-process null peer.
-func calibrateCmd(a *app) *cobra.Command {
+func calibrateCmd(a *cli.App) *cobra.Command {
 	var (
 		d         time.Duration
 		protocols []string
@@ -33,7 +34,7 @@ of a second per protocol; --no-calibrate skips it) and every report prints it.`,
   benchrig calibrate --protocols http --duration 5s --json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return floor.Calibrate(a.ctx, a.stdout, d, protocols, asJSON)
+			return floor.Calibrate(a.Ctx, a.Stdout, d, protocols, asJSON)
 		},
 	}
 	cliflag.DurationVarP(c.Flags(), &d, "duration", "d", calibrate.DefaultDuration, "how long to drive each protocol")

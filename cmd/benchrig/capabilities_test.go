@@ -98,11 +98,11 @@ func TestCapabilityTable(t *testing.T) {
 				if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				if out, stderr, code := cli(t, "plan", file); code != 0 {
+				if out, stderr, code := invoke(t, "plan", file); code != 0 {
 					t.Fatalf("plan refused %s: exit %d\n%s%s", name, code, out, stderr)
 				}
 				res := filepath.Join(dir, "r.json")
-				if out, stderr, code := cli(t, "run", file, "-o", res); code != 0 {
+				if out, stderr, code := invoke(t, "run", file, "-o", res); code != 0 {
 					t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 				}
 				doc := readResults(t, res)
@@ -118,7 +118,7 @@ func TestCapabilityTable(t *testing.T) {
 				if sampled := kind != suite.KindAddress; sampled != (s.Server != nil && s.Server.Figures.WindowSeconds > 0) {
 					t.Errorf("server figures %+v (a %s target is sampled: %v)", s.Server, kind, sampled)
 				}
-				if out, _, code := cli(t, "verify", res); code != 0 {
+				if out, _, code := invoke(t, "verify", res); code != 0 {
 					t.Errorf("verify: %s", out)
 				}
 			})
@@ -139,7 +139,7 @@ func TestPlanRefusesWhatRunCannot(t *testing.T) {
 		src := fmt.Sprintf("name: caps\nrepeats: 1\ntargets:\n  sut: %s\npaths:\n  p: {pg: {path: any}}\nmatrix: {targets: [sut], paths: [p], connections: [2]}\n", c.target)
 		file := filepath.Join(dir, "s.yaml")
 		os.WriteFile(file, []byte(src), 0o644)
-		_, stderr, code := cli(t, "plan", file)
+		_, stderr, code := invoke(t, "plan", file)
 		if code != 2 || !strings.Contains(stderr, filepath.Join(dir, c.want)) {
 			t.Errorf("%s: exit %d, stderr %q; want %q", c.target, code, stderr, c.want)
 		}
@@ -161,7 +161,7 @@ func TestAttachTreeCountsEveryWorker(t *testing.T) {
 		file := filepath.Join(dir, "s.yaml")
 		os.WriteFile(file, []byte(src), 0o644)
 		res := filepath.Join(dir, "r.json")
-		if _, stderr, code := cli(t, "run", file, "-o", res); code != 0 {
+		if _, stderr, code := invoke(t, "run", file, "-o", res); code != 0 {
 			t.Fatalf("tree=%v: exit %d: %s", tree, code, stderr)
 		}
 		s := readResults(t, res).Sample

@@ -17,7 +17,7 @@ import (
 // the same way, with its position.
 func TestClientCPUsNotAllowed(t *testing.T) {
 	cpu := runtime.NumCPU() + 97
-	_, stderr, code := cli(t, "http", helloServer(t), "--client-cpus", fmt.Sprint(cpu), "-d", "1s")
+	_, stderr, code := invoke(t, "http", helloServer(t), "--client-cpus", fmt.Sprint(cpu), "-d", "1s")
 	want := fmt.Sprintf("--client-cpus: CPU %d is not available: benchrig may run on CPUs ", cpu)
 	if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "invalid argument") {
 		t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, want)
@@ -30,7 +30,7 @@ func TestClientCPUsNotAllowed(t *testing.T) {
 		if cmd == "run" {
 			args = append(args, "-o", filepath.Join(dir, "r.json"))
 		}
-		_, stderr, code := cli(t, args...)
+		_, stderr, code := invoke(t, args...)
 		want := fmt.Sprintf("s.yaml:2:26: placement.client_cpus: CPU %d is not available", cpu)
 		if code != 2 || !strings.Contains(stderr, want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 and %q", cmd, code, stderr, want)

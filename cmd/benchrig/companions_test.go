@@ -56,7 +56,7 @@ matrix:
 		t.Fatal(err)
 	}
 	res := filepath.Join(dir, "r.json")
-	out, stderr, code := cli(t, "run", suiteFile, "-o", res)
+	out, stderr, code := invoke(t, "run", suiteFile, "-o", res)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -108,11 +108,11 @@ matrix:
 	if s.HeadlineServer() != srv.Server || s.HeadlineName() != "server" {
 		t.Errorf("headline %q, want the companion found by port", s.HeadlineName())
 	}
-	text, _, code := cli(t, "report", res)
+	text, _, code := invoke(t, "report", res)
 	if code != 0 || !strings.Contains(text, "Sampled processes") || !strings.Contains(text, "bystander") || !strings.Contains(text, "headline") {
 		t.Errorf("report (exit %d) does not show both companions:\n%s", code, text)
 	}
-	if _, _, code := cli(t, "verify", res); code != 0 {
+	if _, _, code := invoke(t, "verify", res); code != 0 {
 		t.Errorf("verify: exit %d", code)
 	}
 }

@@ -33,7 +33,7 @@ func TestCompareFailIf(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append(append([]string{"compare"}, tc.args...), gates...)
-			_, stderr, code := cli(t, args...)
+			_, stderr, code := invoke(t, args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
@@ -49,11 +49,11 @@ func TestCompareFailIf(t *testing.T) {
 	}
 	// The reverse direction is a significant improvement: p99 < -10% is a
 	// gate on an improvement too, and fails.
-	if _, stderr, code := cli(t, "compare", cmp, "--a", "stall-slow hello", "--b", "stall-a hello", "--fail-if", "p99 < -10%"); code != 3 || !strings.Contains(stderr, "p99 median") {
+	if _, stderr, code := invoke(t, "compare", cmp, "--a", "stall-slow hello", "--b", "stall-a hello", "--fail-if", "p99 < -10%"); code != 3 || !strings.Contains(stderr, "p99 median") {
 		t.Errorf("p99 < -10%% on a halved p99: exit %d, want 3:\n%s", code, stderr)
 	}
 	for _, bad := range []string{"req/s -5%", "qps < -5%", "p99 > 10", "p99 > +5000%"} {
-		if _, stderr, code := cli(t, "compare", cmp, "--a", "stall-a hello", "--b", "stall-slow hello", "--fail-if", bad); code != 2 || !strings.Contains(stderr, "--fail-if") {
+		if _, stderr, code := invoke(t, "compare", cmp, "--a", "stall-a hello", "--b", "stall-slow hello", "--fail-if", bad); code != 2 || !strings.Contains(stderr, "--fail-if") {
 			t.Errorf("--fail-if %q: exit %d, want 2 naming the flag: %s", bad, code, stderr)
 		}
 	}
@@ -63,7 +63,7 @@ func TestCompareFailIf(t *testing.T) {
 // both medians, the change and p for each figure.
 func TestCompareJSON(t *testing.T) {
 	cmp := filepath.Join(fixtures, "results", "compare.json")
-	out, stderr, code := cli(t, "compare", cmp, "--a", "stall-a hello", "--b", "stall-slow hello", "--json")
+	out, stderr, code := invoke(t, "compare", cmp, "--a", "stall-a hello", "--b", "stall-slow hello", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -78,7 +78,7 @@ func TestCompareJSON(t *testing.T) {
 	if c.Figure != "Requests/s" || c.NA != 5 || c.NB != 5 || !c.Significant || c.Better != -1 || c.DeltaPct > -30 || c.MedianB >= c.MedianA {
 		t.Errorf("requests/s comparison %+v: want a significant fall of more than 30 %% at 5 + 5 repeats", c)
 	}
-	if _, _, code := cli(t, "compare", cmp, "--a", "stall-a hello", "--b", "stall-slow hello", "--json", "-f", "md"); code != 2 {
+	if _, _, code := invoke(t, "compare", cmp, "--a", "stall-a hello", "--b", "stall-slow hello", "--json", "-f", "md"); code != 2 {
 		t.Errorf("--json with -f md: exit %d, want 2", code)
 	}
 }
@@ -100,7 +100,7 @@ func TestReportFormats(t *testing.T) {
 		{[]string{"-o", filepath.Join(dir, "r.json")}, 0, `"schema": "benchrig.summary/v1"`},
 		{[]string{"-f", "md", "-o", filepath.Join(dir, "r.md")}, 0, "## Errors"},
 	} {
-		_, stderr, code := cli(t, append([]string{"report", file}, tc.args...)...)
+		_, stderr, code := invoke(t, append([]string{"report", file}, tc.args...)...)
 		if code != tc.code {
 			t.Errorf("report %v: exit %d, want %d: %s", tc.args, code, tc.code, stderr)
 			continue

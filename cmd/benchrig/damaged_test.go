@@ -137,15 +137,15 @@ func TestDamagedFilesEveryCommand(t *testing.T) {
 	}
 	text := func(out, _ string) string { return out }
 	columns := []column{
-		{"verify", func(p string) (string, string, int) { return cli(t, "verify", p) }, text},
-		{"report (terminal)", func(p string) (string, string, int) { return cli(t, "report", p) }, text},
+		{"verify", func(p string) (string, string, int) { return invoke(t, "verify", p) }, text},
+		{"report (terminal)", func(p string) (string, string, int) { return invoke(t, "report", p) }, text},
 		{"report -o .md", func(p string) (string, string, int) {
-			o, e, c := cli(t, "report", p, "-o", p+".md")
+			o, e, c := invoke(t, "report", p, "-o", p+".md")
 			md, _ := os.ReadFile(p + ".md")
 			return strings.TrimPrefix(string(md), "> **") + o, e, c
 		}, text},
 		{"report -o .html", func(p string) (string, string, int) {
-			o, e, c := cli(t, "report", p, "-o", p+".html")
+			o, e, c := invoke(t, "report", p, "-o", p+".html")
 			page, _ := os.ReadFile(p + ".html")
 			// the notice is the first element of the body
 			_, body, _ := strings.Cut(string(page), "<body>\n")
@@ -156,22 +156,22 @@ func TestDamagedFilesEveryCommand(t *testing.T) {
 			return body + o, e, c
 		}, text},
 		{"report -f csv", func(p string) (string, string, int) {
-			o, e, c := cli(t, "report", p, "-f", "csv")
+			o, e, c := invoke(t, "report", p, "-f", "csv")
 			return strings.TrimPrefix(o, "# "), e, c
 		}, text},
 		{"report -f json", func(p string) (string, string, int) {
-			o, e, c := cli(t, "report", p, "-f", "json")
+			o, e, c := invoke(t, "report", p, "-f", "json")
 			var sum struct{ Notice []string }
 			if json.Unmarshal([]byte(o), &sum) == nil && len(sum.Notice) > 0 {
 				return strings.Join(sum.Notice, "\n"), e, c
 			}
 			return o, e, c
 		}, text},
-		{"compare (A damaged)", func(p string) (string, string, int) { return cli(t, "compare", p, good) }, text},
-		{"compare (B damaged)", func(p string) (string, string, int) { return cli(t, "compare", good, p) }, text},
+		{"compare (A damaged)", func(p string) (string, string, int) { return invoke(t, "compare", p, good) }, text},
+		{"compare (B damaged)", func(p string) (string, string, int) { return invoke(t, "compare", good, p) }, text},
 		{"export hgrm", func(p string) (string, string, int) {
 			out := p + ".hgrm.d"
-			o, e, c := cli(t, "export", "hgrm", p, "--case", caseName, "-o", out)
+			o, e, c := invoke(t, "export", "hgrm", p, "--case", caseName, "-o", out)
 			files, _ := filepath.Glob(filepath.Join(out, "*.hgrm"))
 			for _, f := range files {
 				h, _ := os.ReadFile(f)

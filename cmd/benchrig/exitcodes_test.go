@@ -36,7 +36,7 @@ func TestRunExitCodes(t *testing.T) {
 		{allBad, nil, 1, "start target"},
 	} {
 		out := filepath.Join(t.TempDir(), "r.json")
-		_, stderr, code := cli(t, append([]string{"run", c.suite, "-o", out}, c.flags...)...)
+		_, stderr, code := invoke(t, append([]string{"run", c.suite, "-o", out}, c.flags...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s %v: exit %d, stderr %q; want %d and %q", filepath.Base(c.suite), c.flags, code, stderr, c.code, c.want)
 		}
@@ -67,7 +67,7 @@ func TestResumeChecksProvenance(t *testing.T) {
 	suiteFile := filepath.Join(dir, "s.yaml")
 	os.WriteFile(suiteFile, []byte(fmt.Sprintf("name: resume\nrepeats: 2\nphases: {load: 300ms}\ntargets:\n  web: {command: [%q, -addr, \"127.0.0.1:{port}\"]}\npaths:\n  p: {http: {url: \"http://127.0.0.1:{port}/\"}}\nmatrix: {targets: [web], paths: [p], connections: [2]}\n", bin)), 0o644)
 	out := filepath.Join(dir, "r.json")
-	if _, stderr, code := cli(t, "run", suiteFile, "-o", out); code != 0 {
+	if _, stderr, code := invoke(t, "run", suiteFile, "-o", out); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	// Keep the header and the first sample: an interrupted file.
@@ -75,23 +75,23 @@ func TestResumeChecksProvenance(t *testing.T) {
 	lines := strings.SplitAfter(string(b), "\n")
 	os.WriteFile(out, []byte(lines[0]+lines[1]), 0o644)
 	copyFile(t, buildExample(t, "stall"), bin)
-	_, stderr, code := cli(t, "run", suiteFile, "-o", out, "--resume")
+	_, stderr, code := invoke(t, "run", suiteFile, "-o", out, "--resume")
 	if code != 1 || !strings.Contains(stderr, "refusing to resume") || !strings.Contains(stderr, `target "web": binary sha256`) {
 		t.Fatalf("resume against a replaced binary: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := cli(t, "run", suiteFile, "-o", out, "--resume-changed"); code != 0 || !strings.Contains(stderr, "resuming against changed targets") {
+	if _, stderr, code := invoke(t, "run", suiteFile, "-o", out, "--resume-changed"); code != 0 || !strings.Contains(stderr, "resuming against changed targets") {
 		t.Fatalf("--resume-changed: exit %d, %s", code, stderr)
 	}
 	if doc := readResults(t, out); len(doc.Samples) != 2 || doc.Footer == nil {
 		t.Errorf("after --resume-changed: %d samples, footer %+v", len(doc.Samples), doc.Footer)
 	}
 	// What was resumed against is in the file: verify and every report say so.
-	stdout, _, code := cli(t, "verify", out)
+	stdout, _, code := invoke(t, "verify", out)
 	if code != 0 || !strings.Contains(stdout, "1 of 2 samples were measured after --resume-changed against changed targets") || !strings.Contains(stdout, `target "web": binary sha256`) {
 		t.Errorf("verify after --resume-changed: exit %d: %s", code, stdout)
 	}
 	for _, f := range []string{"text", "md", "html"} {
-		stdout, stderr, code := cli(t, "report", out, "-f", f)
+		stdout, stderr, code := invoke(t, "report", out, "-f", f)
 		if code != 0 || !strings.Contains(stdout, "measured after --resume-changed") {
 			t.Errorf("report -f %s: exit %d, %s; no --resume-changed note in:\n%.2000s", f, code, stderr, stdout)
 		}
@@ -139,7 +139,7 @@ matrix: {targets: [dies], paths: [p], connections: [2]}
 		{[]string{"--fail-unhealthy"}, 3, "the run was UNHEALTHY: 2 of 2 samples"},
 	} {
 		out := filepath.Join(t.TempDir(), "r.json")
-		_, stderr, code := cli(t, append([]string{"run", suiteFile, "-o", out, "--no-calibrate"}, c.flags...)...)
+		_, stderr, code := invoke(t, append([]string{"run", suiteFile, "-o", out, "--no-calibrate"}, c.flags...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "interrupted:") {
 			t.Errorf("run %v: exit %d, want %d and %q:\n%s", c.flags, code, c.code, c.want, stderr)
 		}
@@ -152,7 +152,7 @@ matrix: {targets: [dies], paths: [p], connections: [2]}
 				t.Errorf("sample %s: verdict %+v, want UNHEALTHY with the target's exit", s.Key, s.Verdict)
 			}
 		}
-		if vout, _, code := cli(t, "verify", out); code != 0 {
+		if vout, _, code := invoke(t, "verify", out); code != 0 {
 			t.Errorf("verify: exit %d\n%s", code, vout)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 func TestExportHgrm(t *testing.T) {
 	file := filepath.Join(fixtures, "results", "rate.json")
 	dir := filepath.Join(t.TempDir(), "hgrm")
-	out, stderr, code := cli(t, "export", "hgrm", file, "--case", "32 conns · 200 req/s", "--variant", "go-hello hello", "-o", dir)
+	out, stderr, code := invoke(t, "export", "hgrm", file, "--case", "32 conns · 200 req/s", "--variant", "go-hello hello", "-o", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -70,7 +70,7 @@ func TestExportHgrm(t *testing.T) {
 		{"export", "hgrm", file, "-o", dir},
 		{"export", "hgrm", file, "--case", "32 conns · 200 req/s"},
 	} {
-		if _, stderr, code := cli(t, bad...); code != 2 {
+		if _, stderr, code := invoke(t, bad...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", bad, code, stderr)
 		}
 	}

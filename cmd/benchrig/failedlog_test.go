@@ -42,7 +42,7 @@ matrix:
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "r.json")
-	_, stderr, code := cli(t, "run", suiteFile, "-o", out)
+	_, stderr, code := invoke(t, "run", suiteFile, "-o", out)
 	if code != 1 || !strings.Contains(stderr, "boom-marker-7") {
 		t.Errorf("run: exit %d, want 1 quoting the log: %s", code, stderr)
 	}

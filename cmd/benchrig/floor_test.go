@@ -15,7 +15,7 @@ func TestFloorRecordedAndReported(t *testing.T) {
 	url := helloServer(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	term, stderr, code := cli(t, "http", url, "-c", "2", "-d", "500ms", "-o", out)
+	term, stderr, code := invoke(t, "http", url, "-c", "2", "-d", "500ms", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -30,13 +30,13 @@ func TestFloorRecordedAndReported(t *testing.T) {
 	if e := f.Protocols[0]; e.Protocol != "http" || e.Error != "" || e.Requests == 0 || e.P50US <= 0 || e.P99US < e.P50US || e.ClientCPUUS <= 0 || e.RoundTripUS <= 0 {
 		t.Errorf("floor entry %+v", e)
 	}
-	console, _, _ := cli(t, "report", out)
+	console, _, _ := invoke(t, "report", out)
 	if !strings.Contains(console, "benchrig's own floor here: http p50 ") {
 		t.Errorf("console report lacks the floor:\n%s", console)
 	}
 	for _, ext := range []string{"txt", "md", "html"} {
 		p := filepath.Join(dir, "r."+ext)
-		if _, e, code := cli(t, "report", out, "-o", p); code != 0 {
+		if _, e, code := invoke(t, "report", out, "-o", p); code != 0 {
 			t.Fatalf("report -o %s: %s", p, e)
 		}
 		b, _ := os.ReadFile(p)
@@ -47,7 +47,7 @@ func TestFloorRecordedAndReported(t *testing.T) {
 	}
 
 	skipped := filepath.Join(dir, "s.json")
-	if _, e, code := cli(t, "http", url, "-c", "2", "-d", "300ms", "--no-calibrate", "-o", skipped); code != 0 {
+	if _, e, code := invoke(t, "http", url, "-c", "2", "-d", "300ms", "--no-calibrate", "-o", skipped); code != 0 {
 		t.Fatalf("--no-calibrate: %s", e)
 	}
 	if f := readResults(t, skipped).Header.Floor; f == nil || f.Skipped != "--no-calibrate" || len(f.Protocols) != 0 {
@@ -58,7 +58,7 @@ func TestFloorRecordedAndReported(t *testing.T) {
 // TestCalibrateCommand: benchrig calibrate prints one row per protocol
 // and the floor line; bad flags are usage errors naming the bound.
 func TestCalibrateCommand(t *testing.T) {
-	out, stderr, code := cli(t, "calibrate", "-d", "200ms")
+	out, stderr, code := invoke(t, "calibrate", "-d", "200ms")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -77,7 +77,7 @@ func TestCalibrateCommand(t *testing.T) {
 		{[]string{"calibrate", "-d", "10ms"}, "--duration must be between 100ms and 1m0s, got 10ms"},
 		{[]string{"calibrate", "--protocols", "h3"}, `unknown protocol "h3"; accepted: http, pg, resp`},
 	} {
-		_, e, code := cli(t, tc.args...)
+		_, e, code := invoke(t, tc.args...)
 		if code != 2 || !strings.Contains(e, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, e, tc.want)
 		}

@@ -32,7 +32,7 @@ func TestReportGolden(t *testing.T) {
 		for _, f := range goldenFormats {
 			t.Run(name+"."+f.ext, func(t *testing.T) {
 				file := filepath.Join(fixtures, "results", name+".json")
-				out, errOut, code := cli(t, "report", file, "-f", f.format)
+				out, errOut, code := invoke(t, "report", file, "-f", f.format)
 				if code != 0 {
 					t.Fatalf("report %s -f %s: exit %d: %s", file, f.format, code, errOut)
 				}

@@ -43,7 +43,7 @@ func TestHabitsOfPeerUsers(t *testing.T) {
 		{"http", "127.0.0.1" + port + "/", "-c", "1", "-n", "5"},      // an address without a scheme
 		{"http", addr + "/", "-c", "1", "-n", "5", "--warmup", "0.2"}, // a bare fraction of a second
 	} {
-		if out, stderr, code := cli(t, args...); code != 0 {
+		if out, stderr, code := invoke(t, args...); code != 0 {
 			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, stderr)
 		}
 	}
@@ -51,10 +51,10 @@ func TestHabitsOfPeerUsers(t *testing.T) {
 	file := filepath.Join(dir, "body.json")
 	os.WriteFile(file, []byte(`{"from":"file"}`), 0o644)
 	before := len(bodies())
-	if _, stderr, code := cli(t, "http", addr+"/", "-m", "POST", "-b", "@"+file, "-c", "1", "-n", "3"); code != 0 {
+	if _, stderr, code := invoke(t, "http", addr+"/", "-m", "POST", "-b", "@"+file, "-c", "1", "-n", "3"); code != 0 {
 		t.Fatalf("-b @file: exit %d: %s", code, stderr)
 	}
-	if _, stderr, code := cli(t, "http", addr+"/", "-m", "POST", "--body-file", file, "-c", "1", "-n", "3"); code != 0 {
+	if _, stderr, code := invoke(t, "http", addr+"/", "-m", "POST", "--body-file", file, "-c", "1", "-n", "3"); code != 0 {
 		t.Fatalf("--body-file: exit %d: %s", code, stderr)
 	}
 	got := bodies()[before:]
@@ -75,11 +75,11 @@ func TestHabitsOfPeerUsers(t *testing.T) {
 		{[]string{"http", addr + "/", "-d", "-3"}, "must be between 0 and 168h0m0s, got -3 seconds"},
 		{[]string{"http", addr + "/", "-d", "soon"}, "a number of seconds (10, 1.5) or a number with a unit"},
 	} {
-		if _, stderr, code := cli(t, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+		if _, stderr, code := invoke(t, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
-	out, _, code := cli(t, "--version")
+	out, _, code := invoke(t, "--version")
 	if code != 0 || !strings.HasPrefix(out, "benchrig ") || !strings.Contains(out, "go1.") {
 		t.Errorf("--version: exit %d, %q", code, out)
 	}
@@ -94,7 +94,7 @@ func TestTargetsFile(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "b.json"), []byte(`{"put":1}`), 0o644)
 	file := filepath.Join(dir, "targets.txt")
 	os.WriteFile(file, []byte(fmt.Sprintf("GET http://%s/a weight=3\n\nPOST http://%s/b weight=2\nContent-Type: text/plain\n@<<EOF\nposted\nEOF\n\nPUT http://%s/c\n@b.json\n", addr, addr, addr)), 0o644)
-	out, stderr, code := cli(t, "http", "--targets", file, "-c", "1", "-n", "600")
+	out, stderr, code := invoke(t, "http", "--targets", file, "-c", "1", "-n", "600")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}

@@ -30,11 +30,11 @@ func TestHeaderlessResultsFileIsAbsent(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := append([]string{"http", url, "-c", "2", "-d", "300ms", "--no-calibrate", "-o", out}, tc.flags...)
-			_, stderr, code := cli(t, args...)
+			_, stderr, code := invoke(t, args...)
 			if code != 0 || !strings.Contains(stderr, out+" holds no complete header line") || !strings.Contains(stderr, "treated as absent") {
 				t.Fatalf("exit %d, want 0 and the file named as treated as absent:\n%s", code, stderr)
 			}
-			if vout, _, code := cli(t, "verify", out); code != 0 || !strings.HasPrefix(vout, "OK") {
+			if vout, _, code := invoke(t, "verify", out); code != 0 || !strings.HasPrefix(vout, "OK") {
 				t.Errorf("verify of the new file: exit %d\n%s", code, vout)
 			}
 		})
@@ -52,24 +52,24 @@ matrix: {targets: [web], paths: [p], connections: [2]}
 	for _, flags := range [][]string{nil, {"--resume"}} {
 		out := filepath.Join(dir, "run.json")
 		os.WriteFile(out, nil, 0o644)
-		_, stderr, code := cli(t, append([]string{"run", suiteFile, "-o", out, "--no-calibrate"}, flags...)...)
+		_, stderr, code := invoke(t, append([]string{"run", suiteFile, "-o", out, "--no-calibrate"}, flags...)...)
 		if code != 0 || !strings.Contains(stderr, "treated as absent") {
 			t.Fatalf("run %v over an empty file: exit %d\n%s", flags, code, stderr)
 		}
-		if vout, _, code := cli(t, "verify", out); code != 0 {
+		if vout, _, code := invoke(t, "verify", out); code != 0 {
 			t.Errorf("run %v: verify of the new file: exit %d\n%s", flags, code, vout)
 		}
 	}
 	// --resume of a file that does not exist (a kill before it was made)
 	// starts one.
 	missing := filepath.Join(dir, "missing.json")
-	if _, stderr, code := cli(t, "http", url, "-c", "2", "-d", "300ms", "--no-calibrate", "-o", missing, "--resume"); code != 0 || !strings.Contains(stderr, "nothing to resume; a new run starts") {
+	if _, stderr, code := invoke(t, "http", url, "-c", "2", "-d", "300ms", "--no-calibrate", "-o", missing, "--resume"); code != 0 || !strings.Contains(stderr, "nothing to resume; a new run starts") {
 		t.Errorf("--resume of a missing file: exit %d\n%s", code, stderr)
 	}
 	// a file with content that is not a cut header is not replaced.
 	other := filepath.Join(dir, "notes.json")
 	os.WriteFile(other, []byte("my notes\n"), 0o644)
-	if _, stderr, code := cli(t, "http", url, "-c", "2", "-d", "300ms", "--no-calibrate", "-o", other); code != 1 || !strings.Contains(stderr, "already exists") {
+	if _, stderr, code := invoke(t, "http", url, "-c", "2", "-d", "300ms", "--no-calibrate", "-o", other); code != 1 || !strings.Contains(stderr, "already exists") {
 		t.Errorf("a file with other content: exit %d %s", code, stderr)
 	}
 	if b, _ := os.ReadFile(other); string(b) != "my notes\n" {

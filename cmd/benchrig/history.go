@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/benchrig/benchrig/internal/cli"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -17,7 +18,7 @@ var historyMarks history.ChangePoints = history.DetectChanges
 
 // historyCmd is `benchrig history`: a database of results files across
 // runs (SQLite by default, PostgreSQL with --db-env) and their trends.
-func historyCmd(a *app) *cobra.Command {
+func historyCmd(a *cli.App) *cobra.Command {
 	var loc history.Location
 	c := &cobra.Command{
 		Use:   "history",
@@ -36,9 +37,9 @@ PostgreSQL with --db-env VAR, the environment variable holding its DSN.`,
 	}
 	c.PersistentFlags().StringVar(&loc.Path, "db", "", "the SQLite history file (default $XDG_DATA_HOME/benchrig/history.db, else ~/.local/share/benchrig/history.db)")
 	c.PersistentFlags().StringVar(&loc.Env, "db-env", "", "an environment variable holding a PostgreSQL DSN: the history is there (never give a DSN on the command line)")
-	open := func(c *cobra.Command) (*history.Store, error) { return history.Open(c.Context(), loc, a.secrets) }
-	c.AddCommand(historyAddCmd(a.stdout, open), historyListCmd(a.stdout, open), historyRemoveCmd(a.stdout, open),
-		historyExportCmd(a.stdout, open), historyShowCmd(a.stdout, open), historyCheckCmd(a.stdout, open))
+	open := func(c *cobra.Command) (*history.Store, error) { return history.Open(c.Context(), loc, a.Secrets) }
+	c.AddCommand(historyAddCmd(a.Stdout, open), historyListCmd(a.Stdout, open), historyRemoveCmd(a.Stdout, open),
+		historyExportCmd(a.Stdout, open), historyShowCmd(a.Stdout, open), historyCheckCmd(a.Stdout, open))
 	return c
 }
 

@@ -21,7 +21,7 @@ func TestHistoryCLI(t *testing.T) {
 	}
 	db := filepath.Join(dir, "h.db")
 	h := func(args ...string) (string, string, int) {
-		return cli(t, append([]string{"history", "--db", db}, args...)...)
+		return invoke(t, append([]string{"history", "--db", db}, args...)...)
 	}
 	out, errs, code := h(append([]string{"add"}, paths...)...)
 	if code != 0 || strings.Count(out, "imported ") != 4 || !strings.Contains(out, "run 4, 6 samples") {
@@ -55,7 +55,7 @@ func TestHistoryCLI(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Fatal("the exported file differs from the imported one")
 	}
-	if out, _, code = cli(t, "verify", exported); code != 0 || !strings.HasPrefix(out, "OK: ") {
+	if out, _, code = invoke(t, "verify", exported); code != 0 || !strings.HasPrefix(out, "OK: ") {
 		t.Fatalf("verify of the export: %d %s", code, out)
 	}
 
@@ -86,11 +86,11 @@ func TestHistoryCLI(t *testing.T) {
 // DSN it holds is in no output.
 func TestHistoryDSNNeverShown(t *testing.T) {
 	t.Setenv("BENCHRIG_TEST_HISTORY_DSN", "postgres://bench:s3cret-pw-77@127.0.0.1:1/h?connect_timeout=5")
-	out, errs, code := cli(t, "history", "list", "--db-env", "BENCHRIG_TEST_HISTORY_DSN")
+	out, errs, code := invoke(t, "history", "list", "--db-env", "BENCHRIG_TEST_HISTORY_DSN")
 	if code == 0 || strings.Contains(out+errs, "s3cret-pw-77") || !strings.Contains(errs, "$BENCHRIG_TEST_HISTORY_DSN") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	_, errs, code = cli(t, "history", "list", "--db-env", "postgres://u:p@h/db")
+	_, errs, code = invoke(t, "history", "list", "--db-env", "postgres://u:p@h/db")
 	if code == 0 || !strings.Contains(errs, "never a DSN") {
 		t.Fatalf("a DSN as --db-env: %d %s", code, errs)
 	}
@@ -108,7 +108,7 @@ func TestHistoryCheckCLI(t *testing.T) {
 	}
 	db := filepath.Join(dir, "h.db")
 	h := func(args ...string) (string, string, int) {
-		return cli(t, append([]string{"history", "--db", db}, args...)...)
+		return invoke(t, append([]string{"history", "--db", db}, args...)...)
 	}
 	if _, errs, code := h(append([]string{"add"}, paths[:7]...)...); code != 0 {
 		t.Fatalf("add: %d %s", code, errs)

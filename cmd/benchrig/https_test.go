@@ -113,7 +113,7 @@ func negotiatedOf(t *testing.T, out string) (neg map[string]any, stats map[strin
 func TestHTTPSAndHTTP2(t *testing.T) {
 	srv := &protoServer{}
 	url, ca := tlsServer(t, srv, nil)
-	out, stderr, code := cli(t, "http", url, "--cacert", ca, "-c", "2", "-n", "200", "--json")
+	out, stderr, code := invoke(t, "http", url, "--cacert", ca, "-c", "2", "-n", "200", "--json")
 	if code != 0 {
 		t.Fatalf("https: exit %d: %s", code, stderr)
 	}
@@ -124,7 +124,7 @@ func TestHTTPSAndHTTP2(t *testing.T) {
 	if _, ok := stats["tls_handshakes"]; !ok {
 		t.Errorf("https: statistics %v lack tls_handshakes", stats)
 	}
-	out, stderr, code = cli(t, "http", url, "--cacert", ca, "--http2", "--streams", "8", "-c", "2", "-n", "400", "--json")
+	out, stderr, code = invoke(t, "http", url, "--cacert", ca, "--http2", "--streams", "8", "-c", "2", "-n", "400", "--json")
 	if code != 0 {
 		t.Fatalf("--http2: exit %d: %s", code, stderr)
 	}
@@ -139,7 +139,7 @@ func TestHTTPSAndHTTP2(t *testing.T) {
 	h := &protoServer{}
 	ts := httptest.NewServer(h2c.NewHandler(h, &http2.Server{}))
 	defer ts.Close()
-	out, stderr, code = cli(t, "http", strings.Replace(ts.URL, "http://", "h2c://", 1)+"/", "--streams", "4", "-c", "2", "-n", "100", "--json")
+	out, stderr, code = invoke(t, "http", strings.Replace(ts.URL, "http://", "h2c://", 1)+"/", "--streams", "4", "-c", "2", "-n", "100", "--json")
 	if code != 0 {
 		t.Fatalf("h2c: exit %d: %s", code, stderr)
 	}
@@ -158,7 +158,7 @@ func TestHTTPSExpiredCertificate(t *testing.T) {
 	url, ca := tlsServer(t, srv, expiredCert(t))
 	for _, extra := range [][]string{nil, {"--http2"}} {
 		args := append([]string{"http", url, "--cacert", ca, "-c", "2", "-d", "1"}, extra...)
-		_, stderr, code := cli(t, args...)
+		_, stderr, code := invoke(t, args...)
 		if code != 1 || !strings.Contains(stderr, "certificate has expired") || !strings.Contains(stderr, "--insecure") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 1 and the expired certificate", extra, code, stderr)
 		}
@@ -166,7 +166,7 @@ func TestHTTPSExpiredCertificate(t *testing.T) {
 	if got := srv.counts(); len(got) != 0 {
 		t.Errorf("the server answered %v through an expired certificate", got)
 	}
-	if _, stderr, code := cli(t, "http", url, "--insecure", "-c", "1", "-n", "5"); code != 0 {
+	if _, stderr, code := invoke(t, "http", url, "--insecure", "-c", "1", "-n", "5"); code != 0 {
 		t.Errorf("--insecure: exit %d: %s", code, stderr)
 	}
 }
@@ -185,7 +185,7 @@ func TestHTTPSFlagErrors(t *testing.T) {
 		{[]string{"http", "https://127.0.0.1:1/", "--http2", "--streams", "0"}, "--streams must be 1–1024, got 0"},
 		{[]string{"http", "https://127.0.0.1:1/", "--http2", "--streams", "4", "-p", "2"}, "give --streams or --pipeline, not both"},
 	} {
-		if _, stderr, code := cli(t, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+		if _, stderr, code := invoke(t, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/benchrig/benchrig/internal/cli"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,7 @@ import (
 // k8sCmd is `benchrig k8s SUITE --agents N --image IMAGE`: the manifests of a
 // distributed run on Kubernetes, printed for kubectl apply -f -; and `k8s
 // fetch`, which recovers the results file from the coordinator's log.
-func k8sCmd(a *app) *cobra.Command {
+func k8sCmd(a *cli.App) *cobra.Command {
 	var (
 		sets  []string
 		smoke bool
@@ -47,7 +48,7 @@ func k8sCmd(a *app) *cobra.Command {
 			if err != nil {
 				return exitcode.Usage(err)
 			}
-			return m.Write(a.stdout)
+			return m.Write(a.Stdout)
 		},
 	}
 	f := c.Flags()
@@ -68,7 +69,7 @@ func k8sCmd(a *app) *cobra.Command {
 	return c
 }
 
-func k8sFetchCmd(a *app) *cobra.Command {
+func k8sFetchCmd(a *cli.App) *cobra.Command {
 	var out string
 	c := &cobra.Command{
 		Use:   "fetch [LOG] -o RESULTS.json",
@@ -82,7 +83,7 @@ func k8sFetchCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "%s: %d bytes recovered; `benchrig verify %s` checks it\n", out, n, out)
+			fmt.Fprintf(a.Stdout, "%s: %d bytes recovered; `benchrig verify %s` checks it\n", out, n, out)
 			return nil
 		},
 	}

@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func invoke(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
 	err := run(context.Background(), args, &o, &e)
@@ -57,7 +57,7 @@ func helloServer(t *testing.T) string {
 }
 
 func TestVersion(t *testing.T) {
-	out, _, code := cli(t, "version")
+	out, _, code := invoke(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "benchrig ") || !strings.Contains(out, "go1.") {
 		t.Errorf("version: %d %q", code, out)
 	}
@@ -66,7 +66,7 @@ func TestVersion(t *testing.T) {
 func TestHTTPQuickRunTablesAndJSON(t *testing.T) {
 	url := helloServer(t)
 	outFile := filepath.Join(t.TempDir(), "r.json")
-	out, _, code := cli(t, "http", url, "-c", "4", "-d", "1500ms", "-o", outFile)
+	out, _, code := invoke(t, "http", url, "-c", "4", "-d", "1500ms", "-o", outFile)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
@@ -90,7 +90,7 @@ func TestHTTPQuickRunTablesAndJSON(t *testing.T) {
 }
 
 func TestHTTPCountAndJSONStdout(t *testing.T) {
-	out, _, code := cli(t, "http", helloServer(t), "-c", "3", "-n", "500", "-p", "4", "--json")
+	out, _, code := invoke(t, "http", helloServer(t), "-c", "3", "-n", "500", "-p", "4", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -152,7 +152,7 @@ func TestHTTPBadInput(t *testing.T) {
 		var code int
 		go func() {
 			defer close(done)
-			_, stderr, code = cli(t, c.args...)
+			_, stderr, code = invoke(t, c.args...)
 		}()
 		select {
 		case <-done:
@@ -192,7 +192,7 @@ func TestOutOfProcessServers(t *testing.T) {
 				testenv.Missing(t, testenv.Node, "node not found on PATH")
 			}
 			addr := startListening(t, cmd)
-			out, stderr, code := cli(t, "http", "http://"+addr+"/", "-c", "10", "-d", "2s")
+			out, stderr, code := invoke(t, "http", "http://"+addr+"/", "-c", "10", "-d", "2s")
 			if code != 0 || !strings.Contains(out, "│ Req/Sec ") || !strings.Contains(out, "\n0 errors") {
 				t.Errorf("exit %d\n%s\n%s", code, out, stderr)
 			}
@@ -240,7 +240,7 @@ func TestHTTPSecretsNotRecorded(t *testing.T) {
 	}))
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "r.json")
-	stdout, _, code := cli(t, "http", srv.URL+"/", "-n", "5", "-H", "Authorization: Bearer sekrit-123", "-o", out)
+	stdout, _, code := invoke(t, "http", srv.URL+"/", "-n", "5", "-H", "Authorization: Bearer sekrit-123", "-o", out)
 	if code != 0 || got != "Bearer sekrit-123" {
 		t.Fatalf("exit %d, server saw %q", code, got)
 	}
@@ -252,7 +252,7 @@ func TestHTTPSecretsNotRecorded(t *testing.T) {
 		t.Error("the recorded header is not marked redacted")
 	}
 	u := strings.Replace(srv.URL, "http://", "http://user:pw-secret@", 1)
-	_, stderr, code := cli(t, "http", u+"/", "-n", "5")
+	_, stderr, code := invoke(t, "http", u+"/", "-n", "5")
 	if code != 2 || strings.Contains(stderr, "pw-secret") || !strings.Contains(stderr, "credentials in the URL") {
 		t.Errorf("URL with credentials: exit %d %q", code, stderr)
 	}

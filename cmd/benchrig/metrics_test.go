@@ -67,7 +67,7 @@ matrix:
 func TestMetricsThroughEveryPhase(t *testing.T) {
 	srv, served := metricsTarget(t, false)
 	out := filepath.Join(t.TempDir(), "r.json")
-	if o, e, code := cli(t, "run", metricsSuite(t, srv.URL), "-o", out); code != 0 {
+	if o, e, code := invoke(t, "run", metricsSuite(t, srv.URL), "-o", out); code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, o, e)
 	}
 	s := readResults(t, out).Sample
@@ -102,7 +102,7 @@ func TestMetricsThroughEveryPhase(t *testing.T) {
 		t.Fatalf("no load recorded")
 	}
 	txtFile := filepath.Join(t.TempDir(), "r.txt")
-	if _, e, code := cli(t, "report", out, "-o", txtFile); code != 0 {
+	if _, e, code := invoke(t, "report", out, "-o", txtFile); code != 0 {
 		t.Fatalf("text report: %s", e)
 	}
 	txt, _ := os.ReadFile(txtFile)
@@ -110,7 +110,7 @@ func TestMetricsThroughEveryPhase(t *testing.T) {
 		t.Errorf("text report does not state the scrapes and their cost:\n%s", txt)
 	}
 	html := filepath.Join(t.TempDir(), "r.html")
-	if _, e, code := cli(t, "report", out, "-o", html); code != 0 {
+	if _, e, code := invoke(t, "report", out, "-o", html); code != 0 {
 		t.Fatalf("html report: %s", e)
 	}
 	b, _ := os.ReadFile(html)
@@ -124,7 +124,7 @@ func TestMetricsThroughEveryPhase(t *testing.T) {
 func TestMetricsMalformed(t *testing.T) {
 	srv, _ := metricsTarget(t, true)
 	out := filepath.Join(t.TempDir(), "r.json")
-	if o, e, code := cli(t, "run", metricsSuite(t, srv.URL), "-o", out); code != 0 {
+	if o, e, code := invoke(t, "run", metricsSuite(t, srv.URL), "-o", out); code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, o, e)
 	}
 	s := readResults(t, out).Sample
@@ -136,7 +136,7 @@ func TestMetricsMalformed(t *testing.T) {
 		!strings.Contains(m.Notes[0], "malformed Prometheus text") || !strings.Contains(m.Notes[0], "line 2") {
 		t.Fatalf("metrics %+v: want every scrape failed with a note naming the malformed line", m)
 	}
-	txt, _, _ := cli(t, "report", out)
+	txt, _, _ := invoke(t, "report", out)
 	if !strings.Contains(txt, "malformed Prometheus text") {
 		t.Errorf("text report does not show the note:\n%s", txt)
 	}

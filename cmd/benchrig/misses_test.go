@@ -64,7 +64,7 @@ func TestMissesAreNotSuccesses(t *testing.T) {
 		}
 	})
 	t.Run("resp --max-miss out of range", func(t *testing.T) {
-		_, stderr, code := cli(t, "resp", "--addr", srv.Addr(), "--max-miss", "2", "-d", "500ms", "--no-calibrate")
+		_, stderr, code := invoke(t, "resp", "--addr", srv.Addr(), "--max-miss", "2", "-d", "500ms", "--no-calibrate")
 		if code != exitcode.BadUsage || !strings.Contains(stderr, "--max-miss") {
 			t.Errorf("exit %d: %s", code, stderr)
 		}

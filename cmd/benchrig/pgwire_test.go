@@ -27,7 +27,7 @@ func TestDSNToANonPostgresPort(t *testing.T) {
 		{"silent", silent, "did not answer PostgreSQL's SSLRequest within 2s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, stderr, code := cli(t, "pg", "--dsn", "postgres://bench:s3cret@"+tc.addr+"/bench", "--path", "prepared-one", "-d", "1s")
+			_, stderr, code := invoke(t, "pg", "--dsn", "postgres://bench:s3cret@"+tc.addr+"/bench", "--path", "prepared-one", "-d", "1s")
 			if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, tc.addr) || strings.Contains(stderr, "s3cret") || strings.Contains(stderr, "tls error") {
 				t.Errorf("exit %d, stderr %q; want exit 1 and %q naming %s", code, stderr, tc.want, tc.addr)
 			}

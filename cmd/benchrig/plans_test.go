@@ -40,7 +40,7 @@ matrix:
 		t.Fatal(err)
 	}
 	res := filepath.Join(dir, "r.json")
-	if out, stderr, code := cli(t, "run", file, "-o", res); code != 0 {
+	if out, stderr, code := invoke(t, "run", file, "-o", res); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
 	doc := readResults(t, res)
@@ -73,7 +73,7 @@ matrix:
 		}
 	}
 	for _, f := range []string{"text", "md", "json"} {
-		out, stderr, code := cli(t, "report", res, "-f", f)
+		out, stderr, code := invoke(t, "report", res, "-f", f)
 		if code != 0 {
 			t.Fatalf("report -f %s: exit %d: %s", f, code, stderr)
 		}

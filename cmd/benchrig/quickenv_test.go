@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver/pgtest"
-	"github.com/benchrig/benchrig/internal/quick"
+	"github.com/benchrig/benchrig/internal/protocol/pg/pgquick"
 )
 
 // Two quick pg runs in one process (as tests run them) each reach the
@@ -48,8 +48,8 @@ func TestQuickRunsKeepTheirOwnDSN(t *testing.T) {
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	for polling := true; polling; {
-		if v, ok := os.LookupEnv(quick.DSNEnv); ok {
-			t.Errorf("$%s is set in the process environment during a run (%d bytes)", quick.DSNEnv, len(v))
+		if v, ok := os.LookupEnv(pgquick.DSNEnv); ok {
+			t.Errorf("$%s is set in the process environment during a run (%d bytes)", pgquick.DSNEnv, len(v))
 			polling = false
 		}
 		select {

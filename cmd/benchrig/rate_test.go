@@ -21,7 +21,7 @@ func buildExample(t *testing.T, name string) string {
 
 func quickJSON(t *testing.T, args ...string) (*resultsDoc, string, int) {
 	t.Helper()
-	out, stderr, code := cli(t, append(args, "--json")...)
+	out, stderr, code := invoke(t, append(args, "--json")...)
 	if out == "" {
 		t.Fatalf("%v: no results on stdout (exit %d):\n%s", args, code, stderr)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/benchrig/benchrig/internal/cli"
 	"io"
 	"os"
 	"slices"
@@ -87,7 +88,7 @@ var keepOff = map[string]string{
 func argvNotice(args []string) (shown []string, notice string) {
 	var flags, hints []string
 	seen := map[string]bool{}
-	shown = redactArgsFrom(args, argPolicy(args), nil, func(flag string) {
+	shown = cli.RedactArgsFrom(args, cli.ArgPolicy(args), nil, func(flag string) {
 		name := flag
 		if name == "" {
 			name = "a URL"

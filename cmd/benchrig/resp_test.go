@@ -56,7 +56,7 @@ func respBatch(t *testing.T, s *result.Sample) float64 {
 func TestRESPQuickMatrix(t *testing.T) {
 	respNeedRedis(t)
 	out := filepath.Join(t.TempDir(), "resp.json")
-	stdout, stderr, code := cli(t, "resp", "--ephemeral", "--batch", "1,8", "-c", "3", "-d", "600ms",
+	stdout, stderr, code := invoke(t, "resp", "--ephemeral", "--batch", "1,8", "-c", "3", "-d", "600ms",
 		"--sample-interval", "100ms", "--recovery", "100ms", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -107,7 +107,7 @@ func TestRESPQuickMatrix(t *testing.T) {
 // with the target statistics.
 func TestRESPSingleSampleReport(t *testing.T) {
 	respNeedRedis(t)
-	stdout, stderr, code := cli(t, "resp", "--ephemeral", "--command", "get", "-c", "2", "-p", "4", "-n", "400")
+	stdout, stderr, code := invoke(t, "resp", "--ephemeral", "--command", "get", "-c", "2", "-p", "4", "-n", "400")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -145,19 +145,19 @@ func TestRESPAuth(t *testing.T) {
 		}
 	}
 
-	stdout, stderr, code := cli(t, "resp", "--addr", srv.Addr(), "--token-env", "BENCHRIG_RESP_TOKEN", "-d", "300ms")
+	stdout, stderr, code := invoke(t, "resp", "--addr", srv.Addr(), "--token-env", "BENCHRIG_RESP_TOKEN", "-d", "300ms")
 	if code != 1 || !strings.Contains(stderr, "AUTH failed") || !strings.Contains(stderr, "WRONGPASS") || strings.Contains(stdout, "req/s") {
 		t.Errorf("wrong token: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	secretFree("wrong token", stdout, stderr)
 
-	stdout, stderr, code = cli(t, "resp", "--addr", srv.Addr(), "-d", "300ms")
+	stdout, stderr, code = invoke(t, "resp", "--addr", srv.Addr(), "-d", "300ms")
 	if code != 1 || !strings.Contains(stderr, "NOAUTH") || !strings.Contains(stderr, "requires AUTH") {
 		t.Errorf("no token: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 
 	out := filepath.Join(t.TempDir(), "r.json")
-	stdout, stderr, code = cli(t, "resp", "--addr", srv.Addr(), "--token-file", tokenFile, "--fill", "-c", "2", "-n", "300", "-o", out)
+	stdout, stderr, code = invoke(t, "resp", "--addr", srv.Addr(), "--token-file", tokenFile, "--fill", "-c", "2", "-n", "300", "-o", out)
 	if code != 0 {
 		t.Fatalf("right token: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -179,7 +179,7 @@ func TestRESPFillFromEphemeralPG(t *testing.T) {
 	if _, err := pgephemeral.FindBinaries(context.Background(), ""); errors.Is(err, pgephemeral.ErrNoBinaries) {
 		testenv.Missing(t, testenv.Postgres, err.Error())
 	}
-	stdout, stderr, code := cli(t, "resp", "--ephemeral", "--fill-from-pg", "--ephemeral-pg", "--rows", "256", "--keyspace", "200",
+	stdout, stderr, code := invoke(t, "resp", "--ephemeral", "--fill-from-pg", "--ephemeral-pg", "--rows", "256", "--keyspace", "200",
 		"--verify-against-pg", "--validate-sampled", "0.5", "--batch", "16", "-c", "2", "-n", "300", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -222,7 +222,7 @@ func TestRESPRefusesBadInput(t *testing.T) {
 		{"resp", "--ephemeral", "--validate-sampled", "2"},
 		{"resp", "--ephemeral", "-R", "100", "-p", "1,4"},
 	} {
-		if _, stderr, code := cli(t, args...); code != 2 {
+		if _, stderr, code := invoke(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (usage)\n%s", args, code, stderr)
 		}
 	}
@@ -232,11 +232,11 @@ func TestRESPRefusesBadInput(t *testing.T) {
 // peer that does not speak RESP.
 func TestRESPFailsOnBadPeer(t *testing.T) {
 	addr := strings.TrimSuffix(strings.TrimPrefix(helloServer(t), "http://"), "/")
-	_, stderr, code := cli(t, "resp", "--addr", addr, "-d", "300ms")
+	_, stderr, code := invoke(t, "resp", "--addr", addr, "-d", "300ms")
 	if code != 1 || !strings.Contains(stderr, "does not speak RESP") {
 		t.Errorf("HTTP peer: exit %d\n%s", code, stderr)
 	}
-	_, stderr, code = cli(t, "resp", "--addr", "127.0.0.1:1", "-d", "300ms")
+	_, stderr, code = invoke(t, "resp", "--addr", "127.0.0.1:1", "-d", "300ms")
 	if code != 1 || !strings.Contains(stderr, "connection refused") {
 		t.Errorf("closed port: exit %d\n%s", code, stderr)
 	}
@@ -255,10 +255,10 @@ func TestRESPVerifyWithoutFill(t *testing.T) {
 	port := startRedis(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	base := []string{"resp", "--addr", addr, "--keyspace", "64", "--batch", "16", "-c", "2", "-n", "50", "--fill-from-pg-dsn", dsn, "--verify-against-pg"}
-	if _, stderr, code := cli(t, append(base, "--fill-from-pg")...); code != 0 {
+	if _, stderr, code := invoke(t, append(base, "--fill-from-pg")...); code != 0 {
 		t.Fatalf("filling run: exit %d: %s", code, stderr)
 	}
-	_, stderr, code := cli(t, append(base, "--fill=false")...)
+	_, stderr, code := invoke(t, append(base, "--fill=false")...)
 	if code != 0 || !strings.Contains(stderr, "Pre-flight") || strings.Contains(stderr, "Filled") {
 		t.Fatalf("--fill=false --verify-against-pg: exit %d: %s", code, stderr)
 	}
@@ -273,7 +273,7 @@ func TestRESPVerifyWithoutFill(t *testing.T) {
 	buf := make([]byte, 16)
 	c.Read(buf)
 	c.Close()
-	_, stderr, code = cli(t, append(base, "--fill=false")...)
+	_, stderr, code = invoke(t, append(base, "--fill=false")...)
 	if code != 1 || !strings.Contains(stderr, "item:7") {
 		t.Errorf("a changed row: exit %d, stderr %q; want exit 1 naming item:7", code, stderr)
 	}

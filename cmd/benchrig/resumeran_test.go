@@ -57,7 +57,7 @@ matrix: {targets: [api], paths: [get], connections: [2]}
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "r.json")
-	if _, stderr, code := cli(t, "run", suite, "-o", out, "--no-calibrate"); code != 0 {
+	if _, stderr, code := invoke(t, "run", suite, "-o", out, "--no-calibrate"); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	whole, _ := os.ReadFile(out)
@@ -73,7 +73,7 @@ matrix: {targets: [api], paths: [get], connections: [2]}
 	os.WriteFile(out, cut, 0o644)
 	install("rebuilt")
 	second := fileDigest(t, server)
-	_, stderr, code := cli(t, "run", suite, "-o", out, "--resume")
+	_, stderr, code := invoke(t, "run", suite, "-o", out, "--resume")
 	if code == 0 || !strings.Contains(stderr, "refusing to resume") || !strings.Contains(stderr, "exe "+server+" sha256 "+first[:12]+"… → "+second[:12]+"…") {
 		t.Errorf("resume against the rebuilt server: exit %d, want a refusal naming it:\n%s", code, stderr)
 	}
@@ -81,7 +81,7 @@ matrix: {targets: [api], paths: [get], connections: [2]}
 		t.Errorf("the refused resume changed the file")
 	}
 
-	_, stderr, code = cli(t, "run", suite, "-o", out, "--resume-changed")
+	_, stderr, code = invoke(t, "run", suite, "-o", out, "--resume-changed")
 	if code != 0 || !strings.Contains(stderr, "resuming against changed targets") {
 		t.Fatalf("--resume-changed: exit %d\n%s", code, stderr)
 	}
@@ -95,7 +95,7 @@ matrix: {targets: [api], paths: [get], connections: [2]}
 
 	os.WriteFile(out, cut, 0o644)
 	install("")
-	if _, stderr, code := cli(t, "run", suite, "-o", out, "--resume"); code != 0 || strings.Contains(stderr, "changed") {
+	if _, stderr, code := invoke(t, "run", suite, "-o", out, "--resume"); code != 0 || strings.Contains(stderr, "changed") {
 		t.Errorf("resume against the first build again: exit %d\n%s", code, stderr)
 	}
 	if n := sampleLines(out); n != 3 {

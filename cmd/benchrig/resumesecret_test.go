@@ -27,7 +27,7 @@ func TestQuickResumeKeepsCredentials(t *testing.T) {
 	t.Cleanup(srv.Close)
 	out := filepath.Join(t.TempDir(), "a.json")
 	args := []string{"http", srv.URL + "/", "-H", "Authorization: Bearer s3cret-token", "-r", "2", "-d", "300ms", "-c", "1", "--no-calibrate", "-o", out}
-	if _, stderr, code := cli(t, args...); code != 0 {
+	if _, stderr, code := invoke(t, args...); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(out)
@@ -39,7 +39,7 @@ func TestQuickResumeKeepsCredentials(t *testing.T) {
 	mu.Lock()
 	clear(seen)
 	mu.Unlock()
-	_, stderr, code := cli(t, append(args, "--resume")...)
+	_, stderr, code := invoke(t, append(args, "--resume")...)
 	if code != 0 || strings.Contains(stderr, "warning") {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
 	}

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/benchrig/benchrig/internal/cli"
+	"github.com/benchrig/benchrig/internal/result"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -17,6 +20,15 @@ import (
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
+// toolInfo is benchrig's identity as the results file records it.
+func toolInfo() result.Tool {
+	t := result.ReadTool(version)
+	if commit != "" {
+		t.Commit, t.Dirty = strings.TrimSuffix(commit, "-dirty"), strings.HasSuffix(commit, "-dirty")
+	}
+	return t
+}
+
 // version and commit are set at build time by the Makefile
 // (-ldflags "-X main.version=… -X main.commit=…"); without them the VCS
 // stamp Go embeds, if any, is used.
@@ -25,41 +37,22 @@ var (
 	commit  = ""
 )
 
-// app is what every command needs of its invocation: the context that
-// Ctrl-C cancels, the command line as given (for the results header, never
-// os.Args) and the output streams.
-type app struct {
-	ctx context.Context
-	// args is the command line as recorded and shown: credentials hidden
-	// (redactArgs).
-	args           []string
-	stdout, stderr io.Writer
-	// policy is the invocation's redaction policy (--secret-header,
-	// --secret-param); secrets holds every credential it was given or
-	// found, scrubbed from all it writes.
-	policy  secret.Policy
-	secrets *secret.Set
-	// secretHeaders and secretParams are the flags' values, added to
-	// every suite's own lists.
-	secretHeaders, secretParams []string
-}
-
 // run is the whole CLI, testable end to end.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// The agents' shared token is benchrig's: no target, probe or
 	// watchdog inherits it (a local agent is given it explicitly).
 	secret.Withhold(agent.TokenEnv)
-	policy, found := argPolicy(args), &secret.Set{}
-	shown := redactArgs(args, policy, found)
+	policy, found := cli.ArgPolicy(args), &secret.Set{}
+	shown := cli.RedactArgs(args, policy, found)
 	stdout, stderr = found.Writer(stdout), found.Writer(stderr)
-	err := runCLI(&app{ctx: ctx, args: shown, stdout: stdout, stderr: stderr, policy: policy, secrets: found}, args)
+	err := runCLI(&cli.App{Ctx: ctx, Args: shown, Stdout: stdout, Stderr: stderr, Tool: toolInfo(), Policy: policy, Secrets: found}, args)
 	return policy.Error(found.Error(err))
 }
 
 // runCLI is the command tree, run on the real arguments; every error it
 // returns is scrubbed of the app's secrets by run.
-func runCLI(a *app, args []string) error {
-	ctx, stdout, stderr := a.ctx, a.stdout, a.stderr
+func runCLI(a *cli.App, args []string) error {
+	ctx, stdout, stderr := a.Ctx, a.Stdout, a.Stderr
 	root := &cobra.Command{
 		Use:           "benchrig",
 		Short:         "Honest, repeatable benchmarks of HTTP, PostgreSQL and RESP servers",
@@ -72,9 +65,9 @@ func runCLI(a *app, args []string) error {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exitcode.Usage(err) })
-	root.PersistentFlags().StringArrayVar(&a.secretHeaders, "secret-header", nil,
+	root.PersistentFlags().StringArrayVar(&a.SecretHeaders, "secret-header", nil,
 		"a header whose value is a credential, beyond those named token, key, auth, password, secret, session, cookie… (repeatable): never recorded or shown")
-	root.PersistentFlags().StringArrayVar(&a.secretParams, "secret-param", nil,
+	root.PersistentFlags().StringArrayVar(&a.SecretParams, "secret-param", nil,
 		"a URL query parameter whose value is a credential, beyond the names the policy knows (repeatable): recorded as NAME=[redacted]")
 	var cpuProfile string
 	stopProfile := func() {}
@@ -97,7 +90,8 @@ func runCLI(a *app, args []string) error {
 		stopProfile = stop
 		return nil
 	}
-	root.AddCommand(versionCmd(stdout), httpCmd(a), respCmd(a), pgCmd(a),
+	root.AddCommand(cli.QuickCommands(a)...)
+	root.AddCommand(versionCmd(stdout),
 		planCmd(stdout), runCmd(a), verifyCmd(stdout), checksumCmd(stdout), reportCmd(stdout), compareCmd(stdout), exportCmd(stdout), calibrateCmd(a),
 		agentCmd(a), k8sCmd(a), historyCmd(a))
 	root.SetHelpCommand(helpCmd(root))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/benchrig/benchrig/internal/cli"
 	"io/fs"
 	"net/http"
 	"os"
@@ -130,7 +131,7 @@ func (w *leakWatch) pollProc(tmp string, stop <-chan struct{}, done *sync.WaitGr
 			if bytes.HasPrefix(b, []byte(w.br+"\x00")) {
 				reexeced := bytes.Contains(environ, []byte("\x00"+argvEnv+"=")) || bytes.HasPrefix(environ, []byte(argvEnv+"="))
 				args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")[1:]
-				if !reexeced && !slices.Equal(redactArgs(args, argPolicy(args), nil), args) {
+				if !reexeced && !slices.Equal(cli.RedactArgs(args, cli.ArgPolicy(args), nil), args) {
 					// About to re-execute itself with these hidden: a
 					// matter of milliseconds. Seen so in three polls
 					// (150 ms or more), it did not.

@@ -41,7 +41,7 @@ func TestSeed000Smoke(t *testing.T) {
 	t.Setenv("CONNECTIONS", "64")
 	t.Setenv("BATCHES", "1")
 	t.Chdir("../..") // the suite's paths (the app's dir) are relative to the repository's root
-	out, stderr, code := cli(t, "run", "examples/seeds/000/suite.yaml", "-o", res, "--smoke")
+	out, stderr, code := invoke(t, "run", "examples/seeds/000/suite.yaml", "-o", res, "--smoke")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -95,10 +95,10 @@ func TestSeed000Smoke(t *testing.T) {
 	if strings.Contains(string(b), "DATABASE_URL=") {
 		t.Errorf("the app's environment (its DSN) is in the results file")
 	}
-	if out, _, code := cli(t, "verify", "--allow-smoke", res); code != 0 {
+	if out, _, code := invoke(t, "verify", "--allow-smoke", res); code != 0 {
 		t.Errorf("verify --allow-smoke: exit %d: %s", code, out)
 	}
-	md, _, code := cli(t, "report", "--allow-smoke", res, "-f", "md")
+	md, _, code := invoke(t, "report", "--allow-smoke", res, "-f", "md")
 	if code != 0 || !strings.Contains(md, "Sampled processes") || !strings.Contains(md, "| headline |") {
 		t.Errorf("markdown report (exit %d) does not show the app and PostgreSQL:\n%s", code, clip(md))
 	}

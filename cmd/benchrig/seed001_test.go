@@ -32,7 +32,7 @@ func TestSeed001Smoke(t *testing.T) {
 	const token = "seed001-test-token-7f3a"
 	t.Setenv("RESPCACHE_TOKEN", token)
 	res := filepath.Join(t.TempDir(), "seed001.json")
-	out, stderr, code := cli(t, "run", "../../examples/seeds/001/suite.yaml", "-o", res, "--smoke")
+	out, stderr, code := invoke(t, "run", "../../examples/seeds/001/suite.yaml", "-o", res, "--smoke")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -90,7 +90,7 @@ func TestSeed001Smoke(t *testing.T) {
 	if strings.Contains(string(b), token) {
 		t.Errorf("the AUTH token is in the results file")
 	}
-	if out, _, code := cli(t, "verify", "--allow-smoke", res); code != 0 {
+	if out, _, code := invoke(t, "verify", "--allow-smoke", res); code != 0 {
 		t.Errorf("verify --allow-smoke: exit %d: %s", code, out)
 	}
 }
@@ -140,7 +140,7 @@ func TestSeedAssertionFails(t *testing.T) {
       resp: {token_file: %q}`, tokenFile, tokenFile)
 	file := seedSuite(t, dir, extra, `"cache_hits == requests * keys", "errors == 0"`)
 	res := filepath.Join(dir, "r.json")
-	out, stderr, code := cli(t, "run", file, "-o", res)
+	out, stderr, code := invoke(t, "run", file, "-o", res)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -193,7 +193,7 @@ func TestSeedRefusedWithPosition(t *testing.T) {
 			`s.yaml:13:31: paths.mget.assert[0]: assertion "errors == 0 and cache_hit >= 1": unknown name "cache_hit" for resp samples of target "pglc"`},
 	} {
 		file := seedSuite(t, dir, c.extra, c.assert)
-		_, stderr, code := cli(t, "plan", file)
+		_, stderr, code := invoke(t, "plan", file)
 		if code != 2 || !strings.Contains(stderr, filepath.Join(dir, c.want)) {
 			t.Errorf("plan: exit %d, stderr %q\nwant %q", code, stderr, c.want)
 		}
@@ -204,7 +204,7 @@ func TestSeedRefusedWithPosition(t *testing.T) {
       sidecar: {command: [respcache, -listen, "127.0.0.1:{port}"]}
       resp: {port: 0}`
 	file := seedSuite(t, dir, extra, `"errors == 0"`)
-	_, stderr, code := cli(t, "run", file, "-o", filepath.Join(dir, "a.json"))
+	_, stderr, code := invoke(t, "run", file, "-o", filepath.Join(dir, "a.json"))
 	if want := filepath.Join(dir, `s.yaml:9:20: targets.pglc.postgres.statistics: `) + `ERROR: relation "no_such_table" does not exist`; code == 0 || !strings.Contains(stderr, want) {
 		t.Errorf("run: exit %d, stderr %q\nwant %q", code, stderr, want)
 	}
@@ -212,7 +212,7 @@ func TestSeedRefusedWithPosition(t *testing.T) {
       sidecar: {command: [respcache, -listen, "127.0.0.1:{port}"]}
       resp: {port: 0}`
 	file = seedSuite(t, dir, extra, `"cache_misses == 0"`)
-	_, stderr, code = cli(t, "run", file, "-o", filepath.Join(dir, "b.json"))
+	_, stderr, code = invoke(t, "run", file, "-o", filepath.Join(dir, "b.json"))
 	if want := filepath.Join(dir, `s.yaml:15:15: paths.mget.assert[0]: assertion "cache_misses == 0": unknown name "cache_misses": the statistics query returns cache_hits`); code == 0 || !strings.Contains(stderr, want) {
 		t.Errorf("run: exit %d, stderr %q\nwant %q", code, stderr, want)
 	}
@@ -236,7 +236,7 @@ matrix: {targets: [cache], paths: [get], connections: [2]}
 	file := filepath.Join(dir, "s.yaml")
 	os.WriteFile(file, []byte(src), 0o644)
 	res := filepath.Join(dir, "r.json")
-	if out, stderr, code := cli(t, "run", file, "-o", res); code != 0 {
+	if out, stderr, code := invoke(t, "run", file, "-o", res); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
 	s := readResults(t, res).Sample
@@ -244,7 +244,7 @@ matrix: {targets: [cache], paths: [get], connections: [2]}
 	if l := s.Load; l == nil || l.Requests != 0 || l.Misses == 0 || s.Stats["client_nils"] != float64(l.Misses+l.OutstandingAnswered) || s.Stats["client_hits"] != 0 {
 		t.Fatalf("load %+v, stats %v: want every GET a nil, a miss (nothing filled)", s.Load, s.Stats)
 	}
-	if out, _, code := cli(t, "verify", res); code != 0 {
+	if out, _, code := invoke(t, "verify", res); code != 0 {
 		t.Errorf("verify: %s", out)
 	}
 }

@@ -66,7 +66,7 @@ func TestSeed002Smoke(t *testing.T) {
 	seedRuntimes(t, dir, "node_modules/node24/bin/node", "node_modules/fastify", "node_modules/@nestjs/core", "node_modules/total4", "node_modules/total5")
 	res := filepath.Join(t.TempDir(), "seed002.json")
 	t.Chdir(dir)
-	out, stderr, code := cli(t, "run", "suite.yaml", "-o", res, "--smoke", "--set", "paths=validate", "--set", "rates=1000")
+	out, stderr, code := invoke(t, "run", "suite.yaml", "-o", res, "--smoke", "--set", "paths=validate", "--set", "rates=1000")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -77,11 +77,11 @@ func TestSeed002Smoke(t *testing.T) {
 		want[fw] = "v24.22.3"
 	}
 	checkVersions(t, doc.Header.Targets, want)
-	if out, _, code := cli(t, "verify", "--allow-smoke", res); code != 0 {
+	if out, _, code := invoke(t, "verify", "--allow-smoke", res); code != 0 {
 		t.Errorf("verify --allow-smoke: exit %d: %s", code, out)
 	}
 	md := filepath.Join(t.TempDir(), "r.md")
-	if _, stderr, code := cli(t, "report", "--allow-smoke", res, "-o", md); code != 0 {
+	if _, stderr, code := invoke(t, "report", "--allow-smoke", res, "-o", md); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(md)
@@ -126,7 +126,7 @@ func TestSeed003Smoke(t *testing.T) {
 
 	res := filepath.Join(t.TempDir(), "seed003.json")
 	t.Chdir(dir)
-	out, stderr, code := cli(t, "run", "suite.yaml", "-o", res, "--smoke")
+	out, stderr, code := invoke(t, "run", "suite.yaml", "-o", res, "--smoke")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -136,10 +136,10 @@ func TestSeed003Smoke(t *testing.T) {
 		"raw[node=" + n12 + "]": "v12.13.0", "raw[node=" + n16 + "]": "v16.13.2",
 		"express[node=" + n12 + "]": "v12.13.0", "express[node=" + n16 + "]": "v16.13.2",
 	})
-	if out, _, code := cli(t, "verify", "--allow-smoke", res); code != 0 {
+	if out, _, code := invoke(t, "verify", "--allow-smoke", res); code != 0 {
 		t.Errorf("verify --allow-smoke: exit %d: %s", code, out)
 	}
-	out, stderr, code = cli(t, "compare", "--allow-smoke", res, "--a", "express node="+n12+" small", "--b", "express node="+n16+" small")
+	out, stderr, code = invoke(t, "compare", "--allow-smoke", res, "--a", "express node="+n12+" small", "--b", "express node="+n16+" small")
 	if code != 0 || !strings.Contains(out, "req/s") {
 		t.Errorf("compare the runtimes: exit %d\n%s\n%s", code, out, stderr)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/benchrig/benchrig/internal/cli"
 	"io"
 	"time"
 
@@ -34,7 +35,7 @@ func planCmd(stdout io.Writer) *cobra.Command {
 	return c
 }
 
-func runCmd(a *app) *cobra.Command {
+func runCmd(a *cli.App) *cobra.Command {
 	var (
 		sets                                             []string
 		out                                              string
@@ -59,7 +60,7 @@ func runCmd(a *app) *cobra.Command {
 			if agents.N == 0 && (agents.Local || c.Flags().Changed("listen")) {
 				return exitcode.Usagef("--local and --listen go with --agents N")
 			}
-			return a.invocation().RunSuite(args[0], execute.Output{Path: out, Force: force, Resume: resume || resumeChanged, ResumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate, agents)
+			return a.Invocation().RunSuite(args[0], execute.Output{Path: out, Force: force, Resume: resume || resumeChanged, ResumeChanged: resumeChanged}, sets, smoke, failUnhealthy, noCalibrate, agents)
 		},
 	}
 	f := c.Flags()

@@ -79,7 +79,7 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 	suite := writeSuite(t, dir, hello)
 	out := filepath.Join(dir, "results.json")
 
-	_, stderr, code := cli(t, "plan", suite)
+	_, stderr, code := invoke(t, "plan", suite)
 	if code != 0 {
 		t.Fatalf("plan: %d %s", code, stderr)
 	}
@@ -103,20 +103,20 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 		t.Errorf("target processes left after kill -9: %v", left)
 	}
 
-	stdout, _, code := cli(t, "verify", out)
+	stdout, _, code := invoke(t, "verify", out)
 	if code != 1 || !strings.Contains(stdout, "INCOMPLETE (not corrupt)") {
 		t.Errorf("verify of the partial file: exit %d\n%s", code, stdout)
 	}
 	// the resumed run sweeps what the killed one left in the temp dir.
 	t.Setenv("TMPDIR", dir)
-	stdout, stderr, code = cli(t, "run", suite, "-o", out, "--resume")
+	stdout, stderr, code = invoke(t, "run", suite, "-o", out, "--resume")
 	if code != 0 {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if n := sampleLines(out); n != 8 {
 		t.Errorf("after resume %d samples, want 8", n)
 	}
-	stdout, _, code = cli(t, "verify", out)
+	stdout, _, code = invoke(t, "verify", out)
 	if code != 0 || !strings.HasPrefix(stdout, "OK") {
 		t.Errorf("verify after resume: exit %d\n%s", code, stdout)
 	}
@@ -125,7 +125,7 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 	}
 	checkReports(t, dir, out)
 	// a complete file is never overwritten, and a flipped byte fails verify.
-	if _, stderr, code := cli(t, "run", suite, "-o", out); code != 1 || !strings.Contains(stderr, "refusing to overwrite") {
+	if _, stderr, code := invoke(t, "run", suite, "-o", out); code != 1 || !strings.Contains(stderr, "refusing to overwrite") {
 		t.Errorf("rerun over a complete file: exit %d %s", code, stderr)
 	}
 	b, _ := os.ReadFile(out)
@@ -137,37 +137,37 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 	}
 	flipped := filepath.Join(dir, "flipped.json")
 	os.WriteFile(flipped, b, 0o644)
-	stdout, _, code = cli(t, "verify", flipped)
+	stdout, _, code = invoke(t, "verify", flipped)
 	if code != 1 || !strings.Contains(stdout, "checksum mismatch") {
 		t.Errorf("verify of a flipped byte: exit %d\n%s", code, stdout)
 	}
 	// a report of a changed file says so.
-	if stdout, _, code := cli(t, "report", flipped, "--format", "md"); code != 0 || !strings.Contains(stdout, "checksum mismatch") {
+	if stdout, _, code := invoke(t, "report", flipped, "--format", "md"); code != 0 || !strings.Contains(stdout, "checksum mismatch") {
 		t.Errorf("report of a flipped byte: exit %d, no checksum warning\n%s", code, stdout)
 	}
 	// the checksum file for publishing.
-	if _, _, code := cli(t, "checksum", out); code != 0 {
+	if _, _, code := invoke(t, "checksum", out); code != 0 {
 		t.Fatal("checksum failed")
 	}
-	if stdout, _, code := cli(t, "checksum", "--check", out); code != 0 || !strings.Contains(stdout, "OK") {
+	if stdout, _, code := invoke(t, "checksum", "--check", out); code != 0 || !strings.Contains(stdout, "OK") {
 		t.Errorf("checksum --check: %d %s", code, stdout)
 	}
 	// a smoke run: every cell once, marked as smoke, refused by verify and
 	// report unless --allow-smoke.
 	smoke := filepath.Join(dir, "smoke.json")
-	if _, stderr, code := cli(t, "run", suite, "-o", smoke, "--smoke"); code != 0 {
+	if _, stderr, code := invoke(t, "run", suite, "-o", smoke, "--smoke"); code != 0 {
 		t.Fatalf("smoke run: exit %d %s", code, stderr)
 	}
 	if n := sampleLines(smoke); n != 4 {
 		t.Errorf("smoke run wrote %d samples, want one per cell (4)", n)
 	}
-	if stdout, _, code := cli(t, "verify", smoke); code != 1 || !strings.Contains(stdout, "smoke results") {
+	if stdout, _, code := invoke(t, "verify", smoke); code != 1 || !strings.Contains(stdout, "smoke results") {
 		t.Errorf("verify of smoke results without --allow-smoke: exit %d %s", code, stdout)
 	}
-	if _, _, code := cli(t, "verify", smoke, "--allow-smoke"); code != 0 {
+	if _, _, code := invoke(t, "verify", smoke, "--allow-smoke"); code != 0 {
 		t.Errorf("verify --allow-smoke: exit %d", code)
 	}
-	if _, stderr, code := cli(t, "report", smoke); code != 1 || !strings.Contains(stderr, "smoke results") {
+	if _, stderr, code := invoke(t, "report", smoke); code != 1 || !strings.Contains(stderr, "smoke results") {
 		t.Errorf("report of smoke results: exit %d %s", code, stderr)
 	}
 	if entries, _ := filepath.Glob(filepath.Join(dir, "benchrig-*")); len(entries) > 0 {
@@ -181,7 +181,7 @@ func checkReports(t *testing.T, dir, results string) {
 	t.Helper()
 	md, html := filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")
 	for _, f := range []string{md, html} {
-		if stdout, stderr, code := cli(t, "report", results, "-o", f); code != 0 || !strings.Contains(stdout, "Report written to "+f) {
+		if stdout, stderr, code := invoke(t, "report", results, "-o", f); code != 0 || !strings.Contains(stdout, "Report written to "+f) {
 			t.Fatalf("report -o %s: exit %d %s %s", f, code, stdout, stderr)
 		}
 	}
@@ -197,28 +197,28 @@ func checkReports(t *testing.T, dir, results string) {
 		t.Errorf("html report: not a self-contained page with charts (%d bytes)", len(page))
 	}
 	// A file against itself: every difference is "~".
-	stdout, stderr, code := cli(t, "compare", results, results, "--format", "md")
+	stdout, stderr, code := invoke(t, "compare", results, results, "--format", "md")
 	if code != 0 || !strings.Contains(stdout, "Mann–Whitney U") || strings.Contains(stdout, "% better") || strings.Contains(stdout, "% worse") {
 		t.Errorf("compare of a file with itself: exit %d %s\n%s", code, stderr, stdout)
 	}
 	// Two variants of one file, case by case.
-	stdout, stderr, code = cli(t, "compare", results, "--a", "hello-a", "--b", "hello-b")
+	stdout, stderr, code = invoke(t, "compare", results, "--a", "hello-a", "--b", "hello-b")
 	if code != 0 || !strings.Contains(stdout, "│ 2 conns ") || !strings.Contains(stdout, "│ 4 conns ") || strings.Contains(stdout, "Only in") {
 		t.Errorf("compare of two variants of one file: exit %d %s\n%s", code, stderr, stdout)
 	}
-	if _, stderr, code := cli(t, "compare", results, "--a", "hello", "--b", "hello-b"); code != 2 || !strings.Contains(stderr, "names several variants") {
+	if _, stderr, code := invoke(t, "compare", results, "--a", "hello", "--b", "hello-b"); code != 2 || !strings.Contains(stderr, "names several variants") {
 		t.Errorf("compare --a naming two variants: exit %d %s", code, stderr)
 	}
-	if _, stderr, code := cli(t, "compare", results); code != 2 || !strings.Contains(stderr, "--a and --b") {
+	if _, stderr, code := invoke(t, "compare", results); code != 2 || !strings.Contains(stderr, "--a and --b") {
 		t.Errorf("compare of one file without variants: exit %d %s", code, stderr)
 	}
-	if _, stderr, code := cli(t, "compare", results, results, "--alpha", "2"); code != 2 || !strings.Contains(stderr, "--alpha") {
+	if _, stderr, code := invoke(t, "compare", results, results, "--alpha", "2"); code != 2 || !strings.Contains(stderr, "--alpha") {
 		t.Errorf("compare --alpha 2: exit %d %s", code, stderr)
 	}
-	if _, stderr, code := cli(t, "report", results, "--format", "pdf"); code != 2 || !strings.Contains(stderr, "want text, md or html") {
+	if _, stderr, code := invoke(t, "report", results, "--format", "pdf"); code != 2 || !strings.Contains(stderr, "want text, md or html") {
 		t.Errorf("report --format pdf: exit %d %s", code, stderr)
 	}
-	if _, stderr, code := cli(t, "compare", results, filepath.Join(dir, "missing.json")); code != 1 || !strings.Contains(stderr, "missing.json") {
+	if _, stderr, code := invoke(t, "compare", results, filepath.Join(dir, "missing.json")); code != 1 || !strings.Contains(stderr, "missing.json") {
 		t.Errorf("compare with a missing file: exit %d %s", code, stderr)
 	}
 }
@@ -237,7 +237,7 @@ func TestExampleSuitesPlan(t *testing.T) {
 		t.Fatalf("example suites: %v", files)
 	}
 	demo, _ := filepath.Abs("../../examples/suites/http-demo.yaml")
-	if _, stderr, code := cli(t, "plan", demo); code != 2 || !strings.Contains(stderr, "program ./bin/hello: not found at ") {
+	if _, stderr, code := invoke(t, "plan", demo); code != 2 || !strings.Contains(stderr, "program ./bin/hello: not found at ") {
 		t.Errorf("plan with no ./bin/hello here: exit %d %s", code, stderr)
 	}
 	for i := range files {
@@ -250,7 +250,7 @@ func TestExampleSuitesPlan(t *testing.T) {
 	}
 	t.Chdir(work)
 	for _, f := range files {
-		stdout, stderr, code := cli(t, "plan", f)
+		stdout, stderr, code := invoke(t, "plan", f)
 		if code != 0 || !strings.HasPrefix(stdout, "plan ") {
 			t.Errorf("plan %s: exit %d %s", f, code, stderr)
 		}

@@ -144,7 +144,7 @@ func TestTargetBadInput(t *testing.T) {
 			// pre-check runs against the URL given, which answers 500.
 			continue
 		}
-		_, stderr, code := cli(t, c.args...)
+		_, stderr, code := invoke(t, c.args...)
 		if code != c.code {
 			t.Errorf("%v: exit %d, want %d: %s", c.args, code, c.code, stderr)
 		}
@@ -160,7 +160,7 @@ func TestTargetBadInput(t *testing.T) {
 	// a target whose response fails the check: the pre-check aborts.
 	port2 := freePort(t)
 	url2 := fmt.Sprintf("http://127.0.0.1:%d/", port2)
-	_, stderr, code := cli(t, "http", url2, "--target", fmt.Sprintf("%s -addr 127.0.0.1:%d", bin, port2), "--expect-status", "201", "-d", "1s")
+	_, stderr, code := invoke(t, "http", url2, "--target", fmt.Sprintf("%s -addr 127.0.0.1:%d", bin, port2), "--expect-status", "201", "-d", "1s")
 	if code != 1 || !strings.Contains(stderr, "pre-check") || !strings.Contains(stderr, "status 200") || !strings.Contains(stderr, "the target's log ends: \"listening on 127.0.0.1:") {
 		t.Errorf("failing pre-check: exit %d %q", code, stderr)
 	}

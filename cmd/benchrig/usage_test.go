@@ -24,13 +24,13 @@ func TestUnknownSubcommandIsUsage(t *testing.T) {
 		{[]string{"help", "nope"}, `unknown command "nope" for "benchrig"; see benchrig --help`},
 		{[]string{"help", "export", "csv"}, "use benchrig report RESULTS.json -f csv"},
 	} {
-		out, stderr, code := cli(t, c.args...)
+		out, stderr, code := invoke(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || out != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, stderr, c.want)
 		}
 	}
 	// help of a command that exists is still help.
-	if out, _, code := cli(t, "help", "export"); code != 0 || !strings.Contains(out, "hgrm") {
+	if out, _, code := invoke(t, "help", "export"); code != 0 || !strings.Contains(out, "hgrm") {
 		t.Errorf("help export: exit %d\n%s", code, out)
 	}
 }

@@ -43,7 +43,7 @@ func TestReportStartsWithVerdict(t *testing.T) {
 			if f.first == "" {
 				want = "http-demo · " + path
 			}
-			out, errOut, code := cli(t, "report", path)
+			out, errOut, code := invoke(t, "report", path)
 			if code != 0 || !strings.HasPrefix(out, want) {
 				t.Errorf("report: exit %d, want it to start with %q:\n%.400s%s", code, want, out, errOut)
 			}
@@ -51,7 +51,7 @@ func TestReportStartsWithVerdict(t *testing.T) {
 			if err := reportsrc.ConsoleFile(path, false, &b); err != nil || !strings.HasPrefix(b.String(), want) {
 				t.Errorf("end-of-run report: %v, want it to start with %q:\n%.400s", err, want, b.String())
 			}
-			_, errOut, code = cli(t, "checksum", path)
+			_, errOut, code = invoke(t, "checksum", path)
 			_, statErr := os.Stat(path + ".sha256")
 			if f.first == "" {
 				if code != 0 || statErr != nil {

@@ -125,11 +125,11 @@ func TestDescribeWindow(t *testing.T) {
 			"10s · 1000 req/s (constant arrivals) · warm-up 15s"},
 		{result.Config{Phases: result.Phases{Requests: 500}, Engine: result.EngineConfig{Pipeline: 16}}, "500 requests · closed loop, pipeline 16"},
 	} {
-		if got := describeWindow(&result.Sample{Config: &tc.c}); got != tc.want {
+		if got := DescribeWindow(&result.Sample{Config: &tc.c}); got != tc.want {
 			t.Errorf("describeWindow = %q, want %q", got, tc.want)
 		}
 	}
-	if got := plural(1, "case") + ", " + plural(3, "repeat"); got != "1 case, 3 repeats" {
+	if got := Plural(1, "case") + ", " + Plural(3, "repeat"); got != "1 case, 3 repeats" {
 		t.Errorf("plural: %q", got)
 	}
 }

@@ -47,8 +47,8 @@ func (inv *Invocation) RunQuick(job Quick) error {
 	if !job.Out.JSON {
 		x.notes = func(format string, args ...any) { fmt.Fprintf(stderr, format, args...) }
 		if len(p.Samples) > 1 {
-			fmt.Fprintf(stderr, "%s (%s × %s), about %s\n", plural(len(p.Samples), "sample"), plural(len(p.Cells), "case"),
-				plural(p.Repeats, "repeat"), p.Estimate(p.Startup).Round(time.Second))
+			fmt.Fprintf(stderr, "%s (%s × %s), about %s\n", Plural(len(p.Samples), "sample"), Plural(len(p.Cells), "case"),
+				Plural(p.Repeats, "repeat"), p.Estimate(p.Startup).Round(time.Second))
 		}
 	}
 	res, err := x.execute(ctx, s, p, stdout, stderr)
@@ -86,17 +86,17 @@ func (inv *Invocation) RunQuick(job Quick) error {
 	return samplesExit(res, job.FailUnhealthy, stderr)
 }
 
-// plural writes "1 case", "2 cases".
-func plural(n int, noun string) string {
+// Plural writes "1 case", "2 cases".
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// describeWindow says how the load window is bounded and driven:
+// DescribeWindow says how the load window is bounded and driven:
 // "5s · closed loop", "10s · 1000 req/s (constant arrivals) · warm-up 15s".
-func describeWindow(s *result.Sample) string {
+func DescribeWindow(s *result.Sample) string {
 	var parts []string
 	c := s.Config
 	if c == nil {

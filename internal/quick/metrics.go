@@ -21,9 +21,9 @@ type Metrics struct {
 	MetricsEvery time.Duration
 }
 
-// metricsDoc is the suite's metrics key of the options, nil when no URL
+// Doc is the suite's metrics key of the options, nil when no URL
 // is given; the flags are checked under their own names.
-func (m Metrics) metricsDoc() (Doc, error) {
+func (m Metrics) Doc() (Doc, error) {
 	if m.MetricsURL == "" {
 		if len(m.MetricsSeries) > 0 || m.MetricsEvery != 0 {
 			return nil, fmt.Errorf("--metrics-series and --metrics-every need --metrics-url: the endpoint to scrape")

@@ -9,11 +9,11 @@ import (
 // TestMetricsFlags: the metrics flags become the target's metrics key,
 // and each bad combination or value is refused under the flag's name.
 func TestMetricsFlags(t *testing.T) {
-	d, err := Metrics{MetricsURL: "http://127.0.0.1:3000/metrics", MetricsSeries: []string{"a", " b "}}.metricsDoc()
+	d, err := Metrics{MetricsURL: "http://127.0.0.1:3000/metrics", MetricsSeries: []string{"a", " b "}}.Doc()
 	if err != nil || d["every"] != "1s" || strings.Join(d["series"].([]string), ",") != "a,b" {
 		t.Fatalf("doc %v, %v", d, err)
 	}
-	if d, err := (Metrics{}).metricsDoc(); d != nil || err != nil {
+	if d, err := (Metrics{}).Doc(); d != nil || err != nil {
 		t.Errorf("no flags: %v %v", d, err)
 	}
 	many := make([]string, 33)
@@ -31,7 +31,7 @@ func TestMetricsFlags(t *testing.T) {
 		{Metrics{MetricsURL: "http://127.0.0.1/m", MetricsSeries: []string{"a"}, MetricsEvery: 10 * time.Millisecond}, "--metrics-every must be between 100ms and 1m0s, got 10ms"},
 		{Metrics{MetricsURL: "http://127.0.0.1/m", MetricsSeries: many}, "--metrics-series: at most 32 series, got 33"},
 	} {
-		if _, err := tc.m.metricsDoc(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := tc.m.Doc(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.m, err, tc.want)
 		}
 	}

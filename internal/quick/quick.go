@@ -210,3 +210,22 @@ func flagErrors(err error) error {
 	}
 	return errors.New(strings.Join(lines, "; "))
 }
+
+// SuiteName makes a suite-valid name of a word (letters, digits, '.', '_',
+// '-', starting with a letter or digit).
+func SuiteName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('-')
+		}
+	}
+	out := strings.TrimLeft(b.String(), "._-")
+	if out == "" {
+		return "target"
+	}
+	return out
+}

@@ -165,6 +165,13 @@ func (p *System) maxConns(proto suite.Protocol) int {
 	return n
 }
 
+// respEndpoint is the RESP endpoint of a target that serves resp beside
+// SQL: everything the postgres kind knows of RESP is in this file.
+type respEndpoint = respserver.RedisServer
+
+// respPath is cell c's RESP path, nil when c is not a resp cell.
+func (p *System) respPath(c suite.Cell) *respproto.Path { return respproto.PathOf(p.env.Suite, c) }
+
 // respSpec gives a resp sample its driver (the endpoint's address, AUTH
 // and TLS), the PostgreSQL server to sample, and its statistics: the
 // statistics query, the endpoint's INFO fields and the driver's own

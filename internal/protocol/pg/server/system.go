@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
-	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver"
-	"github.com/benchrig/benchrig/internal/protocol/resp/respserver"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
@@ -25,8 +23,8 @@ import (
 type System struct {
 	env     system.Env
 	srv     *PGServer
-	sidecar *target.Process         // the sidecar, when one runs
-	resp    *respserver.RedisServer // the RESP endpoint, when the target serves resp
+	sidecar *target.Process // the sidecar, when one runs
+	resp    *respEndpoint   // the RESP endpoint, when the target serves resp
 }
 
 var _ system.System = (*System)(nil)
@@ -162,7 +160,7 @@ func (p *System) Close(ctx context.Context) error {
 // Spec resets the dataset and gives the sample its driver, the server to
 // sample and the statistics source.
 func (p *System) Spec(ctx context.Context, c suite.Cell, base system.Spec) (system.Spec, error) {
-	q, r := pgproto.PathOf(p.env.Suite, c), respproto.PathOf(p.env.Suite, c)
+	q, r := pgproto.PathOf(p.env.Suite, c), p.respPath(c)
 	if q == nil && (r == nil || p.resp == nil) {
 		return base, system.Unsupported(p.env, c)
 	}

@@ -1,7 +1,8 @@
-package quick
+package httpquick
 
 import (
 	"fmt"
+	"github.com/benchrig/benchrig/internal/quick"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -12,9 +13,9 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 )
 
-// HTTP are the options of benchrig http.
-type HTTP struct {
-	Common
+// Quick are the options of benchrig http.
+type Quick struct {
+	quick.Common
 	Method       string
 	Headers      []string // "Name: value"
 	Body         string   // "@FILE" reads FILE
@@ -41,36 +42,36 @@ type HTTP struct {
 	// their common ancestor (a multi-process server).
 	AttachTree bool
 	// Metrics scrapes the target's own metrics endpoint.
-	Metrics
+	quick.Metrics
 
-	// Wire: TLS and HTTP/2 (see HTTPWire).
-	HTTPWire
+	// Wire: TLS and Quick/2 (see Wire).
+	Wire
 }
 
 // ServerSide reports whether a server is started or sampled.
-func (h *HTTP) ServerSide() bool {
+func (h *Quick) ServerSide() bool {
 	return h.Command != "" || h.AttachPID != 0 || h.AttachPort != 0
 }
 
-// Build returns the suite of one HTTP target for the URL (a URL without a
+// Build returns the suite of one Quick target for the URL (a URL without a
 // scheme means http://; empty with a TargetsFile: its first request's): an
 // address, a command started per sample (PORT set to the URL's port) or an
 // attached process; one path; the shared axes. It also returns the URL.
-func (h *HTTP) Build(rawURL string) (Doc, string, error) {
+func (h *Quick) Build(rawURL string) (quick.Doc, string, error) {
 	if err := h.Validate(); err != nil {
 		return nil, "", err
 	}
 	if err := h.readBody(); err != nil {
 		return nil, "", err
 	}
-	var reqs []Doc
+	var reqs []quick.Doc
 	if h.TargetsFile != "" {
 		specs, err := httpdrv.LoadTargets(h.TargetsFile)
 		if err != nil {
 			return nil, "", fmt.Errorf("--targets: %w", err)
 		}
 		for _, r := range specs {
-			reqs = append(reqs, Doc{"method": r.Method, "url": r.URL, "headers": r.Headers, "body": r.Body, "weight": r.Weight})
+			reqs = append(reqs, quick.Doc{"method": r.Method, "url": r.URL, "headers": r.Headers, "body": r.Body, "weight": r.Weight})
 		}
 		if rawURL == "" && len(specs) > 0 {
 			rawURL = specs[0].URL
@@ -112,36 +113,36 @@ func (h *HTTP) Build(rawURL string) (Doc, string, error) {
 	if err := h.wireDoc(path, d, rawURL); err != nil {
 		return nil, "", err
 	}
-	name, t := "url", Doc{"address": Doc{}}
+	name, t := "url", quick.Doc{"address": quick.Doc{}}
 	switch {
 	case h.Command != "":
-		argv, _ := SplitCommand(h.Command)
+		argv, _ := quick.SplitCommand(h.Command)
 		name = filepath.Base(argv[0])
-		t = Doc{"command": argv, "port": port, "env": Doc{"PORT": strconv.Itoa(port)},
-			"ready": Doc{"tcp": net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), "timeout": h.StartTimeout.String()}}
+		t = quick.Doc{"command": argv, "port": port, "env": quick.Doc{"PORT": strconv.Itoa(port)},
+			"ready": quick.Doc{"tcp": net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), "timeout": h.StartTimeout.String()}}
 	case h.AttachPID != 0:
-		name, t = "attached", Doc{"attach": Doc{"pid": h.AttachPID}, "port": port}
+		name, t = "attached", quick.Doc{"attach": quick.Doc{"pid": h.AttachPID}, "port": port}
 	case h.AttachPort != 0:
-		name, t = "attached", Doc{"attach": Doc{"port": h.AttachPort, "tree": h.AttachTree}, "port": port}
+		name, t = "attached", quick.Doc{"attach": quick.Doc{"port": h.AttachPort, "tree": h.AttachTree}, "port": port}
 	}
-	name = SuiteName(name)
-	md, err := h.metricsDoc()
+	name = quick.SuiteName(name)
+	md, err := h.Metrics.Doc()
 	if err != nil {
 		return nil, "", err
 	}
 	if md != nil {
 		t["metrics"] = md
 	}
-	d["targets"] = Doc{name: t}
-	d["paths"] = Doc{"request": Doc{"http": path}}
-	m := d["matrix"].(Doc)
+	d["targets"] = quick.Doc{name: t}
+	d["paths"] = quick.Doc{"request": quick.Doc{"http": path}}
+	m := d["matrix"].(quick.Doc)
 	m["targets"], m["paths"] = []string{name}, []string{"request"}
 	return d, rawURL, nil
 }
 
 // check checks the http options against each other and returns the URL's
 // port.
-func (h *HTTP) check(rawURL string) (port int, err error) {
+func (h *Quick) check(rawURL string) (port int, err error) {
 	_, addr, err := httpdrv.ParseURL(rawURL)
 	if err != nil {
 		return 0, fmt.Errorf("URL %w", err)
@@ -173,7 +174,7 @@ func (h *HTTP) check(rawURL string) (port int, err error) {
 		return 0, fmt.Errorf("--expect-status must be 100–599, got %d", h.ExpectStatus)
 	}
 	if h.Command != "" {
-		if _, err := SplitCommand(h.Command); err != nil {
+		if _, err := quick.SplitCommand(h.Command); err != nil {
 			return 0, fmt.Errorf("--target: %v", err)
 		}
 	}
@@ -181,13 +182,13 @@ func (h *HTTP) check(rawURL string) (port int, err error) {
 }
 
 // pathDoc is the suite path of the request the options describe.
-func (h *HTTP) pathDoc(rawURL string) (Doc, error) {
-	p := Doc{"url": rawURL, "method": strings.ToUpper(h.Method), "timeout": h.Timeout.String()}
+func (h *Quick) pathDoc(rawURL string) (quick.Doc, error) {
+	p := quick.Doc{"url": rawURL, "method": strings.ToUpper(h.Method), "timeout": h.Timeout.String()}
 	if h.Body != "" {
 		p["body"] = h.Body
 	}
 	if len(h.Headers) > 0 {
-		hd := Doc{}
+		hd := quick.Doc{}
 		for _, kv := range h.Headers {
 			k, v, ok := strings.Cut(kv, ":")
 			if !ok || strings.TrimSpace(k) == "" {
@@ -209,7 +210,7 @@ func (h *HTTP) pathDoc(rawURL string) (Doc, error) {
 }
 
 // readBody resolves -b @FILE and --body-file into the body itself.
-func (h *HTTP) readBody() error {
+func (h *Quick) readBody() error {
 	if h.BodyFile != "" {
 		if h.Changed("body") {
 			return fmt.Errorf("give -b/--body or --body-file, not both")
@@ -227,23 +228,4 @@ func (h *HTTP) readBody() error {
 	}
 	h.Body = b
 	return nil
-}
-
-// SuiteName makes a suite-valid name of a word (letters, digits, '.', '_',
-// '-', starting with a letter or digit).
-func SuiteName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteRune('-')
-		}
-	}
-	out := strings.TrimLeft(b.String(), "._-")
-	if out == "" {
-		return "target"
-	}
-	return out
 }

@@ -1,6 +1,11 @@
-package main
+package pgquick
 
 import (
+	"fmt"
+	"github.com/benchrig/benchrig/internal/cli"
+	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
+	"github.com/benchrig/benchrig/internal/quick"
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/cliflag"
@@ -9,17 +14,18 @@ import (
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	pgdrv "github.com/benchrig/benchrig/internal/protocol/pg/driver"
-	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
 // pgFlags are the flags of benchrig pg.
 type pgFlags struct {
-	quickFlags
-	p quick.PG
+	cli.QuickFlags
+	p Quick
 }
 
-func pgCmd(a *app) *cobra.Command {
+func init() { cli.RegisterQuick(string(pgproto.Key), pgCmd) }
+
+func pgCmd(a *cli.App) *cobra.Command {
 	var pf pgFlags
 	c := &cobra.Command{
 		Use:   "pg (--ephemeral | --dsn DSN)",
@@ -32,7 +38,7 @@ func pgCmd(a *app) *cobra.Command {
 			return runPG(a, c, &pf)
 		},
 	}
-	pf.quickFlags.register(c, 10)
+	pf.QuickFlags.Register(c, 10)
 	f := c.Flags()
 	pf.p.Batches = []int{1}
 	f.Var(cliflag.Ints(&pf.p.Batches), "batch", "keys per request; a list such as 1,64 runs one case per value")
@@ -54,24 +60,44 @@ func pgCmd(a *app) *cobra.Command {
 	f.Float64Var(&pf.p.Writes, "writes", 0, "percent of operations that update a row (suites' writes:), e.g. 5")
 	f.IntVar(&pf.p.WriteEvery, "write-every", 0, "update every Nth operation (the same as --writes 100/N)")
 	cliflag.DurationVarP(f, &pf.p.Timeout, "timeout", "", pgdrv.DefaultTimeout, "per-request timeout")
-	f.Float64Var(&pf.MaxMiss, "max-miss", 0, maxMissUsage)
+	f.Float64Var(&pf.MaxMiss, "max-miss", 0, cli.MaxMissUsage)
 	// pg's own phase defaults: a short sampled idle around each window.
 	f.Lookup("baseline").DefValue, f.Lookup("settle").DefValue, f.Lookup("recovery").DefValue = "1s", "500ms", "1s"
 	return c
 }
 
-func runPG(a *app, c *cobra.Command, pf *pgFlags) error {
-	if err := pf.options(); err != nil {
+func runPG(a *cli.App, c *cobra.Command, pf *pgFlags) error {
+	if err := pf.Options(); err != nil {
 		return err
 	}
 	pf.p.Common = pf.Common
 	d, env, pw, err := pf.p.Build()
-	a.secrets.AddValue(pw)
+	a.Secrets.AddValue(pw)
 	if err != nil {
-		return exitcode.OneLine(exitcode.Usage(err), a.secrets)
+		return exitcode.OneLine(exitcode.Usage(err), a.Secrets)
 	}
-	if err := runQuick(a, &pf.quickFlags, execute.PGJob(a.withSecretNames(d), env, pf.p.Kind)); err != nil {
-		return exitcode.OneLine(err, a.secrets)
+	if err := cli.RunQuick(a, &pf.QuickFlags, pGJob(a.WithSecretNames(d), env, pf.p.Kind)); err != nil {
+		return exitcode.OneLine(err, a.Secrets)
 	}
 	return nil
+}
+
+// pGJob is benchrig pg's job of a kind of workload: its report names the
+// server's PostgreSQL version.
+func pGJob(doc quick.Doc, env map[string]string, kind string) execute.Quick {
+	version := ""
+	return execute.Quick{
+		Name: "benchrig pg", Doc: doc, Env: env,
+		OnPrepared: func(prov map[string]result.Provenance) {
+			for _, pv := range prov {
+				version = pv.Version
+			}
+		},
+		Title: func(s *result.Sample) string {
+			return fmt.Sprintf("benchrig pg · PostgreSQL %s · %s · %s · %s", version, s.Variant, s.Case, execute.DescribeWindow(s))
+		},
+		Heading: func(n int) string {
+			return fmt.Sprintf("benchrig pg · PostgreSQL %s · %s workload · %d samples", version, kind, n)
+		},
+	}
 }

@@ -1,6 +1,11 @@
-package main
+package httpquick
 
 import (
+	"fmt"
+	"github.com/benchrig/benchrig/internal/cli"
+	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
+	"github.com/benchrig/benchrig/internal/quick"
+	"github.com/benchrig/benchrig/internal/result"
 	"strings"
 	"time"
 
@@ -9,16 +14,17 @@ import (
 	"github.com/benchrig/benchrig/internal/cliflag"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
-	"github.com/benchrig/benchrig/internal/quick"
 )
 
 // httpFlags are the flags of benchrig http.
 type httpFlags struct {
-	quickFlags
-	h quick.HTTP
+	cli.QuickFlags
+	h Quick
 }
 
-func httpCmd(a *app) *cobra.Command {
+func init() { cli.RegisterQuick(string(httpproto.Key), httpCmd) }
+
+func httpCmd(a *cli.App) *cobra.Command {
 	var hf httpFlags
 	c := &cobra.Command{
 		Use:   "http [URL]",
@@ -39,7 +45,7 @@ func httpCmd(a *app) *cobra.Command {
 			return runHTTP(a, c, &hf, url)
 		},
 	}
-	hf.quickFlags.register(c, 10)
+	hf.QuickFlags.Register(c, 10)
 	f := c.Flags()
 	f.StringVarP(&hf.h.Method, "method", "m", "GET", "request method")
 	f.StringArrayVarP(&hf.h.Headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
@@ -60,15 +66,15 @@ func httpCmd(a *app) *cobra.Command {
 	f.StringVar(&hf.h.MetricsURL, "metrics-url", "", "scrape the target's own metrics (Prometheus text format) at this URL through every phase, on a connection of its own")
 	f.StringSliceVar(&hf.h.MetricsSeries, "metrics-series", nil, "with --metrics-url: the metric names to record beside RSS (comma-separated, at most 32)")
 	cliflag.DurationVarP(f, &hf.h.MetricsEvery, "metrics-every", "", 0, "with --metrics-url: the scrape period (default 1s, 100ms to 1m)")
-	httpWireFlags(c, &hf.h.HTTPWire)
+	httpWireFlags(c, &hf.h.Wire)
 	return c
 }
 
-func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
+func runHTTP(a *cli.App, c *cobra.Command, hf *httpFlags, rawURL string) error {
 	if c.Flags().Changed("target") && strings.TrimSpace(hf.h.Command) == "" {
 		return exitcode.Usagef("--target is empty: give the server's command line, e.g. --target './server --port 8080' (or leave --target out to load a server already running)")
 	}
-	if err := hf.options(); err != nil {
+	if err := hf.Options(); err != nil {
 		return err
 	}
 	hf.h.Common = hf.Common
@@ -76,6 +82,22 @@ func runHTTP(a *app, c *cobra.Command, hf *httpFlags, rawURL string) error {
 	if err != nil {
 		return exitcode.Usage(err)
 	}
-	rawURL = a.policy.URL(rawURL, a.secrets)
-	return runQuick(a, &hf.quickFlags, execute.HTTPJob(a.withSecretNames(d), rawURL))
+	rawURL = a.Policy.URL(rawURL, a.Secrets)
+	return cli.RunQuick(a, &hf.QuickFlags, hTTPJob(a.WithSecretNames(d), rawURL))
+}
+
+// hTTPJob is benchrig http's job against rawURL (as shown, credentials
+// hidden): its report is titled by the URL and connections.
+func hTTPJob(doc quick.Doc, rawURL string) execute.Quick {
+	return execute.Quick{
+		Name: "benchrig http", Doc: doc,
+		Title: func(s *result.Sample) string {
+			conns := 0
+			if s.Config != nil {
+				conns = s.Config.Engine.Connections
+			}
+			return fmt.Sprintf("benchrig http %s · %d connections · %s", rawURL, conns, execute.DescribeWindow(s))
+		},
+		Heading: func(n int) string { return fmt.Sprintf("benchrig http %s · %s", rawURL, execute.Plural(n, "sample")) },
+	}
 }

@@ -1,23 +1,30 @@
-package main
+package respquick
 
 import (
+	"fmt"
+	"github.com/benchrig/benchrig/internal/cli"
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
+	"github.com/benchrig/benchrig/internal/quick"
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/spf13/cobra"
+	"strings"
 
 	"github.com/benchrig/benchrig/internal/cliflag"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	respdrv "github.com/benchrig/benchrig/internal/protocol/resp/driver"
-	"github.com/benchrig/benchrig/internal/quick"
 )
 
 // respFlags are the flags of benchrig resp.
 type respFlags struct {
-	quickFlags
-	r quick.RESP
+	cli.QuickFlags
+	r Quick
 }
 
-func respCmd(a *app) *cobra.Command {
+func init() { cli.RegisterQuick(string(respproto.Key), respCmd) }
+
+func respCmd(a *cli.App) *cobra.Command {
 	var rf respFlags
 	c := &cobra.Command{
 		Use:   "resp (--ephemeral | --addr HOST:PORT)",
@@ -30,7 +37,7 @@ func respCmd(a *app) *cobra.Command {
 			return runRESP(a, c, &rf)
 		},
 	}
-	rf.quickFlags.register(c, 64)
+	rf.QuickFlags.Register(c, 64)
 	f := c.Flags()
 	rf.r.Batches = []int{1}
 	f.Var(cliflag.Ints(&rf.r.Batches), "batch", "keys per MGET (1–1024); a list such as 1,64 runs one case per value")
@@ -59,13 +66,13 @@ func respCmd(a *app) *cobra.Command {
 	f.Int64Var(&rf.r.Rows, "rows", pgclient.DefaultRows, "rows of the --ephemeral-pg demo table")
 	f.BoolVar(&rf.r.VerifyPG, "verify-against-pg", false, "pre-flight: MGET of a probe batch must return exactly the rows PostgreSQL returns for them (with --fill=false and --fill-from-pg-dsn: a server that fills itself, checked without writing)")
 	f.Float64Var(&rf.r.Sampled, "validate-sampled", 0, "fraction (0–1) of GET/MGET replies compared during the load with the rows filled")
-	f.Float64Var(&rf.MaxMiss, "max-miss", 0, maxMissUsage)
+	f.Float64Var(&rf.MaxMiss, "max-miss", 0, cli.MaxMissUsage)
 	f.IntVar(&rf.r.VerifyBatch, "verify-batch", 0, "keys per pre-flight MGET of --verify-against-pg (default: the largest --batch, at most 128)")
 	return c
 }
 
-func runRESP(a *app, c *cobra.Command, rf *respFlags) error {
-	if err := rf.options(); err != nil {
+func runRESP(a *cli.App, c *cobra.Command, rf *respFlags) error {
+	if err := rf.Options(); err != nil {
 		return err
 	}
 	rf.r.Common = rf.Common
@@ -77,5 +84,26 @@ func runRESP(a *app, c *cobra.Command, rf *respFlags) error {
 	if rf.r.Ephemeral {
 		where = "ephemeral redis-server"
 	}
-	return runQuick(a, &rf.quickFlags, execute.RESPJob(a.withSecretNames(d), env, where, rf.r.Variant()))
+	return cli.RunQuick(a, &rf.QuickFlags, rESPJob(a.WithSecretNames(d), env, where, rf.r.Variant()))
+}
+
+// rESPJob is benchrig resp's job against where (the address, or the
+// ephemeral server) with its command (variant): its report names the
+// address each sample's driver used and the server's version.
+func rESPJob(doc quick.Doc, env map[string]string, where, variant string) execute.Quick {
+	var server string
+	return execute.Quick{
+		Name: "benchrig resp", Doc: doc, Env: env,
+		OnPrepared: func(prov map[string]result.Provenance) {
+			for _, pv := range prov {
+				server = strings.TrimSpace(pv.Version)
+			}
+		},
+		Title: func(s *result.Sample) string {
+			return fmt.Sprintf("benchrig resp %s · %s %s · %s", s.DriverAddr(where), variant, s.Case, execute.DescribeWindow(s))
+		},
+		Heading: func(n int) string {
+			return fmt.Sprintf("benchrig resp %s (redis %s) · %s · %d samples", where, server, variant, n)
+		},
+	}
 }

@@ -1,6 +1,7 @@
-package quick
+package pgquick
 
 import (
+	"github.com/benchrig/benchrig/internal/quick"
 	"testing"
 )
 
@@ -8,7 +9,7 @@ import (
 // --path any measures any[param], its suite path "any-param", beside
 // "any-array" (issue 26, item 7).
 func TestPGAnyFormNamed(t *testing.T) {
-	p := PG{Paths: []string{"any", "any[array]", "any/generic"}, PGBatch: "roundtrips", Timeout: 1e10}
+	p := Quick{Paths: []string{"any", "any[array]", "any/generic"}, PGBatch: "roundtrips", Timeout: 1e10}
 	p.Changed = func(string) bool { return false }
 	paths, order, err := p.pathDocs()
 	if err != nil {
@@ -23,7 +24,7 @@ func TestPGAnyFormNamed(t *testing.T) {
 			t.Errorf("path %d is %q, want %q", i, order[i], k)
 		}
 	}
-	if f := paths["any-param"].(Doc)["pg"].(Doc)["form"]; f != "param" {
+	if f := paths["any-param"].(quick.Doc)["pg"].(quick.Doc)["form"]; f != "param" {
 		t.Errorf("--path any: form %v, want param", f)
 	}
 }

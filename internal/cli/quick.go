@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
-	"strings"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,27 +11,41 @@ import (
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/quick"
-	"github.com/benchrig/benchrig/internal/result"
 )
 
 // The quick modes (benchrig http|pg|resp) are suites of one target: their
 // flags build an in-memory suite (package quick), which runs through the same
 // Runner, fair order, phases, verdicts and results file as `benchrig run`.
+// Each protocol registers its own (RegisterQuick), from its directory.
 
-func toolInfo() result.Tool {
-	t := result.ReadTool(version)
-	if commit != "" {
-		t.Commit, t.Dirty = strings.TrimSuffix(commit, "-dirty"), strings.HasSuffix(commit, "-dirty")
+// quickModes are the registered quick modes, by protocol key.
+var quickModes = map[string]func(*App) *cobra.Command{}
+
+// RegisterQuick registers the quick mode of a protocol: newCmd makes its
+// command for an invocation. Registering a key twice panics.
+func RegisterQuick(key string, newCmd func(*App) *cobra.Command) {
+	if _, dup := quickModes[key]; dup {
+		panic("cli.RegisterQuick: " + key + " registered twice")
 	}
-	return t
+	quickModes[key] = newCmd
 }
 
-// maxMissUsage is the help of --max-miss (benchrig pg and resp).
-const maxMissUsage = "health threshold: largest tolerated share (0–1) of reads answered without a value for a key (default 0 where benchrig filled the keys, else misses are reported and tolerated)"
+// QuickCommands are the registered quick modes' commands, in order of
+// their keys.
+func QuickCommands(a *App) []*cobra.Command {
+	var out []*cobra.Command
+	for _, k := range slices.Sorted(maps.Keys(quickModes)) {
+		out = append(out, quickModes[k](a))
+	}
+	return out
+}
 
-// quickFlags are the flags every quick mode shares: the suite's options
+// MaxMissUsage is the help of --max-miss (benchrig pg and resp).
+const MaxMissUsage = "health threshold: largest tolerated share (0–1) of reads answered without a value for a key (default 0 where benchrig filled the keys, else misses are reported and tolerated)"
+
+// QuickFlags are the flags every quick mode shares: the suite's options
 // (quick.Common) and where the results go.
-type quickFlags struct {
+type QuickFlags struct {
 	quick.Common
 	out           string
 	force, resume bool
@@ -40,7 +55,9 @@ type quickFlags struct {
 	noCalibrate   bool
 }
 
-func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
+// Register adds the shared flags to a quick mode's command, defaultConns
+// being its default -c.
+func (q *QuickFlags) Register(c *cobra.Command, defaultConns int) {
 	f := c.Flags()
 	q.Conns, q.Pipelines = []int{defaultConns}, []int{1}
 	f.VarP(cliflag.Ints(&q.Conns), "connections", "c", "connections (workers); a list such as 4,64 runs one case per value (default 32 with --rate)")
@@ -75,8 +92,8 @@ func (q *quickFlags) register(c *cobra.Command, defaultConns int) {
 	q.Changed = f.Changed
 }
 
-// options checks the flags that are not the suite's: where results go.
-func (q *quickFlags) options() error {
+// Options checks the flags that are not the suite's: where results go.
+func (q *QuickFlags) Options() error {
 	if q.resume && q.force {
 		return exitcode.Usagef("give --resume or --force, not both")
 	}
@@ -86,10 +103,10 @@ func (q *quickFlags) options() error {
 	return nil
 }
 
-// runQuick runs a quick mode's job with the results going where its flags
+// RunQuick runs a quick mode's job with the results going where its flags
 // say (execute.RunQuick).
-func runQuick(a *app, q *quickFlags, job execute.Quick) error {
+func RunQuick(a *App, q *QuickFlags, job execute.Quick) error {
 	job.Out = execute.Output{Path: q.out, Force: q.force, Resume: q.resume || q.resumeChanged, ResumeChanged: q.resumeChanged, JSON: q.json}
 	job.FailUnhealthy, job.NoCalibrate = q.failUnhealthy, q.noCalibrate
-	return a.invocation().RunQuick(job)
+	return a.Invocation().RunQuick(job)
 }

@@ -1,8 +1,9 @@
-package quick
+package respquick
 
 import (
 	"fmt"
 	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
+	"github.com/benchrig/benchrig/internal/quick"
 	"strings"
 	"time"
 
@@ -11,9 +12,9 @@ import (
 	"github.com/benchrig/benchrig/internal/textclip"
 )
 
-// RESP are the options of benchrig resp.
-type RESP struct {
-	Common
+// Quick are the options of benchrig resp.
+type Quick struct {
+	quick.Common
 	Batches []int
 
 	Ephemeral  bool
@@ -50,9 +51,9 @@ type RESP struct {
 // (fill_from_pg.dsn_env), so the recorded suite never holds it.
 const FillDSNEnv = "BENCHRIG_QUICK_FILL_DSN"
 
-// Build returns the suite of one RESP target and the variables the run reads
+// Build returns the suite of one Quick target and the variables the run reads
 // in place of the environment's (a fill's DSN, under FillDSNEnv).
-func (r *RESP) Build() (d Doc, env map[string]string, err error) {
+func (r *Quick) Build() (d quick.Doc, env map[string]string, err error) {
 	if err := r.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +61,7 @@ func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 		return nil, nil, err
 	}
 	d = r.Suite("resp", result.Phases{})
-	rt := Doc{}
+	rt := quick.Doc{}
 	if r.Ephemeral {
 		rt["ephemeral"] = true
 		if r.MaxClients != 0 {
@@ -75,7 +76,7 @@ func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 		}
 	}
 	if r.TLS {
-		t := Doc{}
+		t := quick.Doc{}
 		if r.TLSCA != "" {
 			t["ca"] = r.TLSCA
 		}
@@ -92,13 +93,13 @@ func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 		// the server fills itself: verify a probe batch against the table
 		// it serves, write nothing.
 		env = map[string]string{FillDSNEnv: r.PGDSN}
-		rt["source_pg"] = Doc{"table": r.PGTable, "pk": r.PGPK, "dsn_env": FillDSNEnv}
+		rt["source_pg"] = quick.Doc{"table": r.PGTable, "pk": r.PGPK, "dsn_env": FillDSNEnv}
 		rt["verify_against_pg"] = true
 		if r.VerifyBatch != 0 {
 			rt["verify_batch"] = r.VerifyBatch
 		}
 	} else if r.UsePG() {
-		fp := Doc{"table": r.PGTable, "pk": r.PGPK}
+		fp := quick.Doc{"table": r.PGTable, "pk": r.PGPK}
 		if r.EphemeralPG {
 			fp["ephemeral"] = true
 			rows = max(rows, r.Rows)
@@ -112,9 +113,9 @@ func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 			rt["verify_batch"] = r.VerifyBatch
 		}
 	}
-	path := Doc{"command": strings.ToUpper(r.Command), "key": r.Key, "timeout": r.Timeout.String()}
+	path := quick.Doc{"command": strings.ToUpper(r.Command), "key": r.Key, "timeout": r.Timeout.String()}
 	if strings.EqualFold(r.Command, respdrv.CommandCustom) {
-		argv, _ := SplitCommand(r.Args)
+		argv, _ := quick.SplitCommand(r.Args)
 		path["command"], path["args"] = "CUSTOM", argv
 	}
 	for k, v := range map[string]string{"db": r.DB, "value": r.Value} {
@@ -125,17 +126,17 @@ func (r *RESP) Build() (d Doc, env map[string]string, err error) {
 	if r.Sampled > 0 {
 		path["validate_sampled"] = r.Sampled
 	}
-	variant := SuiteName(strings.ToLower(r.Variant()))
-	d["targets"] = Doc{"redis": Doc{"redis": rt}}
-	d["paths"] = Doc{variant: Doc{"resp": path}}
-	d["workloads"] = Doc{"keys": Doc{"kind": "hot", "rows": rows, "hot": r.KeySpace}}
-	m := d["matrix"].(Doc)
+	variant := quick.SuiteName(strings.ToLower(r.Variant()))
+	d["targets"] = quick.Doc{"redis": quick.Doc{"redis": rt}}
+	d["paths"] = quick.Doc{variant: quick.Doc{"resp": path}}
+	d["workloads"] = quick.Doc{"keys": quick.Doc{"kind": "hot", "rows": rows, "hot": r.KeySpace}}
+	m := d["matrix"].(quick.Doc)
 	m["targets"], m["paths"], m["workloads"], m["batches"] = []string{"redis"}, []string{variant}, []string{"keys"}, r.Batches
 	return d, env, nil
 }
 
 // validate checks the flags that need no server, before anything starts.
-func (r *RESP) check() error {
+func (r *Quick) check() error {
 	if r.Ephemeral == (r.Addr != "") {
 		return fmt.Errorf("give exactly one of --ephemeral and --addr HOST:PORT")
 	}
@@ -146,7 +147,7 @@ func (r *RESP) check() error {
 		if strings.TrimSpace(r.Args) == "" {
 			return fmt.Errorf("--command custom needs --args, e.g. --args 'HGET {key} name'")
 		}
-		if _, err := SplitCommand(r.Args); err != nil {
+		if _, err := quick.SplitCommand(r.Args); err != nil {
 			return fmt.Errorf("--args: %v", err)
 		}
 	default:
@@ -220,10 +221,10 @@ func (r *RESP) check() error {
 }
 
 // UsePG reports whether the fill comes from PostgreSQL.
-func (r *RESP) UsePG() bool { return r.EphemeralPG || r.PGDSN != "" }
+func (r *Quick) UsePG() bool { return r.EphemeralPG || r.PGDSN != "" }
 
 // Fills reports whether benchrig fills the keyspace before the load.
-func (r *RESP) Fills() bool {
+func (r *Quick) Fills() bool {
 	if r.Changed("fill") && !r.Fill {
 		return false
 	}
@@ -237,7 +238,7 @@ func (r *RESP) Fills() bool {
 }
 
 // Variant names the command measured, the column of the report.
-func (r *RESP) Variant() string {
+func (r *Quick) Variant() string {
 	if v := strings.ToUpper(r.Command); v != "CUSTOM" {
 		return v
 	}
@@ -246,6 +247,6 @@ func (r *RESP) Variant() string {
 
 // mustSplit splits a command line already checked by SplitCommand.
 func mustSplit(s string) []string {
-	argv, _ := SplitCommand(s)
+	argv, _ := quick.SplitCommand(s)
 	return argv
 }

@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"io"
 
 	"github.com/benchrig/benchrig/internal/execute"
@@ -9,10 +10,30 @@ import (
 	"github.com/benchrig/benchrig/internal/suite"
 )
 
-// invocation is what a run needs of the app (execute.Invocation).
-func (a *app) invocation() *execute.Invocation {
-	return &execute.Invocation{Ctx: a.ctx, Args: a.args, Stdout: a.stdout, Stderr: a.stderr, Tool: toolInfo(),
-		Credentials: credentials{a.secrets}, SecretHeaders: a.secretHeaders, SecretParams: a.secretParams}
+// App is what every command needs of its invocation: the context that
+// Ctrl-C cancels, the command line as given (for the results header, never
+// os.Args), the output streams, the tool's identity, and the secrets.
+type App struct {
+	Ctx context.Context
+	// Args is the command line as recorded and shown: credentials hidden
+	// (RedactArgs).
+	Args           []string
+	Stdout, Stderr io.Writer
+	Tool           result.Tool
+	// Policy is the invocation's redaction policy (--secret-header,
+	// --secret-param); Secrets holds every credential it was given or
+	// found, scrubbed from all it writes.
+	Policy  secret.Policy
+	Secrets *secret.Set
+	// SecretHeaders and SecretParams are the flags' values, added to
+	// every suite's own lists.
+	SecretHeaders, SecretParams []string
+}
+
+// Invocation is what a run needs of the app (execute.Invocation).
+func (a *App) Invocation() *execute.Invocation {
+	return &execute.Invocation{Ctx: a.Ctx, Args: a.Args, Stdout: a.Stdout, Stderr: a.Stderr, Tool: a.Tool,
+		Credentials: credentials{a.Secrets}, SecretHeaders: a.SecretHeaders, SecretParams: a.SecretParams}
 }
 
 // credentials are a run's execute.Credentials: the app's set, through

@@ -1,13 +1,11 @@
-package main
+package httpquick
 
 import (
 	"github.com/spf13/cobra"
-
-	"github.com/benchrig/benchrig/internal/quick"
 )
 
 // httpWireFlags registers benchrig http's TLS and HTTP/2 flags.
-func httpWireFlags(c *cobra.Command, w *quick.HTTPWire) {
+func httpWireFlags(c *cobra.Command, w *Wire) {
 	f := c.Flags()
 	f.BoolVarP(&w.Insecure, "insecure", "k", false, "https: do not verify the server's certificate")
 	f.StringVar(&w.CACert, "cacert", "", "https: trust the certificate authorities in this PEM file instead of the system's")

@@ -1,7 +1,8 @@
-package quick
+package pgquick
 
 import (
 	"fmt"
+	"github.com/benchrig/benchrig/internal/quick"
 	"math"
 	"os"
 	"strings"
@@ -15,9 +16,9 @@ import (
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
-// PG are the options of benchrig pg.
-type PG struct {
-	Common
+// Quick are the options of benchrig pg.
+type Quick struct {
+	quick.Common
 	Batches []int
 	Paths   []string
 
@@ -49,7 +50,7 @@ const DSNEnv = "BENCHRIG_QUICK_DSN"
 // run reads in place of the environment's (the DSN, under DSNEnv; see
 // system.Env.RunEnv) and the DSN's password (to scrub from every output;
 // it never prints).
-func (p *PG) Build() (d Doc, env map[string]string, pw secret.Value, err error) {
+func (p *Quick) Build() (d quick.Doc, env map[string]string, pw secret.Value, err error) {
 	if err := p.Validate(); err != nil {
 		return nil, nil, pw, err
 	}
@@ -76,7 +77,7 @@ func (p *PG) Build() (d Doc, env map[string]string, pw secret.Value, err error) 
 		return nil, nil, pw, err
 	}
 	d = p.Suite("pg", result.Phases{Baseline: time.Second, Warmup: time.Second, Settle: 500 * time.Millisecond, Recovery: time.Second})
-	pt := Doc{"table": p.Table}
+	pt := quick.Doc{"table": p.Table}
 	if p.Ephemeral {
 		pt["ephemeral"] = true
 		pt["shared_buffers"] = p.SharedBuffers
@@ -91,16 +92,16 @@ func (p *PG) Build() (d Doc, env map[string]string, pw secret.Value, err error) 
 		env = map[string]string{DSNEnv: dsn}
 		pt["dsn_env"] = DSNEnv
 	}
-	d["targets"] = Doc{"postgres": Doc{"postgres": pt}}
+	d["targets"] = quick.Doc{"postgres": quick.Doc{"postgres": pt}}
 	d["paths"] = paths
-	d["workloads"] = Doc{p.Kind: w}
-	m := d["matrix"].(Doc)
+	d["workloads"] = quick.Doc{p.Kind: w}
+	m := d["matrix"].(quick.Doc)
 	m["targets"], m["paths"], m["workloads"], m["batches"] = []string{"postgres"}, order, []string{p.Kind}, p.Batches
 	return d, env, pw, nil
 }
 
 // pathDocs turns --path into the suite's pg paths, by name.
-func (p *PG) pathDocs() (Doc, []string, error) {
+func (p *Quick) pathDocs() (quick.Doc, []string, error) {
 	mode := strings.ToLower(p.PGBatch)
 	if mode != string(pgdrv.Roundtrips) && mode != string(pgdrv.Pipeline) {
 		return nil, nil, fmt.Errorf("--pg-batch %q: accepted modes are roundtrips, pipeline", p.PGBatch)
@@ -109,7 +110,7 @@ func (p *PG) pathDocs() (Doc, []string, error) {
 	if !p.Changed("path") && p.Writes >= 100 {
 		names = []string{string(pgdrv.Update)}
 	}
-	paths, order := Doc{}, []string(nil)
+	paths, order := quick.Doc{}, []string(nil)
 	hasSQL, prepared := false, false
 	for _, label := range names {
 		label = strings.ToLower(strings.TrimSpace(label))
@@ -124,7 +125,7 @@ func (p *PG) pathDocs() (Doc, []string, error) {
 				name, plan = n, sfx.mode
 			}
 		}
-		pd := Doc{"table": p.Table, "timeout": p.Timeout.String()}
+		pd := quick.Doc{"table": p.Table, "timeout": p.Timeout.String()}
 		if plan != "" {
 			pd["plan_cache_mode"] = plan
 		}
@@ -145,11 +146,11 @@ func (p *PG) pathDocs() (Doc, []string, error) {
 		default:
 			return nil, nil, fmt.Errorf("--path %q: accepted paths are prepared-one, prepared-one/pipeline, any, any[array], any[in], sql, update, each optionally /generic or /custom (plan_cache_mode)", label)
 		}
-		key := SuiteName(strings.NewReplacer("/", "-", "[", "-", "]", "").Replace(label))
+		key := quick.SuiteName(strings.NewReplacer("/", "-", "[", "-", "]", "").Replace(label))
 		if _, dup := paths[key]; dup {
 			return nil, nil, fmt.Errorf("--path %s is given twice", label)
 		}
-		paths[key] = Doc{"pg": pd}
+		paths[key] = quick.Doc{"pg": pd}
 		order = append(order, key)
 	}
 	if len(order) == 0 {
@@ -166,7 +167,7 @@ func (p *PG) pathDocs() (Doc, []string, error) {
 
 // workloadDoc is the suite workload the flags describe; --workload mixed
 // and --write-every are the older spellings of hot with writes.
-func (p *PG) workloadDoc() (Doc, error) {
+func (p *Quick) workloadDoc() (quick.Doc, error) {
 	kind := strings.ToLower(p.Kind)
 	writes := p.Writes
 	if p.WriteEvery != 0 {
@@ -190,7 +191,7 @@ func (p *PG) workloadDoc() (Doc, error) {
 	if writes < 0 || writes > 100 || math.IsNaN(writes) {
 		return nil, fmt.Errorf("--writes must be a percentage 0–100, got %v", writes)
 	}
-	w := Doc{"kind": kind, "rows": p.Rows}
+	w := quick.Doc{"kind": kind, "rows": p.Rows}
 	if p.Hot > 0 {
 		w["hot"] = p.Hot
 	}
@@ -202,7 +203,7 @@ func (p *PG) workloadDoc() (Doc, error) {
 
 // resolveDSN picks the server: --ephemeral, or a DSN from --dsn, the
 // variable named by --dsn-env, $PGDSN or $DATABASE_URL (in that order).
-func (p *PG) resolveDSN() (string, error) {
+func (p *Quick) resolveDSN() (string, error) {
 	if p.Changed("dsn") && p.DSNEnv != "" {
 		return "", fmt.Errorf("give --dsn or --dsn-env, not both")
 	}
@@ -232,7 +233,7 @@ func (p *PG) resolveDSN() (string, error) {
 }
 
 // check validates the pg flags that need no server.
-func (p *PG) check() error {
+func (p *Quick) check() error {
 	for _, depth := range p.Pipelines {
 		if depth != 1 {
 			return fmt.Errorf("--pipeline %d: benchrig pg sends one request at a time per connection; use --batch for keys per request, --pg-batch pipeline to pipeline a batch's statements", depth)

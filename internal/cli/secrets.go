@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -22,10 +22,10 @@ import (
 // recorded command line (and the one ps shows, see reexec.go), stdout and
 // stderr, error texts, and each results-file line.
 
-// argPolicy is the redaction policy of a command line: the default one
+// ArgPolicy is the redaction policy of a command line: the default one
 // widened by its --secret-header and --secret-param names, read before
 // cobra parses anything (so the earliest error is already redacted).
-func argPolicy(args []string) secret.Policy {
+func ArgPolicy(args []string) secret.Policy {
 	var headers, params []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -50,7 +50,7 @@ var dsnFlags = map[string]bool{"--dsn": true, "--fill-from-pg-dsn": true}
 // headerFlags are benchrig's flags whose value is a "Name: value" header.
 var headerFlags = map[string]bool{"-H": true, "--header": true}
 
-// redactArgs returns benchrig's command line with every credential hidden
+// RedactArgs returns benchrig's command line with every credential hidden
 // by policy p, adding each one to found: the values of --dsn and
 // --fill-from-pg-dsn (passwords), of secret -H headers (Authorization,
 // X-Upstream-Key, a --secret-header name), credentials inside the --target
@@ -59,15 +59,15 @@ var headerFlags = map[string]bool{"-H": true, "--header": true}
 // a scheme). Other text of an argument is shown redacted, but only
 // credentials of URLs, DSNs, headers and target commands are collected:
 // free text (an --sql's key=1) is never taken for a secret.
-func redactArgs(args []string, p secret.Policy, found *secret.Set) []string {
-	return redactArgsFrom(args, p, found, nil)
+func RedactArgs(args []string, p secret.Policy, found *secret.Set) []string {
+	return RedactArgsFrom(args, p, found, nil)
 }
 
-// redactArgsFrom is redactArgs telling from (when not nil) the flag of each
+// RedactArgsFrom is redactArgs telling from (when not nil) the flag of each
 // argument a credential was taken from: its name ("--dsn", "-H",
 // "--target"), or "" for a positional argument or another flag's value
 // (a URL).
-func redactArgsFrom(args []string, p secret.Policy, found *secret.Set, from func(flag string)) []string {
+func RedactArgsFrom(args []string, p secret.Policy, found *secret.Set, from func(flag string)) []string {
 	out := make([]string, len(args))
 	redact := func(flag, v string, found *secret.Set) string {
 		switch {
@@ -283,14 +283,14 @@ func scrubValue(v any, set *secret.Set) any {
 	return v
 }
 
-// withSecretNames adds the --secret-header and --secret-param names to a
+// WithSecretNames adds the --secret-header and --secret-param names to a
 // quick mode's suite document (secret_headers, secret_params).
-func (a *app) withSecretNames(d quick.Doc) quick.Doc {
-	if len(a.secretHeaders) > 0 {
-		d["secret_headers"] = a.secretHeaders
+func (a *App) WithSecretNames(d quick.Doc) quick.Doc {
+	if len(a.SecretHeaders) > 0 {
+		d["secret_headers"] = a.SecretHeaders
 	}
-	if len(a.secretParams) > 0 {
-		d["secret_params"] = a.secretParams
+	if len(a.SecretParams) > 0 {
+		d["secret_params"] = a.SecretParams
 	}
 	return d
 }
