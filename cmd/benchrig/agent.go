@@ -1,13 +1,13 @@
 package main
 
 import (
-	"github.com/benchrig/benchrig/internal/cli"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/agent"
 	"github.com/benchrig/benchrig/internal/agent/launch"
+	"github.com/benchrig/benchrig/internal/cli"
 )
 
 // agentCmd is `benchrig agent`: one agent of a distributed run.

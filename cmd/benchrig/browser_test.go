@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/chromedp/chromedp"
+
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // chromiumPath finds a Chromium to drive: BENCHRIG_CHROMIUM when set (a

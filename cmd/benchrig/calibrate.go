@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/benchrig/benchrig/internal/cli"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/calibrate"
+	"github.com/benchrig/benchrig/internal/cli"
 	"github.com/benchrig/benchrig/internal/cliflag"
 	"github.com/benchrig/benchrig/internal/floor"
 )

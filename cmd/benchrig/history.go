@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/cli"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/cli"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/gate"
 	"github.com/benchrig/benchrig/internal/history"

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/cli"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/agent/k8s"
+	"github.com/benchrig/benchrig/internal/cli"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/plan"
 )

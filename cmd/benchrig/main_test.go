@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/exitcode"
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // TestMain gives the package's tests a temporary directory of their own:

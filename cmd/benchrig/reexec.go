@@ -3,12 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/benchrig/benchrig/internal/cli"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/benchrig/benchrig/internal/cli"
 )
 
 // argvEnv carries the real command line into the re-executed benchrig. It

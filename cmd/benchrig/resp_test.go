@@ -12,11 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/redisephemeral"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // respNeedRedis skips without redis-server, or fails under CI.

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/benchrig/benchrig/internal/cli"
-	"github.com/benchrig/benchrig/internal/result"
 	"io"
 	"os"
 	"os/signal"
@@ -14,8 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchrig/benchrig/internal/agent"
+	"github.com/benchrig/benchrig/internal/cli"
 	"github.com/benchrig/benchrig/internal/cpuprofile"
 	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/tmpdir"
 )

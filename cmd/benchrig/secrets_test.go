@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/benchrig/benchrig/internal/cli"
 	"io/fs"
 	"net/http"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/cli"
 )
 
 // Planted secrets, one per channel: each is unique, so a hit names the

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // seed000Node is the example's Node 24 (npm ci in examples/seeds/000

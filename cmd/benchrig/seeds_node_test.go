@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // seedRuntimes skips (or, with CI=true, fails) when an example's npm

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/benchrig/benchrig/internal/cli"
 	"io"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/agent"
 	"github.com/benchrig/benchrig/internal/agent/launch"
+	"github.com/benchrig/benchrig/internal/cli"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/plan"

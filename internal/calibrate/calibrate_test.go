@@ -2,10 +2,11 @@ package calibrate_test
 
 import (
 	"context"
-	"github.com/benchrig/benchrig/internal/calibrate"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/calibrate"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
 )
 
 // TestMeasureEveryProtocol drives each driver against its null peer: every

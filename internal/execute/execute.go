@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/capacity"
 	"github.com/benchrig/benchrig/internal/floor"
 	"github.com/benchrig/benchrig/internal/plan"
 	"github.com/benchrig/benchrig/internal/result"
@@ -70,6 +71,9 @@ type executed struct {
 	// floor is benchrig's own floor measured before the first sample
 	// (nil when resuming: the file's header holds the first run's).
 	floor *result.Floor
+	// searches are a capacity search's results by cell ID, in plan
+	// order of cells (nil for a run of set rates).
+	searches map[string]capacity.Result
 }
 
 // execute runs the plan (or, with --resume, what the results file's
@@ -193,6 +197,12 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		h := result.Header{Tool: x.tool, Host: result.ReadHost(), Started: time.Now().UTC(), Args: x.args, Smoke: p.IsSmoke,
 			Suite: result.SuiteInfo{Name: s.Name, File: x.file, SHA256: s.SHA256(), Resolved: resolved, Overrides: overrides},
 			Plan:  plan.Entries(p), Targets: prov, Floor: measured}
+		if p.Search != nil {
+			h.Search = &result.SearchPlan{Config: p.Search.Config(p.Startup + p.Phases.Total())}
+			for _, c := range p.Cells {
+				h.Search.Cells = append(h.Search.Cells, c.ID)
+			}
+		}
 		x.creds.ScrubHeader(&h)
 		if w, err = result.Create(path, h, x.out.Force || x.out.Path == ""); err != nil {
 			return nil, err
@@ -205,7 +215,15 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		}
 	}
 	sink = x.creds.Sink(sink)
-	interrupted, err := r.Run(ctx, sink)
+	var (
+		interrupted bool
+		searches    map[string]capacity.Result
+	)
+	if p.Search != nil {
+		searches, interrupted, err = r.Search(ctx, sink, recordedSteps(path, hdr))
+	} else {
+		interrupted, err = r.Run(ctx, sink)
+	}
 	st.Stop()
 	if err != nil {
 		if w != nil {
@@ -218,7 +236,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			return nil, err
 		}
 	}
-	res := &executed{plan: p, samples: done.Samples, interrupted: interrupted, partial: partial, floor: measured}
+	res := &executed{plan: p, samples: done.Samples, interrupted: interrupted, partial: partial, floor: measured, searches: searches}
 	if x.out.Path != "" {
 		res.path = x.out.Path
 	}
@@ -267,4 +285,21 @@ func countDone(w *result.Writer, p *suite.Plan) int {
 		}
 	}
 	return n
+}
+
+// recordedSteps are the search steps a resumed file holds, by cell ID
+// (nil for a new file).
+func recordedSteps(path string, hdr *result.Header) map[string][]capacity.StepResult {
+	if hdr == nil || hdr.Search == nil {
+		return nil
+	}
+	c, err := result.Check(path, nil)
+	if err != nil {
+		return nil
+	}
+	out := map[string][]capacity.StepResult{}
+	for _, cell := range hdr.Search.Cells {
+		out[cell] = result.SearchSteps(cell, c.Samples)
+	}
+	return out
 }

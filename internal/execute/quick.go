@@ -56,6 +56,9 @@ func (inv *Invocation) RunQuick(job Quick) error {
 		return err
 	}
 	inv.Credentials.ScrubSample(res.partial)
+	if res.plan.Search != nil {
+		return searchDone(res, job.Out.JSON, job.Heading, stdout)
+	}
 	if !job.Out.JSON {
 		switch {
 		case len(res.plan.Samples) == 1 && (len(res.samples) == 1 || res.partial != nil):

@@ -65,6 +65,9 @@ func (inv *Invocation) RunSuite(path string, out Output, sets []string, smoke, f
 	if res.interrupted {
 		return fmt.Errorf("interrupted: %s holds every finished sample; `benchrig run %s -o %s --resume` continues", out.Path, path, out.Path)
 	}
+	if res.plan.Search != nil {
+		return searchDone(res, false, func(n int) string { return fmt.Sprintf("%s: capacity search, %d steps", res.plan.Name, n) }, inv.Stdout)
+	}
 	fmt.Fprintf(inv.Stdout, "%d samples written to %s\n\n", len(res.plan.Samples), out.Path)
 	if err := reportsrc.ConsoleFile(out.Path, res.plan.IsSmoke, inv.Stdout); err != nil {
 		return err

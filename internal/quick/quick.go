@@ -186,6 +186,8 @@ var suiteFlags = map[string]string{
 	"paths.request.http.expect_status": "--expect-status", "paths.request.http.timeout": "--timeout",
 	"secret_headers": "--secret-header", "secret_params": "--secret-param",
 	"targets.redis.redis.verify_batch": "--verify-batch",
+	"search.rate.from":                 "--from", "search.rate.max": "--max", "search.rate.resolution": "--resolution", "search.rate.factor": "--factor",
+	"search.confirm": "--confirm", "search.searches": "--searches", "search.max_time": "--max-time",
 }
 
 // flagErrors rewrites the errors of a quick mode's suite in the words of

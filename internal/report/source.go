@@ -35,6 +35,9 @@ type Source struct {
 	Targets map[string]result.Provenance
 	// Floor is benchrig's own floor measured before the run (nil: none).
 	Floor *result.Floor
+	// Search is a capacity search's plan (nil for a run of set rates):
+	// the rows are its steps.
+	Search *result.SearchPlan
 }
 
 // metric is one figure of a sample, as tables, charts and comparisons

@@ -28,6 +28,9 @@ func ReportDoc(src *Source) *Doc {
 	d.Notes = append(d.Notes, planNotes(g)...)
 	d.Notes = append(d.Notes, metricsNotes(src.Rows)...)
 
+	if sec, ok := capacitySection(src); ok {
+		d.Sections = append(d.Sections, sec)
+	}
 	thr := Section{
 		Title:  "Throughput",
 		Text:   []string{"Completed requests per second of the load window, median [min–max] across repeats; whiskers show min and max."},

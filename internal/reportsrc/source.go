@@ -53,7 +53,7 @@ func suiteSource(c *result.Checked, allowSmoke bool) (*report.Source, error) {
 		return nil, fmt.Errorf("%s holds smoke results: they prove the suite runs, they are not figures (--allow-smoke to report them anyway)", path)
 	}
 	src := &report.Source{Path: path, Kind: "suite", Title: hdr.Suite.Name, Tool: hdr.Tool, Host: hdr.Host, Targets: hdr.Targets, Floor: hdr.Floor,
-		Notice: rep.Notice(path, true)}
+		Notice: rep.Notice(path, true), Search: hdr.Search}
 	src.Meta = append(src.Meta,
 		report.KV{Key: "Suite", Value: fmt.Sprintf("%s (SHA-256 %s)", hdr.Suite.File, hdr.Suite.SHA256)},
 		report.KV{Key: "Started", Value: hdr.Started.UTC().Format("2006-01-02 15:04:05 UTC")})
@@ -63,7 +63,11 @@ func suiteSource(c *result.Checked, allowSmoke bool) (*report.Source, error) {
 	// A report says whether its file verifies: checksum, plan, counts
 	// ("Verified" here, or the notice above everything).
 	if rep.OK() {
-		src.Meta = append(src.Meta, report.KV{Key: "Verified", Value: fmt.Sprintf("checksum, plan and sample consistency OK (%d of %d planned samples)", rep.Samples, rep.Planned)})
+		ok := fmt.Sprintf("checksum, plan and sample consistency OK (%d of %d planned samples)", rep.Samples, rep.Planned)
+		if hdr.Search != nil {
+			ok = fmt.Sprintf("checksum, search steps (replayed from their verdicts) and sample consistency OK (%d steps)", rep.Samples)
+		}
+		src.Meta = append(src.Meta, report.KV{Key: "Verified", Value: ok})
 		for _, w := range rep.Warnings {
 			src.Notes = append(src.Notes, "benchrig verify: "+w)
 		}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/capacity"
 )
 
 // ResultsSchema names the results-file format: JSON Lines, one header line,
@@ -31,8 +33,12 @@ type Header struct {
 	Args    []string  `json:"args,omitempty"`
 	Smoke   bool      `json:"smoke,omitempty"`
 	Suite   SuiteInfo `json:"suite"`
-	// Plan lists every sample to run, in the order they run.
+	// Plan lists every sample to run, in the order they run; a capacity
+	// search's steps are decided as it runs (Search).
 	Plan []PlanEntry `json:"plan"`
+	// Search is a capacity search's configuration and the cells it
+	// searches, in order; nil for a run of set rates.
+	Search *SearchPlan `json:"search,omitempty"`
 	// Targets records each target's provenance (binary hash, git
 	// revision, server version and settings, query plans).
 	Targets map[string]Provenance `json:"targets,omitempty"`
@@ -50,6 +56,18 @@ type SuiteInfo struct {
 	// canonical JSON: what actually ran.
 	Resolved  json.RawMessage `json:"resolved"`
 	Overrides []string        `json:"overrides,omitempty"`
+}
+
+// SearchPlan is what a capacity search run searches: each cell of Cells
+// with Config (its StepTime an estimate, not a bound).
+type SearchPlan struct {
+	Config capacity.Config `json:"config"`
+	Cells  []string        `json:"cells"`
+}
+
+// SearchKey is the key of a search step's sample.
+func SearchKey(cell string, s capacity.Step) string {
+	return fmt.Sprintf("%s@s%d/%d", cell, s.Search, s.Index)
 }
 
 // PlanEntry is one planned sample.

@@ -2,6 +2,8 @@ package result
 
 import (
 	"time"
+
+	"github.com/benchrig/benchrig/internal/capacity"
 )
 
 // Sample is one measurement: one fresh target (or an attached one), its
@@ -20,6 +22,10 @@ type Sample struct {
 	Variant string `json:"variant,omitempty"`
 
 	Protocol string `json:"protocol"`
+	// Search marks a step of a capacity search: the search, its phase,
+	// its index in the search and the rate it offered (the sample's
+	// Config.Engine.Rate). Key is then CELL@sSEARCH/INDEX.
+	Search *capacity.Step `json:"search,omitempty"`
 	// Config is the resolved configuration of the engine and driver.
 	Config *Config `json:"config,omitempty"`
 

@@ -1,7 +1,9 @@
 package result
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/capacity"
 )
 
 // Replanner re-expands the plan from a recorded, resolved suite, so Verify
@@ -200,10 +204,19 @@ func (c *Checked) verify(replan Replanner) *Report {
 	for _, p := range hdr.Plan {
 		planned[p.Key] = true
 	}
+	searched := map[string]bool{}
+	if hdr.Search != nil {
+		for _, c := range hdr.Search.Cells {
+			searched[c] = true
+		}
+	}
 	seen := map[string]bool{}
 	for i, s := range samples {
 		where := fmt.Sprintf("sample %d (%s)", i+1, s.Key)
-		if !planned[s.Key] {
+		switch {
+		case s.Search != nil && (!searched[s.Cell] || s.Key != SearchKey(s.Cell, *s.Search)):
+			r.add("%s: a search step of no searched cell, or under another key (want %s)", where, SearchKey(s.Cell, *s.Search))
+		case s.Search == nil && !planned[s.Key]:
 			r.add("%s: not in the plan", where)
 		}
 		if seen[s.Key] {
@@ -224,6 +237,11 @@ func (c *Checked) verify(replan Replanner) *Report {
 	for _, p := range hdr.Plan {
 		if !seen[p.Key] {
 			missing++
+		}
+	}
+	if hdr.Search != nil {
+		for _, p := range replaySearches(hdr.Search, samples) {
+			r.add("%s", p)
 		}
 	}
 	switch {
@@ -428,4 +446,61 @@ func resumedChangedWarning(samples []Sample) string {
 	}
 	return fmt.Sprintf("%d of %d samples were measured after --resume-changed against changed targets (%s): %s; compare them with the earlier samples with care",
 		len(keys), len(samples), strings.Join(changes, "; "), strings.Join(shown, ", "))
+}
+
+// errNotRecorded ends the replay of a search at its first step the file
+// does not hold.
+var errNotRecorded = errors.New("not recorded")
+
+// replaySearches checks each searched cell's recorded steps against the
+// search: replayed from their verdicts, the search must ask for exactly
+// these steps, in this order (a search's steps follow from the verdicts
+// of the steps before them).
+func replaySearches(sp *SearchPlan, samples []Sample) []string {
+	var problems []string
+	for _, cell := range sp.Cells {
+		done := SearchSteps(cell, samples)
+		cfg := sp.Config
+		cfg.MaxTime = 0 // a cut shows as steps missing, not as a mismatch
+		_, err := capacity.Search(context.Background(), cfg, capacity.ProberFunc(func(context.Context, capacity.Step) (capacity.Outcome, error) {
+			return capacity.Outcome{}, errNotRecorded
+		}), done)
+		if err != nil && !errors.Is(err, errNotRecorded) {
+			problems = append(problems, fmt.Sprintf("cell %s: the recorded search steps are not the search's: %v", cell, err))
+		}
+	}
+	return problems
+}
+
+// SearchSteps are the recorded steps of cell's search, in file order,
+// with the outcome each sample's verdict gives.
+func SearchSteps(cell string, samples []Sample) []capacity.StepResult {
+	var out []capacity.StepResult
+	for i := range samples {
+		s := &samples[i]
+		if s.Search == nil || s.Cell != cell {
+			continue
+		}
+		out = append(out, capacity.StepResult{Step: *s.Search, Outcome: OutcomeOf(s)})
+	}
+	return out
+}
+
+// OutcomeOf is a search step's outcome: the sample's verdict and reasons
+// (a failed sample is UNHEALTHY with its error), its achieved rate and
+// latency, and the server's CPU per request when sampled.
+func OutcomeOf(s *Sample) capacity.Outcome {
+	o := capacity.Outcome{Healthy: s.Error == "" && s.Verdict.Healthy}
+	if s.Error != "" {
+		o.Reasons = []string{s.Error}
+	} else {
+		o.Reasons = append(o.Reasons, s.Verdict.Reasons...)
+	}
+	if l := s.Load; l != nil {
+		if l.Seconds > 0 {
+			o.Achieved = float64(l.Requests) / l.Seconds
+		}
+		o.P50, o.P99 = float64(max(l.Latency.P(50), 0))/1e6, float64(max(l.Latency.P(99), 0))/1e6
+	}
+	return o
 }

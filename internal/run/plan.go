@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/capacity"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
@@ -53,6 +54,9 @@ type PlanOptions struct {
 	// Env holds variables the systems read in place of the process
 	// environment's (system.Env.RunEnv).
 	Env map[string]string
+	// OnSearch, if set, is told each cell's capacity search result as it
+	// ends (Runner.Search).
+	OnSearch func(cell string, res capacity.Result)
 }
 
 // Sink is where finished samples go: a results file (*result.Writer), or

@@ -2,14 +2,15 @@ package suite_test
 
 import (
 	"fmt"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 // envSuite is a valid suite whose target's env: map holds n keys.

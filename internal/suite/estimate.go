@@ -1,6 +1,10 @@
 package suite
 
-import "time"
+import (
+	"time"
+
+	"github.com/benchrig/benchrig/internal/capacity"
+)
 
 // SmokePhases are the phases of a smoke plan: a half-second warm-up and a
 // one-second load, nothing else.
@@ -15,6 +19,7 @@ func SmokePhases() Phases {
 func (p *Plan) Smoke() *Plan {
 	out := *p
 	out.IsSmoke = true
+	out.Search = nil // a smoke run measures each cell once, closed loop
 	out.Repeats = 1
 	out.Phases = SmokePhases()
 	out.Cells = append([]Cell(nil), p.Cells...)
@@ -32,6 +37,10 @@ func (p *Plan) Smoke() *Plan {
 // sample bounded only by a request count has no known length and counts
 // its other phases only (see CountBounded).
 func (p *Plan) Estimate(startup time.Duration) time.Duration {
+	if p.Search != nil {
+		_, d := p.SearchWorstCase(startup)
+		return d
+	}
 	var total time.Duration
 	for _, s := range p.Samples {
 		total += p.sampleEstimate(p.Cells[s.Cell], startup)
@@ -49,6 +58,20 @@ func (p *Plan) sampleEstimate(c Cell, startup time.Duration) time.Duration {
 		}
 	}
 	return startup + p.Phases.Total() - p.Phases.Load.D() + load
+}
+
+// SearchWorstCase is a search plan's worst case: the most steps (samples)
+// its searches can take over all its cells, and their wall time.
+func (p *Plan) SearchWorstCase(startup time.Duration) (steps int, d time.Duration) {
+	if p.Search == nil {
+		return 0, 0
+	}
+	for _, c := range p.Cells {
+		n, t := capacity.WorstCase(p.Search.Config(p.sampleEstimate(c, startup)))
+		steps += n
+		d += t
+	}
+	return steps, d
 }
 
 // CountBounded reports whether some samples end only after a request count

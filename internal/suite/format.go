@@ -28,6 +28,29 @@ func (p *Plan) Format(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	total := p.Estimate(startup)
+	if p.Search != nil {
+		steps, _ := p.SearchWorstCase(startup)
+		c := p.Search.Config(0)
+		fmt.Fprintf(&b, "capacity search of each cell: rates %s to %s req/s, resolution %g %%, factor %g, confirm %d, %s\n",
+			fmtFloat(c.From), fmtFloat(c.Max), c.Resolution*100, c.Factor, c.Confirm, plural(c.Searches, "search"))
+		fmt.Fprintf(&b, "worst case: %s, %s (%s startup per step)", plural(steps, "step"), roundDuration(total), roundDuration(startup))
+		if c.MaxTime > 0 {
+			fmt.Fprintf(&b, "; each cell's search cut at %s", c.MaxTime)
+		}
+		b.WriteString("\n\n")
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return fmt.Errorf("write plan: %w", err)
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "#\tCELL")
+		for i, cell := range p.Cells {
+			fmt.Fprintf(tw, "%d\t%s\n", i+1, cell.ID)
+		}
+		if err := tw.Flush(); err != nil {
+			return fmt.Errorf("write plan: %w", err)
+		}
+		return nil
+	}
 	fmt.Fprintf(&b, "estimated wall time: %s (%s startup per sample)", roundDuration(total), roundDuration(startup))
 	if p.CountBounded() {
 		b.WriteString(", plus the request-bounded closed-loop load phases")

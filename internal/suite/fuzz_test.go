@@ -3,13 +3,13 @@ package suite_test
 import (
 	"errors"
 	"fmt"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/fuzzcheck"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 // FuzzParse feeds arbitrary bytes to Parse: it must never panic, every

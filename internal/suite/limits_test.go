@@ -1,11 +1,12 @@
 package suite_test
 
 import (
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 // firstErr parses data and returns its first problem's message ("" when it

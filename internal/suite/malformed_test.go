@@ -2,10 +2,11 @@ package suite_test
 
 import (
 	"errors"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
+
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 // okHead is the start of a valid suite; cases append or replace lines so
@@ -54,7 +55,7 @@ func TestMalformed(t *testing.T) {
 		field, msg string
 	}{
 		{"unknown top-level key", "name: t\nrepeets: 3\n" + okHead[8:] + okMatrix,
-			2, 1, "", `unknown key "repeets"; accepted: arrival, matrix, max_backlog, name, paths, phases, placement, repeats, requests, sampler, secret_headers, secret_params, seed, targets, thresholds, workloads`},
+			2, 1, "", `unknown key "repeets"; accepted: arrival, matrix, max_backlog, name, paths, phases, placement, repeats, requests, sampler, search, secret_headers, secret_params, seed, targets, thresholds, workloads`},
 		{"unknown nested key", strings.Replace(okHead, "port: 8080", "prot: 8080", 1) + okMatrix,
 			3, 37, "targets.web", `unknown key "prot"; accepted: address, assert, attach, checks, command, companions, cpus, dir, env, headline, metrics, params, port, postgres, ready, redis, serves`},
 		{"wrong type: string for integer", "name: t\nrepeats: three\n" + okHead[8:] + okMatrix,

@@ -1,11 +1,12 @@
 package suite_test
 
 import (
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 // metricsSuite is okHead with the web target's metrics line replaced.

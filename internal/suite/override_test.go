@@ -2,12 +2,13 @@ package suite_test
 
 import (
 	"errors"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 func envOf(m map[string]string) func(string) string {

@@ -2,10 +2,11 @@ package suite_test
 
 import (
 	"errors"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
+
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 // paramsSuite is a one-target suite whose node param has the given values

@@ -5,16 +5,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
-	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
-	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
+	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 func mustParse(t *testing.T, name, src string) *Suite {

@@ -1,11 +1,12 @@
 package suite_test
 
 import (
+	"strings"
+	"testing"
+
 	_ "github.com/benchrig/benchrig/internal/protocol/all"
 	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
 	. "github.com/benchrig/benchrig/internal/suite"
-	"strings"
-	"testing"
 )
 
 // https and h2c paths, their TLS and HTTP/2 fields, and what is refused

@@ -28,8 +28,12 @@ type Plan struct {
 	Requests int64 `json:"requests"`
 	// Cells in the order of the first repeat.
 	Cells []Cell `json:"cells"`
-	// Samples in run order (see Suite.Plan for the rule).
+	// Samples in run order (see Suite.Plan for the rule); none in a
+	// search's plan, whose steps are decided as it runs.
 	Samples []Sample `json:"samples"`
+	// Search is the suite's capacity search, if any: each cell is
+	// searched (Search.Config), Searches times.
+	Search *Search `json:"search,omitempty"`
 	// Startup is the per-sample overhead Format assumes: starting and
 	// stopping the target, readiness, checks (default DefaultStartup).
 	Startup time.Duration `json:"-"`
@@ -197,6 +201,10 @@ func (s *Suite) Plan() (*Plan, error) {
 	}
 	if len(p.Cells) == 0 {
 		return nil, fmt.Errorf("suite %q: the matrix has no cells", s.Name)
+	}
+	if s.Search != nil {
+		p.Search = s.Search
+		return p, nil
 	}
 	for r := 1; r <= s.Repeats; r++ {
 		shift := (r - 1) % nv

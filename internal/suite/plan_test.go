@@ -3,13 +3,14 @@ package suite_test
 import (
 	"encoding/json"
 	"fmt"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 // orderSuite has three targets (variants A B C) and the given axes.

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // Protocol names the wire protocol a path speaks and a target serves: the

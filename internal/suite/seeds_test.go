@@ -2,10 +2,11 @@ package suite_test
 
 import (
 	"errors"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
+
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 // seedSuite is a postgres target serving pg and resp; line 4 is its

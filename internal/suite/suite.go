@@ -42,6 +42,9 @@ type Suite struct {
 	Workloads map[string]*Workload `json:"workloads,omitempty"`
 	// Matrix lists the cells to measure.
 	Matrix Matrix `json:"matrix"`
+	// Search, when set, searches each cell's capacity (the highest
+	// HEALTHY constant rate) instead of measuring set rates.
+	Search *Search `json:"search,omitempty"`
 	// SecretHeaders and SecretParams name more HTTP headers and URL query
 	// parameters whose values are credentials, beyond the names package
 	// secret recognises (token, key, auth, password…); their values are

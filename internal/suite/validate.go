@@ -58,6 +58,7 @@ func (s *Suite) validate() {
 		s.validateWorkload(name, s.Workloads[name])
 	}
 	s.validateMatrix()
+	s.validateSearch()
 }
 
 func (s *Suite) validatePlacement() {

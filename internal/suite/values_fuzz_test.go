@@ -2,13 +2,13 @@ package suite_test
 
 import (
 	"errors"
-	_ "github.com/benchrig/benchrig/internal/protocol/all"
-	. "github.com/benchrig/benchrig/internal/suite"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/fuzzcheck"
+	_ "github.com/benchrig/benchrig/internal/protocol/all"
+	. "github.com/benchrig/benchrig/internal/suite"
 )
 
 // FuzzParseDuration: every duration flag (-d 10, --warmup 1.5) and every

@@ -2,30 +2,34 @@ package httpquick
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/cli"
-	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
-	"github.com/benchrig/benchrig/internal/quick"
-	"github.com/benchrig/benchrig/internal/result"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/cli"
 	"github.com/benchrig/benchrig/internal/cliflag"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
+	httpproto "github.com/benchrig/benchrig/internal/protocol/http"
+	"github.com/benchrig/benchrig/internal/quick"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
-// httpFlags are the flags of benchrig http.
+// httpFlags are the flags of benchrig http (and capacity).
 type httpFlags struct {
 	cli.QuickFlags
 	h Quick
+	// search is set for benchrig capacity.
+	search *searchFlags
 }
 
 func init() { cli.RegisterQuick(string(httpproto.Key), httpCmd) }
 
-func httpCmd(a *cli.App) *cobra.Command {
-	var hf httpFlags
+func httpCmd(a *cli.App) *cobra.Command { return newHTTPCmd(a, &httpFlags{}) }
+
+// newHTTPCmd is benchrig http's command with its flags bound to hf.
+func newHTTPCmd(a *cli.App, hf *httpFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "http [URL]",
 		Short: "Quick HTTP/1.1, HTTPS or HTTP/2 load test (closed loop, or constant rate with -R): a suite of one target",
@@ -42,7 +46,7 @@ func httpCmd(a *cli.App) *cobra.Command {
 			if len(args) == 1 {
 				url = args[0]
 			}
-			return runHTTP(a, c, &hf, url)
+			return runHTTP(a, c, hf, url)
 		},
 	}
 	hf.QuickFlags.Register(c, 10)
@@ -77,18 +81,31 @@ func runHTTP(a *cli.App, c *cobra.Command, hf *httpFlags, rawURL string) error {
 	if err := hf.Options(); err != nil {
 		return err
 	}
+	if hf.search != nil {
+		if err := hf.search.check(c); err != nil {
+			return err
+		}
+		if !c.Flags().Changed("connections") {
+			hf.Conns = []int{32}
+		}
+	}
 	hf.h.Common = hf.Common
 	d, rawURL, err := hf.h.Build(rawURL)
 	if err != nil {
 		return exitcode.Usage(err)
 	}
 	rawURL = a.Policy.URL(rawURL, a.Secrets)
-	return cli.RunQuick(a, &hf.QuickFlags, hTTPJob(a.WithSecretNames(d), rawURL))
+	job := httpJob(a.WithSecretNames(d), rawURL)
+	if hf.search != nil {
+		d["search"] = hf.search.doc()
+		job = capacityJob(job, rawURL)
+	}
+	return cli.RunQuick(a, &hf.QuickFlags, job)
 }
 
-// hTTPJob is benchrig http's job against rawURL (as shown, credentials
+// httpJob is benchrig http's job against rawURL (as shown, credentials
 // hidden): its report is titled by the URL and connections.
-func hTTPJob(doc quick.Doc, rawURL string) execute.Quick {
+func httpJob(doc quick.Doc, rawURL string) execute.Quick {
 	return execute.Quick{
 		Name: "benchrig http", Doc: doc,
 		Title: func(s *result.Sample) string {

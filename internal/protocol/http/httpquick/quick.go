@@ -2,7 +2,6 @@ package httpquick
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/quick"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	httpdrv "github.com/benchrig/benchrig/internal/protocol/http/driver"
+	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
 )
 
@@ -44,7 +44,7 @@ type Quick struct {
 	// Metrics scrapes the target's own metrics endpoint.
 	quick.Metrics
 
-	// Wire: TLS and Quick/2 (see Wire).
+	// Wire: TLS and HTTP/2 (see Wire).
 	Wire
 }
 
@@ -53,7 +53,7 @@ func (h *Quick) ServerSide() bool {
 	return h.Command != "" || h.AttachPID != 0 || h.AttachPort != 0
 }
 
-// Build returns the suite of one Quick target for the URL (a URL without a
+// Build returns the suite of one HTTP target for the URL (a URL without a
 // scheme means http://; empty with a TargetsFile: its first request's): an
 // address, a command started per sample (PORT set to the URL's port) or an
 // attached process; one path; the shared axes. It also returns the URL.

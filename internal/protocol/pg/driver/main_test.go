@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // The package's shared server and dataset, set up by the first test that

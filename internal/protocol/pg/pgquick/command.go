@@ -2,18 +2,19 @@ package pgquick
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/cli"
-	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
-	"github.com/benchrig/benchrig/internal/quick"
-	"github.com/benchrig/benchrig/internal/result"
+
 	"github.com/spf13/cobra"
 
+	"github.com/benchrig/benchrig/internal/cli"
 	"github.com/benchrig/benchrig/internal/cliflag"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
 	pgdrv "github.com/benchrig/benchrig/internal/protocol/pg/driver"
+	"github.com/benchrig/benchrig/internal/quick"
+	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -76,15 +77,15 @@ func runPG(a *cli.App, c *cobra.Command, pf *pgFlags) error {
 	if err != nil {
 		return exitcode.OneLine(exitcode.Usage(err), a.Secrets)
 	}
-	if err := cli.RunQuick(a, &pf.QuickFlags, pGJob(a.WithSecretNames(d), env, pf.p.Kind)); err != nil {
+	if err := cli.RunQuick(a, &pf.QuickFlags, pgJob(a.WithSecretNames(d), env, pf.p.Kind)); err != nil {
 		return exitcode.OneLine(err, a.Secrets)
 	}
 	return nil
 }
 
-// pGJob is benchrig pg's job of a kind of workload: its report names the
+// pgJob is benchrig pg's job of a kind of workload: its report names the
 // server's PostgreSQL version.
-func pGJob(doc quick.Doc, env map[string]string, kind string) execute.Quick {
+func pgJob(doc quick.Doc, env map[string]string, kind string) execute.Quick {
 	version := ""
 	return execute.Quick{
 		Name: "benchrig pg", Doc: doc, Env: env,

@@ -2,17 +2,16 @@ package pgquick
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/quick"
 	"math"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/result"
-	"github.com/benchrig/benchrig/internal/secret"
-
 	"github.com/benchrig/benchrig/internal/pgclient"
 	pgdrv "github.com/benchrig/benchrig/internal/protocol/pg/driver"
+	"github.com/benchrig/benchrig/internal/quick"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 

@@ -1,8 +1,9 @@
 package pgquick
 
 import (
-	"github.com/benchrig/benchrig/internal/quick"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/quick"
 )
 
 // The any path's default form is named in the variant like the others:

@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver"
+	"github.com/benchrig/benchrig/internal/testenv"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 

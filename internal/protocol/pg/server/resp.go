@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"net"
 	"os"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"github.com/benchrig/benchrig/internal/protocol/resp/driver"
 	"github.com/benchrig/benchrig/internal/protocol/resp/respserver"
 	"github.com/benchrig/benchrig/internal/result"

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
@@ -20,6 +18,7 @@ import (
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/testenv"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 

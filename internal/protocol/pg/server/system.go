@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"github.com/benchrig/benchrig/internal/secret"
 	"net"
 	"os"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	wire "github.com/benchrig/benchrig/internal/resp"
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // Driver opens RESP2 connections to one server. It is safe for concurrent

@@ -9,11 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/redisephemeral"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // Tests against a real redis-server, started per test by package

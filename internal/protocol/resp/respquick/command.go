@@ -2,18 +2,19 @@ package respquick
 
 import (
 	"fmt"
-	"github.com/benchrig/benchrig/internal/cli"
-	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
-	"github.com/benchrig/benchrig/internal/quick"
-	"github.com/benchrig/benchrig/internal/result"
-	"github.com/spf13/cobra"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/benchrig/benchrig/internal/cli"
 	"github.com/benchrig/benchrig/internal/cliflag"
 	"github.com/benchrig/benchrig/internal/execute"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	respdrv "github.com/benchrig/benchrig/internal/protocol/resp/driver"
+	"github.com/benchrig/benchrig/internal/quick"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // respFlags are the flags of benchrig resp.
@@ -84,13 +85,13 @@ func runRESP(a *cli.App, c *cobra.Command, rf *respFlags) error {
 	if rf.r.Ephemeral {
 		where = "ephemeral redis-server"
 	}
-	return cli.RunQuick(a, &rf.QuickFlags, rESPJob(a.WithSecretNames(d), env, where, rf.r.Variant()))
+	return cli.RunQuick(a, &rf.QuickFlags, respJob(a.WithSecretNames(d), env, where, rf.r.Variant()))
 }
 
-// rESPJob is benchrig resp's job against where (the address, or the
+// respJob is benchrig resp's job against where (the address, or the
 // ephemeral server) with its command (variant): its report names the
 // address each sample's driver used and the server's version.
-func rESPJob(doc quick.Doc, env map[string]string, where, variant string) execute.Quick {
+func respJob(doc quick.Doc, env map[string]string, where, variant string) execute.Quick {
 	var server string
 	return execute.Quick{
 		Name: "benchrig resp", Doc: doc, Env: env,

@@ -2,12 +2,12 @@ package respquick
 
 import (
 	"fmt"
-	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
-	"github.com/benchrig/benchrig/internal/quick"
 	"strings"
 	"time"
 
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	respdrv "github.com/benchrig/benchrig/internal/protocol/resp/driver"
+	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/textclip"
 )
@@ -51,7 +51,7 @@ type Quick struct {
 // (fill_from_pg.dsn_env), so the recorded suite never holds it.
 const FillDSNEnv = "BENCHRIG_QUICK_FILL_DSN"
 
-// Build returns the suite of one Quick target and the variables the run reads
+// Build returns the suite of one RESP target and the variables the run reads
 // in place of the environment's (a fill's DSN, under FillDSNEnv).
 func (r *Quick) Build() (d quick.Doc, env map[string]string, err error) {
 	if err := r.Validate(); err != nil {

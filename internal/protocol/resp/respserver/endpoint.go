@@ -3,11 +3,11 @@ package respserver
 import (
 	"context"
 	"fmt"
-	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"strconv"
 	"strings"
 	"time"
 
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"github.com/benchrig/benchrig/internal/system"
 )
 

@@ -1,9 +1,9 @@
 package respserver
 
 import (
-	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"testing"
 
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 )

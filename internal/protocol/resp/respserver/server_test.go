@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
@@ -21,6 +19,7 @@ import (
 	"github.com/benchrig/benchrig/internal/resp/resptest"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // needRedisServer skips without redis-server, or fails under CI.

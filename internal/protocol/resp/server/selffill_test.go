@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/protocol/resp/respserver"
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	"github.com/benchrig/benchrig/internal/protocol/resp/respserver"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // TestSelfFilledVerify: a redis target that fills itself (fill: false)

@@ -3,11 +3,11 @@ package redis
 import (
 	"context"
 	"fmt"
-	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
+	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	"github.com/benchrig/benchrig/internal/protocol/resp/driver"
 	"github.com/benchrig/benchrig/internal/protocol/resp/respserver"
 	"github.com/benchrig/benchrig/internal/result"

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/benchrig/benchrig/internal/capacity"
+	"github.com/benchrig/benchrig/internal/capacity/bucketserver"
+	"github.com/benchrig/benchrig/internal/report"
+	"github.com/benchrig/benchrig/internal/reportsrc"
+)
+
+// TestCapacityFindsTheBucket: against a server that refuses (503) every
+// request above N per second, benchrig capacity finds N within 10 %, and
+// every step at 1.1·N or more was UNHEALTHY (one resolution step above the
+// capacity may still be HEALTHY when N lies inside the search's last
+// bracket: a bucket of exactly N per second holds a rate of N); the file
+// verifies, and its report replays the same capacity. N is far below what a loaded
+// machine can do, and the p99 threshold loose, so the verdicts turn on the
+// refusals alone.
+func TestCapacityFindsTheBucket(t *testing.T) {
+	const n = 400.0
+	srv, err := bucketserver.Start("127.0.0.1:0", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "cap.json")
+	stdout, stderr, code := invoke(t, "capacity", srv.URL(), "--from", "50", "--max", "3200", "--confirm", "2",
+		"-c", "8", "-d", "1s", "--max-p99", "2s", "--no-calibrate", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	m := regexp.MustCompile(`capacity ([0-9.]+)/s`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no capacity in the output:\n%s", stdout)
+	}
+	got, _ := strconv.ParseFloat(m[1], 64)
+	if got < 0.9*n || got > 1.1*n {
+		t.Errorf("capacity %v/s, want %v/s within 10 %%\n%s", got, n, stdout)
+	}
+	if _, e, code := invoke(t, "verify", out); code != 0 {
+		t.Fatalf("verify: exit %d: %s", code, e)
+	}
+	src, err := reportsrc.Load(out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := report.Capacities(src)
+	if len(rows) != 1 || !rows[0].Ended || math.Abs(rows[0].Result.Median.Rate-got) > 0.01 || rows[0].Result.Median.Bound != capacity.Exact {
+		t.Fatalf("the report replays %+v, the run said %v/s", rows, got)
+	}
+	for _, s := range rows[0].Steps {
+		if s.Search.Rate >= 1.1*n && s.Verdict.Healthy {
+			t.Errorf("step %s at %v/s (≥ 1.1·N) HEALTHY", s.Key, s.Search.Rate)
+		}
+	}
+	html := filepath.Join(t.TempDir(), "cap.html")
+	if _, e, code := invoke(t, "report", out, "-o", html); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(html)
+	if err != nil || !strings.Contains(string(b), "Capacity by variant and case") || !strings.Contains(string(b), "Latency against the achieved rate") {
+		t.Errorf("the HTML report has no capacity section (%v)", err)
+	}
+}
