@@ -73,6 +73,7 @@ func livePage(title string, parts map[string]string) []byte {
 <section><h2>Progress</h2><div id="status">` + parts["status"] + `</div></section>
 <section><h2>In flight</h2><div id="current">` + parts["current"] + `</div></section>
 <section><h2>Finished</h2><div id="finished">` + parts["finished"] + `</div></section>
+<section><h2>Plan</h2><div id="plan">` + parts["plan"] + `</div></section>
 </main>
 <script>` + pageScript + `</script>
 </body>

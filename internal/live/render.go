@@ -60,7 +60,7 @@ func (s *Server) render(sn snapshot) *frame {
 		f.event = fmt.Appendf(nil, "id: %d\nevent: final\ndata: reload\n\n", f.id)
 		return f
 	}
-	parts := map[string]string{"status": statusHTML(sn), "current": currentHTML(sn), "finished": finishedHTML(sn)}
+	parts := map[string]string{"status": statusHTML(sn), "current": currentHTML(sn), "finished": finishedHTML(sn), "plan": planHTML(sn)}
 	var data bytes.Buffer
 	enc := json.NewEncoder(&data)
 	enc.SetEscapeHTML(false) // the fragments are HTML; JSON escapes every line break
@@ -114,7 +114,7 @@ func currentPhase(sn snapshot) string {
 }
 
 // statusHTML is the progress: counts of done, running and to come, the
-// time elapsed and left, and the plan's samples with their state.
+// time elapsed and left, and a bar.
 func statusHTML(sn snapshot) string {
 	done := map[string]*result.Sample{}
 	for _, smp := range sn.finished {
@@ -142,9 +142,30 @@ func statusHTML(sn snapshot) string {
 		fmt.Fprintf(&b, " · about %s left (ends about %s)", span(left), sn.now.Add(left).Format("15:04"))
 	}
 	b.WriteString("</p>")
+	frac := float64(nDone)
+	if running > 0 {
+		for _, it := range sn.plan {
+			if it.ID == sn.current && it.Estimate > 0 {
+				frac += min(1, float64(sn.now.Sub(sn.currentStart))/float64(it.Estimate))
+			}
+		}
+	}
 	fmt.Fprintf(&b, `<div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="%d" aria-valuenow="%d"><span style="width: %.1f%%"></span></div>`,
-		total, nDone, 100*float64(nDone)/float64(total))
-	t := report.Table{Caption: "Plan", Header: []string{"#", "Sample", "State"}, Labels: 3}
+		total, nDone, 100*frac/float64(total))
+	return b.String()
+}
+
+// planHTML is the plan's samples in order with their state: done (and
+// the verdict), running (and the phase) or to come; folded when long.
+func planHTML(sn snapshot) string {
+	if len(sn.plan) == 0 {
+		return `<p class="none">No plan yet.</p>`
+	}
+	done := map[string]*result.Sample{}
+	for _, smp := range sn.finished {
+		done[smp.Key] = smp
+	}
+	t := report.Table{Header: []string{"#", "Sample", "State"}, Labels: 3}
 	for i, it := range sn.plan {
 		label := it.Label
 		if label == "" {
@@ -153,11 +174,10 @@ func statusHTML(sn snapshot) string {
 		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), label, sampleState(sn, it.ID, done)})
 	}
 	open := ""
-	if total <= 20 {
+	if len(sn.plan) <= 20 {
 		open = " open"
 	}
-	fmt.Fprintf(&b, `<details id="plan"%s><summary>The plan: %d samples in order</summary>%s</details>`, open, total, fragment(report.TableHTML(t)))
-	return b.String()
+	return fmt.Sprintf(`<details id="plan-list"%s><summary>%d samples in the order they run</summary>%s</details>`, open, len(sn.plan), fragment(report.TableHTML(t)))
 }
 
 // eta is the time left: the planned time of the samples to come and of
