@@ -339,3 +339,45 @@ func TestEventIDsIncrease(t *testing.T) {
 		t.Errorf("4 updates in %v while ticks came every millisecond: not coalesced to one a second", el)
 	}
 }
+
+// TestFlood: a flood of connections (more than the server keeps open,
+// each sending half a request) changes nothing for the run: the feeding
+// calls stay prompt, and once the flood is gone the page is served.
+func TestFlood(t *testing.T) {
+	s := start(t, Options{MaxClients: 2})
+	var conns []net.Conn
+	for range 100 {
+		c, err := net.DialTimeout("tcp", local(s), 5*time.Second)
+		if err != nil {
+			break // the kernel's backlog may refuse some: that is the flood's problem
+		}
+		_, _ = io.WriteString(c, "GET / HTTP/1.1\r\nHost: x")
+		conns = append(conns, c)
+	}
+	t0 := time.Now()
+	s.SetPlan([]PlanItem{{ID: "a"}}, time.Minute)
+	s.SampleStarted("a", nil)
+	for i := range 1000 {
+		s.Tick(point(i))
+	}
+	if took := time.Since(t0); took > 2*time.Second {
+		t.Errorf("1,000 feeding calls took %v during a flood, want well under 2 s", took)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		resp, err := http.Get("http://" + local(s) + "/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page is not served after the flood: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -40,10 +40,6 @@ func SamplesTable(rows []Row) Table { return samplesTable(rows) }
 // pieces.
 func StyleSheet() string { return pageCSS }
 
-// PhaseColour is the shade the over-time charts give a phase's band
-// ("" for a name they shade in a neutral grey).
-func PhaseColour(name string) string { return bandFills[name] }
-
 // Verdict is the word the report gives a sample's verdict: HEALTHY,
 // UNHEALTHY or FAILED.
 func Verdict(s *result.Sample) string { return verdictWord(s) }
