@@ -181,7 +181,8 @@ func TestLivePageInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 1000), chromedp.Navigate(s.URL()), chromedp.WaitReady("body")); err != nil {
 		t.Fatalf("open %s: %v", s.URL(), err)
 	}
-	until("an update", `Number(document.body.getAttribute('data-event') || 0) > 0`)
+	// the first update may come before the ticks are drawn: wait for them
+	until("the ten seconds", `Number(document.body.getAttribute('data-event') || 0) > 0 && document.querySelectorAll('#current table tbody tr').length === 10`)
 	first := read()
 	if strings.Join(first.Seconds, " ") != strings.Join(fed, " ") {
 		t.Errorf("last seconds' requests %q, want %q in order", first.Seconds, fed)
