@@ -21,21 +21,22 @@ const (
 )
 
 // Limits are what a target may use, as a container runtime's --cpus,
-// --memory, --memory-swap and --pids-limit give them.
+// --memory, --memory-swap and --pids-limit give them. Its JSON form
+// (cpus, memory and swap in bytes, pids) is how a target's spec carries it.
 type Limits struct {
 	// CPUs is the CPU time allowed per wall-clock second, in cores
 	// (1.5: one and a half cores), enforced by the CFS quota over a
 	// 100 ms period. 0: no limit.
-	CPUs float64
+	CPUs float64 `json:"cpus,omitempty"`
 	// Memory is the most memory the group may use, in bytes. 0: no limit.
-	Memory int64
+	Memory int64 `json:"memory,omitempty"`
 	// Swap is the swap the group may use beyond Memory, in bytes: nil
 	// leaves the kernel's default, 0 allows none. Docker's --memory 512m
 	// --memory-swap 512m is Memory 512 MiB and Swap 0. Swap needs Memory.
-	Swap *int64
+	Swap *int64 `json:"swap,omitempty"`
 	// Pids is the most processes and threads the group may hold. 0: no
 	// limit.
-	Pids int64
+	Pids int64 `json:"pids,omitempty"`
 }
 
 // None reports whether l limits nothing.

@@ -26,6 +26,18 @@ func ShimArgs(g *Group, argv []string) []string {
 	return append(args, argv...)
 }
 
+// pathFlag, right after ShimArg, gives the file to exec (see ShimArgsPath).
+const pathFlag = "--path"
+
+// ShimArgsPath is ShimArgs with the file to exec given as path (absolute,
+// or relative to the working directory) rather than looked up from
+// argv[0], which the target then gets unchanged as its argv[0]: as
+// exec.Cmd runs a resolved Path with its Args. The form is
+// [ShimArg, "--path", path, group directory..., "--", argv...].
+func ShimArgsPath(g *Group, path string, argv []string) []string {
+	return append([]string{ShimArg, pathFlag, path}, ShimArgs(g, argv)[1:]...)
+}
+
 // MaybeRunShim runs the exec shim when os.Args[1] is ShimArg, and does not
 // return then; otherwise it returns at once. cmd/benchrig's main must call
 // it first thing, before flags are parsed or anything is started, so that a
@@ -52,6 +64,14 @@ func runShim(args []string) error {
 	if len(args) == 0 || args[0] != ShimArg {
 		return errors.New("not called as the cgroup exec shim")
 	}
+	path := ""
+	if len(args) > 2 && args[1] == pathFlag {
+		path = args[2]
+		if path == "" {
+			return errors.New("empty path after " + pathFlag)
+		}
+		args = append([]string{ShimArg}, args[3:]...)
+	}
 	sep := slices.Index(args, "--")
 	if sep < 0 || sep == len(args)-1 {
 		return fmt.Errorf("want %s <group directory>... -- <command> [args...], got %q", ShimArg, args)
@@ -68,10 +88,12 @@ func runShim(args []string) error {
 	if err := addPID(dirs, os.Getpid()); err != nil {
 		return err
 	}
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		return err
+	if path == "" {
+		var err error
+		if path, err = exec.LookPath(argv[0]); err != nil {
+			return err
+		}
 	}
-	err = syscall.Exec(path, argv, os.Environ())
+	err := syscall.Exec(path, argv, os.Environ())
 	return fmt.Errorf("exec %s: %w", path, err)
 }

@@ -59,3 +59,30 @@ func TestShim(t *testing.T) {
 		}
 	}
 }
+
+// ShimArgsPath execs the file given, with argv[0] as the target sees it.
+func TestShimPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "benchrig-1-2-path")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	g := &Group{order: []string{dir}}
+	args := ShimArgsPath(g, sh, []string{"not-in-path-argv0", "-c", "echo $0"})
+	if want := []string{ShimArg, "--path", sh, dir, "--", "not-in-path-argv0", "-c", "echo $0"}; strings.Join(args, "|") != strings.Join(want, "|") {
+		t.Fatalf("ShimArgsPath: %q, want %q", args, want)
+	}
+	out, err := exec.Command(os.Args[0], args...).Output()
+	if err != nil {
+		t.Fatalf("shim: %v", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "not-in-path-argv0" {
+		t.Errorf("the target's $0 is %q, want its argv[0] unchanged", got)
+	}
+}

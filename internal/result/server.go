@@ -9,6 +9,9 @@ type Server struct {
 	Samples []ResourceSample `json:"samples"`
 	// Placement records where client and server ran.
 	Placement *Placement `json:"placement,omitempty"`
+	// Cgroup is what the kernel counted for the target's control group,
+	// when it ran under limits (see Cgroup); absent otherwise.
+	Cgroup *Cgroup `json:"cgroup,omitempty"`
 }
 
 // Placement records CPU pinning of client and target.

@@ -24,6 +24,13 @@
 //	}
 //	// … measure p.PID() while the load runs; watch p.Exited() …
 //
+// With Spec.Limits, each start runs in a cgroup of its own with a CPU
+// quota, memory, swap and pids limits (see limits.go and docs/limits.md):
+// Process.CgroupStats reads the kernel's counters at any moment (the
+// sampler takes them at each phase edge; CgroupFigures makes the result's
+// figures of two readings), LimitError says when the memory or pids limit
+// ended or held the target, and the group is removed with the tree.
+//
 // Probes are an interface so that other packages (the ephemeral PostgreSQL
 // and redis-server targets) can plug in protocol-level readiness checks.
 //

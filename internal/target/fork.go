@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/benchrig/benchrig/internal/cgroup"
 	"github.com/benchrig/benchrig/internal/proc"
 )
 
@@ -37,8 +38,9 @@ type watched struct {
 // control pipe (the watchdog's own is empty: see watchdogEnv); dir is the
 // watchdog's working directory and the target's; stdout and stderr are the
 // target's (and the watchdog's, which writes there only when it cannot
-// start).
-func spawn(path string, argv, env []string, dir string, stdout, stderr *os.File, cpus []int) (*watched, error) {
+// start). ref, when not nil, is the cgroup to run the target in (see
+// limits.go).
+func spawn(path string, argv, env []string, dir string, stdout, stderr *os.File, cpus []int, ref *cgroup.Ref) (*watched, error) {
 	// /proc/self/exe is the running binary itself, even if its file has
 	// been replaced or removed since (a rebuild during a run): never
 	// another version speaking another protocol.
@@ -75,7 +77,7 @@ func spawn(path string, argv, env []string, dir string, stdout, stderr *os.File,
 		return nil, err
 	}
 	w := &watched{wd: cmd, ctl: ctlW, status: bufio.NewReader(stR), statusFile: stR}
-	if err := writeCommand(ctlW, command{Path: path, Argv: argv, Env: dedupEnv(env)}); err != nil {
+	if err := writeCommand(ctlW, command{Path: path, Argv: argv, Env: dedupEnv(env), Cgroup: ref}); err != nil {
 		w.abort()
 		return nil, fmt.Errorf("watchdog: send the command: %w", err)
 	}

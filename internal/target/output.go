@@ -78,7 +78,7 @@ func Output(ctx context.Context, c Command) (stdout, stderr []byte, err error) {
 		outW.Close()
 		return nil, nil, err
 	}
-	w, err := spawn(path, c.Argv, append(secret.Environ(), c.Env...), c.Dir, outW, errW, nil)
+	w, err := spawn(path, c.Argv, append(secret.Environ(), c.Env...), c.Dir, outW, errW, nil, nil)
 	outW.Close() // the watchdog and the program have their own copies
 	errW.Close()
 	if err != nil {

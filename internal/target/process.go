@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/tmpdir"
 
+	"github.com/benchrig/benchrig/internal/cgroup"
 	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/secret"
 )
@@ -37,9 +40,16 @@ type Process struct {
 	status    string        // written before exited is closed
 	wdDone    chan struct{} // closed once the watchdog has exited
 	survivors string        // the watchdog's last report, written before wdDone closes
+	groupErr  string        // why the watchdog could not remove the cgroup, written before wdDone closes
 	ctlOnce   sync.Once
 	stopOnce  sync.Once
 	stopErr   error
+
+	lim      *limited    // the cgroup of a target under limits; else nil
+	stopping atomic.Bool // set once benchrig starts ending the tree
+	// killedAlone says the leader ended by SIGKILL before benchrig began
+	// to stop it; written before exited is closed.
+	killedAlone bool
 }
 
 // Start starts the target described by spec as a fresh process group under
@@ -51,6 +61,11 @@ type Process struct {
 // counts as ready once started) until it succeeds, spec.StartTimeout passes,
 // the process exits or ctx is done. On any failure the process group is
 // killed and the error is a *StartError naming the target and its log file.
+//
+// With spec.Limits, the target's whole tree runs in a cgroup of its own for
+// this start (see limits.go): when no cgroup hierarchy is usable, Start
+// fails saying why; a limit that does nothing here is a warning
+// (LimitWarnings). Stop, and every failed start, remove the group.
 //
 // ctx bounds only the start: the process outlives it and runs until Stop.
 func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
@@ -91,10 +106,28 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 		return nil, fail("log", err)
 	}
 	logPath := logFile.Name()
+	var lim *limited
+	var ref *cgroup.Ref
+	if spec.Limits != nil {
+		if lim, err = newLimited(spec.Name, *spec.Limits, cpus); err != nil {
+			logFile.Close()
+			removeEmptyLog(logPath, spec.LogDir == "")
+			return nil, fail("limits", err)
+		}
+		r := lim.group.Ref()
+		ref = &r
+	}
 	forked := time.Now()
-	w, err := spawn(path, spec.Argv, append(secret.Environ(), spec.Env...), spec.Dir, logFile, logFile, cpus)
+	w, err := spawn(path, spec.Argv, append(secret.Environ(), spec.Env...), spec.Dir, logFile, logFile, cpus, ref)
 	logFile.Close() // the watchdog and target have their own descriptors
 	if err != nil {
+		if lim != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), wdGroupTimeout)
+			if rerr := lim.remove(ctx); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+			cancel()
+		}
 		removeEmptyLog(logPath, spec.LogDir == "")
 		var pe *proc.PinError
 		if errors.As(err, &pe) {
@@ -111,6 +144,7 @@ func Start(ctx context.Context, spec Spec, probe Probe) (*Process, error) {
 		cpus:    affinityOf(w.pid),
 		exited:  make(chan struct{}),
 		wdDone:  make(chan struct{}),
+		lim:     lim,
 	}
 	go p.monitor()
 
@@ -185,10 +219,18 @@ func (p *Process) monitor() {
 		case strings.HasPrefix(line, "exit ") && !exited:
 			p.status = strings.TrimPrefix(line, "exit ")
 			p.waitErr = errors.New(p.status)
+			p.killedAlone = p.status == "signal: killed" && !p.stopping.Load()
 			exited = true
 			close(p.exited)
 		case strings.HasPrefix(line, "survivors "):
 			p.survivors = strings.TrimPrefix(line, "survivors ")
+		case strings.HasPrefix(line, "cgroup-stats ") && p.lim != nil:
+			var st cgroup.Stats
+			if json.Unmarshal([]byte(strings.TrimPrefix(line, "cgroup-stats ")), &st) == nil {
+				p.lim.setFinal(st)
+			}
+		case strings.HasPrefix(line, "cgroup-error "):
+			p.groupErr = strings.TrimPrefix(line, "cgroup-error ")
 		}
 	}
 	werr := p.w.wd.Wait()

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/benchrig/benchrig/internal/cgroup"
 	"github.com/benchrig/benchrig/internal/proc"
 )
 
@@ -118,11 +119,18 @@ func TestHelperBenchrig(t *testing.T) {
 	if script == "" {
 		t.Skip("helper process for TestKill9ReapsTree")
 	}
-	p, err := Start(context.Background(), Spec{Name: "tree", Argv: []string{"sh", "-c", script}, LogDir: os.Getenv("BENCHRIG_TARGET_HELPER_LOG")}, nil)
+	spec := Spec{Name: "tree", Argv: []string{"sh", "-c", script}, LogDir: os.Getenv("BENCHRIG_TARGET_HELPER_LOG")}
+	if os.Getenv("BENCHRIG_TARGET_HELPER_LIMITS") != "" {
+		spec.Limits = &cgroup.Limits{Pids: 64}
+	}
+	p, err := Start(context.Background(), spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fmt.Printf("pid %d\n", p.PID())
+	if name, _ := p.CgroupName(); name != "" {
+		fmt.Printf("group %s\n", name)
+	}
 	time.Sleep(60 * time.Second) // killed by the parent test long before
 	p.Stop(context.Background())
 }

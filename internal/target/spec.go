@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/cgroup"
 )
 
 // Defaults applied by Start to a Spec's zero fields.
@@ -49,6 +51,13 @@ type Spec struct {
 	StopGrace time.Duration `json:"stop_grace,omitempty"`
 	// Ready configures the readiness probe used when Start is given none.
 	Ready ProbeSpec `json:"ready,omitempty"`
+	// Limits, when set, runs each start of the target in a cgroup of its
+	// own with these limits (CPU quota, memory, swap, pids), its whole
+	// process tree inside from its first instruction, and makes the
+	// kernel's counters of the group readable (Process.CgroupStats). A
+	// zero Limits limits nothing but still gives the counters. nil: no
+	// cgroup at all. See limits.go and docs/limits.md.
+	Limits *cgroup.Limits `json:"limits,omitempty"`
 }
 
 // ProbeSpec is the plain-data form of a readiness probe. At most one of TCP
@@ -124,6 +133,11 @@ func (s Spec) validate() ([]int, error) {
 	}
 	if s.StopGrace < 0 {
 		return nil, fmt.Errorf("stop_grace %v: must not be negative", s.StopGrace)
+	}
+	if s.Limits != nil {
+		if err := s.Limits.Validate(); err != nil {
+			return nil, fmt.Errorf("limits: %w", err)
+		}
 	}
 	if s.CPUs == "" {
 		return nil, nil

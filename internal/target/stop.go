@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"syscall"
 	"time"
@@ -17,7 +18,7 @@ const (
 	// killTimeout bounds the wait for the watchdog to have killed the tree
 	// and exited (normally milliseconds; its own bound is wdKillTimeout,
 	// longer only for processes in uninterruptible sleep).
-	killTimeout = wdKillTimeout + 2*time.Second
+	killTimeout = wdKillTimeout + wdGroupTimeout + 2*time.Second
 )
 
 // Stop ends the target: SIGTERM to its process group and to every other
@@ -40,6 +41,25 @@ func (p *Process) Stop(ctx context.Context) error {
 // is done) for the tree to exit, then closes the control pipe, on which the
 // watchdog kills what is left and exits. A zero grace skips SIGTERM.
 func (p *Process) terminate(ctx context.Context, grace time.Duration) error {
+	p.stopping.Store(true)
+	err := p.killTree(ctx, grace)
+	if p.lim != nil {
+		// The watchdog removed the group after the final kill; should it
+		// have failed, or died first, remove it from here.
+		rctx, cancel := context.WithTimeout(context.Background(), wdGroupTimeout)
+		defer cancel()
+		if rerr := p.lim.remove(rctx); rerr != nil {
+			if p.groupErr != "" {
+				rerr = fmt.Errorf("%w (the watchdog: %s)", rerr, p.groupErr)
+			}
+			err = errors.Join(err, rerr)
+		}
+	}
+	return err
+}
+
+// killTree is terminate's first part: the tree's end.
+func (p *Process) killTree(ctx context.Context, grace time.Duration) error {
 	if grace > 0 && ctx.Err() == nil && len(p.tree()) > 0 {
 		if _, err := p.w.ctl.Write([]byte{ctlTerm}); err == nil {
 			p.waitTreeGone(ctx, grace)

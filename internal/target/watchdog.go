@@ -2,6 +2,7 @@ package target
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -10,11 +11,13 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/benchrig/benchrig/internal/cgroup"
 	"github.com/benchrig/benchrig/internal/proc"
 )
 
@@ -51,8 +54,16 @@ import (
 // for): a 4-byte big-endian length, then a JSON object {"path", "argv",
 // "env"}; control bytes follow. The watchdog's own environment is empty.
 // Status lines: "pid N" once started, or "error ERRNO MESSAGE" if the exec
-// failed; "exit STATUS" when the target has been reaped; "done" or
-// "survivors PID…" after the final kill.
+// failed; "exit STATUS" when the target has been reaped; after the final
+// kill, for a target under limits, "cgroup-stats JSON" (the group's last
+// counters, a cgroup.Stats) and "cgroup-error MESSAGE" when the group could
+// not be removed; then "done" or "survivors PID…".
+//
+// Under limits the command also holds "cgroup", a cgroup.Ref: the watchdog
+// starts the target through the cgroup exec shim (itself re-executed with
+// cgroup.ShimArgsPath), so that the target is in the group from its first
+// instruction while the watchdog stays outside it, and removes the group
+// after the final kill.
 const watchdogArg = "__benchrig_target_watchdog__"
 
 // Control bytes benchrig writes to the watchdog.
@@ -72,7 +83,18 @@ func init() {
 	if len(os.Args) > 1 && os.Args[1] == watchdogArg {
 		os.Exit(runWatchdog(os.Args[2:]))
 	}
+	// The exec shim of a target under limits, which the watchdog starts:
+	// into the group, then exec the target.
+	cgroup.MaybeRunShim()
 }
+
+// shimArg0 is the exec shim's argv[0], for the milliseconds before it
+// execs the target.
+const shimArg0 = "benchrig-cgroup-shim"
+
+// Bound of the watchdog's removal of a target's cgroup after the final
+// kill.
+const wdGroupTimeout = 3 * time.Second
 
 // runWatchdog is the watchdog's main. It returns the exit code: 0 when the
 // tree was emptied, 2 for bad arguments, 3 when processes survived.
@@ -107,7 +129,17 @@ func runWatchdog(args []string) int {
 		return 2
 	}
 
-	pid, err := syscall.ForkExec(command.Path, command.Argv, &syscall.ProcAttr{
+	path, argv := command.Path, command.Argv
+	var group *cgroup.Group
+	if command.Cgroup != nil {
+		if group, err = cgroup.Open(*command.Cgroup); err != nil {
+			say("error 0 %v", err)
+			return 2
+		}
+		// The child's /proc/self/exe is this binary until it execs.
+		path, argv = "/proc/self/exe", append([]string{shimArg0}, cgroup.ShimArgsPath(group, command.Path, command.Argv)...)
+	}
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   command.Env,
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
@@ -132,7 +164,7 @@ func runWatchdog(args []string) int {
 		}
 	}()
 
-	w := &watchdog{fs: proc.Default(), self: os.Getpid(), target: pid, say: say}
+	w := &watchdog{fs: proc.Default(), self: os.Getpid(), target: pid, say: say, group: group}
 	w.reap() // a target that exited before SIGCHLD was watched
 	for {
 		select {
@@ -162,6 +194,8 @@ type command struct {
 	Path string   `json:"path"`
 	Argv []string `json:"argv"`
 	Env  []string `json:"env"`
+	// Cgroup is the group to run the target in, for a target under limits.
+	Cgroup *cgroup.Ref `json:"cgroup,omitempty"`
 }
 
 // writeCommand sends the target's command on the control pipe.
@@ -208,6 +242,7 @@ type watchdog struct {
 	target     int // the target's PID, also its process group ID
 	targetDone bool
 	say        func(format string, a ...any)
+	group      *cgroup.Group // the target's cgroup, under limits; else nil
 }
 
 // reap collects every child that has exited, and reports the target's end.
@@ -255,6 +290,7 @@ func (w *watchdog) finalKill() int {
 		// reap it: wait until the target itself is reaped too, or its exit
 		// status would be lost (and it would be reaped by init).
 		if len(left) == 0 && w.targetDone {
+			w.closeGroup()
 			w.say("done")
 			return 0
 		}
@@ -262,10 +298,29 @@ func (w *watchdog) finalKill() int {
 			left = []int{w.target}
 		}
 		if !time.Now().Before(deadline) {
+			w.closeGroup()
 			w.say("survivors %v", left)
 			return 3
 		}
 		time.Sleep(wdKillPoll)
+	}
+}
+
+// closeGroup reports the last counters of the target's cgroup, then
+// removes it, killing whatever is still in it.
+func (w *watchdog) closeGroup() {
+	if w.group == nil {
+		return
+	}
+	if st, err := w.group.Stats(); err == nil {
+		if b, err := json.Marshal(st); err == nil {
+			w.say("cgroup-stats %s", b)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wdGroupTimeout)
+	defer cancel()
+	if err := w.group.Remove(ctx); err != nil {
+		w.say("cgroup-error %s", strings.ReplaceAll(err.Error(), "\n", " "))
 	}
 }
 
