@@ -82,6 +82,7 @@ func runCmd(a *cli.App) *cobra.Command {
 	f.DurationVar(&agents.Timings.DeadMan, "dead-man", agent.DeadMan, "with --agents: an agent that hears nothing from the coordinator this long stops its load")
 	f.DurationVar(&agents.Timings.AgentTimeout, "agent-timeout", agent.AgentTimeout, "with --agents: an agent silent this long is lost (its share of the sample fails)")
 	f.BoolVar(&agents.LogResults, "log-results", false, "print the results file on stdout between markers at the end (for a pod's log; benchrig k8s fetch recovers it)")
+	a.RegisterUI(c)
 	return c
 }
 

@@ -4,7 +4,11 @@ import (
 	"context"
 	"io"
 
+	"github.com/spf13/cobra"
+
+	"github.com/benchrig/benchrig/internal/cliflag"
 	"github.com/benchrig/benchrig/internal/execute"
+	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/suite"
@@ -28,12 +32,38 @@ type App struct {
 	// SecretHeaders and SecretParams are the flags' values, added to
 	// every suite's own lists.
 	SecretHeaders, SecretParams []string
+	// UI is --ui and its companions (RegisterUI).
+	UI execute.UI
 }
 
 // Invocation is what a run needs of the app (execute.Invocation).
 func (a *App) Invocation() *execute.Invocation {
 	return &execute.Invocation{Ctx: a.Ctx, Args: a.Args, Stdout: a.Stdout, Stderr: a.Stderr, Tool: a.Tool,
-		Credentials: credentials{a.Secrets}, SecretHeaders: a.SecretHeaders, SecretParams: a.SecretParams}
+		Credentials: credentials{a.Secrets}, SecretHeaders: a.SecretHeaders, SecretParams: a.SecretParams, UI: a.UI}
+}
+
+// RegisterUI adds --ui, --ui-token-env and --ui-linger to a command that
+// runs load (run, the quick modes, capacity).
+func (a *App) RegisterUI(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVar(&a.UI.Addr, "ui", "", "serve a live page of the run (its URL is printed first): --ui alone on 127.0.0.1 and a free port, --ui=ADDR elsewhere (a token is then required)")
+	f.Lookup("ui").NoOptDefVal = "127.0.0.1:0"
+	f.StringVar(&a.UI.TokenEnv, "ui-token-env", "", "with --ui off loopback: the environment variable holding the page's token (default: one generated and printed)")
+	cliflag.DurationVarP(f, &a.UI.Linger, "ui-linger", "", 0, "with --ui: how long the page shows the final report after the run (0: until Ctrl-C)")
+	prev := c.PreRunE
+	c.PreRunE = func(c *cobra.Command, args []string) error {
+		a.UI.On = a.UI.Addr != ""
+		if a.UI.Linger < 0 {
+			return exitcode.Usagef("--ui-linger must be ≥ 0 (0: until Ctrl-C), got %s", a.UI.Linger)
+		}
+		if !a.UI.On && (c.Flags().Changed("ui-token-env") || c.Flags().Changed("ui-linger")) {
+			return exitcode.Usagef("--ui-token-env and --ui-linger go with --ui")
+		}
+		if prev != nil {
+			return prev(c, args)
+		}
+		return nil
+	}
 }
 
 // credentials are a run's execute.Credentials: the app's set, through

@@ -35,7 +35,9 @@ func RegisterQuick(key string, newCmd func(*App) *cobra.Command) {
 func QuickCommands(a *App) []*cobra.Command {
 	var out []*cobra.Command
 	for _, k := range slices.Sorted(maps.Keys(quickModes)) {
-		out = append(out, quickModes[k](a))
+		c := quickModes[k](a)
+		a.RegisterUI(c)
+		out = append(out, c)
 	}
 	return out
 }

@@ -11,9 +11,11 @@ import (
 
 	"github.com/benchrig/benchrig/internal/capacity"
 	"github.com/benchrig/benchrig/internal/floor"
+	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/plan"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/sample"
 	"github.com/benchrig/benchrig/internal/status"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/tmpdir"
@@ -48,6 +50,8 @@ type execution struct {
 	// env holds variables the run reads in place of the process
 	// environment's (a quick run's DSN under its dsn_env).
 	env map[string]string
+	// ui is --ui: a live page of the run.
+	ui UI
 }
 
 // getenv reads a variable as the run's systems do: x.env first.
@@ -117,6 +121,20 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 	}
 	st := status.New(stderr, "")
 	defer st.Stop()
+	var page *livePage
+	if x.ui.On {
+		if page, err = startLive(x.ui, x.file, p, stderr); err != nil {
+			if w != nil {
+				w.Abandon()
+			}
+			return nil, err
+		}
+		defer func() {
+			if page != nil {
+				page.finish(ctx, UI{}, "", false)
+			}
+		}()
+	}
 	ran := &ranCheck{ref: map[string][]result.RanFile{}, resuming: hdr != nil, accept: x.out.ResumeChanged, path: path, stderr: stderr}
 	if hdr != nil {
 		ran.recorded(path)
@@ -131,11 +149,27 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			}
 			st.SetPrefix(prefix)
 			st.SetPhase(pr.Phase, pr.PhasePlanned)
+			if page != nil {
+				page.progress(pr)
+			}
 		},
-		OnEngine: st.SetEngine,
+		OnEngine: func(e *load.Engine) {
+			st.SetEngine(e)
+			if page != nil {
+				page.setEngine(e)
+			}
+		},
+		OnSampler: func(s *sample.Sampler) {
+			if page != nil {
+				page.setSampler(s)
+			}
+		},
 		OnSample: func(i, n int, smp *result.Sample, eta time.Duration) {
 			x.creds.ScrubSample(smp)
 			done.Append(smp)
+			if page != nil {
+				page.finished(smp)
+			}
 			if x.progress {
 				clear := ""
 				if status.IsTerminal(stderr) {
@@ -235,6 +269,15 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		if err := w.Close(interrupted); err != nil {
 			return nil, err
 		}
+	}
+	if page != nil {
+		pg := page
+		page = nil
+		file := path
+		if w == nil {
+			file = ""
+		}
+		pg.finish(ctx, x.ui, file, true)
 	}
 	res := &executed{plan: p, samples: done.Samples, interrupted: interrupted, partial: partial, floor: measured, searches: searches}
 	if x.out.Path != "" {

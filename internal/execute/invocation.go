@@ -27,6 +27,8 @@ type Invocation struct {
 	Tool                        result.Tool
 	Credentials                 Credentials
 	SecretHeaders, SecretParams []string
+	// UI is --ui: a live page of the run.
+	UI UI
 }
 
 // Credentials keep the credentials a run meets out of what it writes and

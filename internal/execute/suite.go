@@ -15,7 +15,7 @@ import (
 // mode) it names, its results going to out.
 func (inv *Invocation) execution(file string, out Output) execution {
 	return execution{file: file, args: inv.Args, out: out, creds: inv.Credentials, tool: inv.Tool,
-		secretHeaders: inv.SecretHeaders, secretParams: inv.SecretParams}
+		secretHeaders: inv.SecretHeaders, secretParams: inv.SecretParams, ui: inv.UI}
 }
 
 // RunSuite is `benchrig run PATH`: the suite's plan (or, with --resume,

@@ -76,7 +76,7 @@ func panels(sn snapshot, planned time.Duration) []report.Chart {
 	for _, p := range sn.points {
 		x := mid(p)
 		req.Points = append(req.Points, report.Point{X: x, Y: float64(p.Requests)})
-		if p.Requests > 0 {
+		if p.Requests > 0 && p.P99US > 0 {
 			p99.Points = append(p99.Points, report.Point{X: x, Y: float64(p.P99US) / 1000})
 			p50.Points = append(p50.Points, report.Point{X: x, Y: float64(p.P50US) / 1000})
 		}
@@ -92,7 +92,10 @@ func panels(sn snapshot, planned time.Duration) []report.Chart {
 			pss.Points = append(pss.Points, report.Point{X: p.Offset.Seconds(), Y: float64(p.ServerPSS) / (1 << 20)})
 		}
 	}
-	out := []report.Chart{panel("Requests per second", "req/s", req), panel("Latency per second", "ms", p99, p50)}
+	out := []report.Chart{panel("Requests per second", "req/s", req)}
+	if len(p99.Points) > 0 { // a feeder without live percentiles gives none
+		out = append(out, panel("Latency per second", "ms", p99, p50))
+	}
 	if anyErr {
 		out = append(out, panel("Errors and misses per second", "per second", errs, misses))
 	}
@@ -142,7 +145,7 @@ func secondsTable(pts []Point) report.Table {
 			return fmt.Sprintf("%.2f", math.Max(0, (cum(p)-cum(pts[i-1]))/dt))
 		}
 		lat := func(us int64) string {
-			if p.Requests == 0 {
+			if p.Requests == 0 || us <= 0 {
 				return "–"
 			}
 			return fmt.Sprintf("%.2f", float64(us)/1000)

@@ -55,7 +55,8 @@ type Point struct {
 	// timeouts and unexpected answers); Misses answered without a value.
 	Requests, Errors, Misses int64
 	// P50US and P99US are the second's latency percentiles in µs (0
-	// when no request completed).
+	// when no request completed, or when the feeder has no live
+	// percentiles: the page then shows none).
 	P50US, P99US int64
 	// ServerCPU is the target's cumulative user+system CPU seconds;
 	// ServerRSS and ServerPSS its memory in bytes (PSS 0: not read).

@@ -184,6 +184,9 @@ func (m *measurement) run(ctx context.Context) {
 		}
 		m.sampler = smp
 		defer m.finishSampler()
+		if spec.OnSampler != nil {
+			spec.OnSampler(smp)
+		}
 	}
 	m.startCompanions(ctx)
 	defer m.finishCompanions()

@@ -10,6 +10,7 @@ import (
 	"github.com/benchrig/benchrig/internal/capacity"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/sample"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/tmpdir"
@@ -33,6 +34,8 @@ type PlanOptions struct {
 	OnProgress func(Progress)
 	// OnEngine receives each sample's engine (for a live status line).
 	OnEngine func(e *load.Engine)
+	// OnSampler receives each sample's target sampler (for a live page).
+	OnSampler func(s *sample.Sampler)
 	// OnSample is told about each sample once it is written: its 1-based
 	// position among the samples this run measures, their number, and the
 	// estimated time left.
@@ -206,7 +209,7 @@ func (r *Runner) Run(ctx context.Context, w Sink) (interrupted bool, err error) 
 				r.opts.OnProgress(Progress{Index: idx, Total: len(todo), Key: ps.Key, Phase: phase, PhasePlanned: planned, ETA: eta})
 			}
 		}
-		spec.OnEngine = r.opts.OnEngine
+		spec.OnEngine, spec.OnSampler = r.opts.OnEngine, r.opts.OnSampler
 		t0 := time.Now()
 		var check func([]result.RanFile) error
 		if r.opts.CheckRan != nil {

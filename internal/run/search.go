@@ -47,7 +47,7 @@ func (r *Runner) Search(ctx context.Context, w Sink, done map[string][]capacity.
 					r.opts.OnProgress(Progress{Index: n, Total: total, Key: key + fmt.Sprintf(" (%s %s/s)", st.Phase, capacity.FormatRate(st.Rate)), Phase: phase, PhasePlanned: planned})
 				}
 			}
-			spec.OnEngine = r.opts.OnEngine
+			spec.OnEngine, spec.OnSampler = r.opts.OnEngine, r.opts.OnSampler
 			t0 := time.Now()
 			s, refused := measure(ctx, spec, r.opts.Executor, nil)
 			measured += time.Since(t0)

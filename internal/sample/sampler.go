@@ -254,6 +254,17 @@ func (s *Sampler) Samples() []Sample {
 	return slices.Clone(s.samples)
 }
 
+// Last returns the latest sample, without copying the others (false
+// before the first).
+func (s *Sampler) Last() (Sample, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.samples) == 0 {
+		return Sample{}, false
+	}
+	return s.samples[len(s.samples)-1], true
+}
+
 // Status returns whether the root exited and how many readings failed.
 func (s *Sampler) Status() Status {
 	s.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/metrics"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/sample"
 )
 
 // Target is what a measurement needs of a system under test. *target.Process,
@@ -115,6 +116,9 @@ type Spec struct {
 	// OnEngine, if set, receives the engine once it is open (for a live
 	// status line).
 	OnEngine func(e *load.Engine)
+	// OnSampler, if set, receives the target's sampler once it runs (for
+	// a live page: its latest reading, read at most once a second).
+	OnSampler func(s *sample.Sampler)
 
 	// Remote, when set, is how an agent of a distributed run rebuilds
 	// Driver on its own machine: AddressDriver's inputs. nil when the
