@@ -11,21 +11,27 @@ import (
 // that holds a credential. Printing it in any way (fmt verbs, JSON, text
 // marshalling) shows the DSN with its passwords hidden by Policy{}.DSN,
 // host, port, database, user and options still visible; the raw string is
-// only returned by Reveal.
-type DSN struct{ s string }
+// only returned by Reveal. Like Value, it holds the raw text behind a
+// pointer, so that reflection (an unexported field, %p) shows an address.
+type DSN struct{ p *string }
 
 // NewDSN wraps a raw connection string.
-func NewDSN(raw string) DSN { return DSN{s: raw} }
+func NewDSN(raw string) DSN { return DSN{p: hold(raw)} }
 
 // Reveal returns the raw connection string, for the one place that must
 // connect with it.
-func (d DSN) Reveal() string { return d.s }
+func (d DSN) Reveal() string {
+	if d.p == nil {
+		return ""
+	}
+	return *d.p
+}
 
 // IsZero reports whether no connection string is held.
-func (d DSN) IsZero() bool { return d.s == "" }
+func (d DSN) IsZero() bool { return d.p == nil }
 
 // String is the DSN with its passwords replaced by Placeholder.
-func (d DSN) String() string { return Policy{}.DSN(d.s, nil) }
+func (d DSN) String() string { return Policy{}.DSN(d.Reveal(), nil) }
 
 // GoString is the %#v form: the redacted DSN, never the raw one.
 func (d DSN) GoString() string { return "secret.DSN(" + strconv.Quote(d.String()) + ")" }
@@ -59,6 +65,10 @@ func (d DSN) MarshalJSON() ([]byte, error) {
 
 // MarshalText writes the redacted DSN (YAML, map keys, encoding.Text users).
 func (d DSN) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads a DSN back from JSON or text as it stands: a
+// recorded DSN reads back redacted, as it was written.
+func (d *DSN) UnmarshalText(b []byte) error { d.p = hold(string(b)); return nil }
 
 var (
 	_ fmt.Stringer   = DSN{}

@@ -46,9 +46,7 @@ func TestDSNTypeRenderings(t *testing.T) {
 			"String": d.String(), "GoString": d.GoString(), "text": string(text), "json": string(b),
 			"Sprint": fmt.Sprint(d), "Sprintln": fmt.Sprintln(d),
 		}
-		// %p is left out: fmt prints a non-pointer's fields for it without
-		// asking Format (as for secret.Value).
-		for _, verb := range []string{"%s", "%v", "%+v", "%#v", "%q", "%x", "%X", "%d", "%10s", "%-40v", "%.3s", "%t", "%T"} {
+		for _, verb := range []string{"%s", "%v", "%+v", "%#v", "%q", "%x", "%X", "%d", "%10s", "%-40v", "%.3s", "%t", "%p", "%T"} {
 			outs[verb] = fmt.Sprintf(verb, d)
 			outs["ptr "+verb] = fmt.Sprintf(verb, &d)
 			outs["struct "+verb] = fmt.Sprintf(verb, rec{d})
@@ -125,6 +123,15 @@ func TestDSNTypeJSONLikeString(t *testing.T) {
 	}
 }
 
+func TestDSNTypeReadsBack(t *testing.T) {
+	var back struct {
+		DSN secret.DSN `json:"dsn"`
+	}
+	if err := json.Unmarshal([]byte(`{"dsn":"postgres://u:[redacted]@db/app"}`), &back); err != nil || back.DSN.Reveal() != "postgres://u:[redacted]@db/app" {
+		t.Errorf("Unmarshal: %q, %v", back.DSN.Reveal(), err)
+	}
+}
+
 // TestTypedSecretsNeverPrint is the leak table of the two secret types, in
 // a struct, by value and by pointer, nested and in a map.
 func TestTypedSecretsNeverPrint(t *testing.T) {
@@ -134,14 +141,18 @@ func TestTypedSecretsNeverPrint(t *testing.T) {
 		DSN    secret.DSN
 		Ptr    *secret.DSN
 		ByName map[string]secret.Value
+		// fmt prints unexported fields by reflection, without their
+		// methods: the pointer inside the types keeps these hidden too.
+		token secret.Value
+		dsn   secret.DSN
 	}
 	dsn := secret.NewDSN("postgres://bench:" + pw + "@db/app")
 	for name, v := range map[string]any{
 		"value":       secret.New(pw),
 		"dsn":         dsn,
 		"dsn kv":      secret.NewDSN("host=db password=" + pw),
-		"struct":      creds{Token: secret.New(pw), DSN: dsn, Ptr: &dsn, ByName: map[string]secret.Value{"a": secret.New(pw)}},
-		"struct ptr":  &creds{Token: secret.New(pw), DSN: dsn},
+		"struct":      creds{Token: secret.New(pw), DSN: dsn, Ptr: &dsn, ByName: map[string]secret.Value{"a": secret.New(pw)}, token: secret.New(pw), dsn: dsn},
+		"struct ptr":  &creds{Token: secret.New(pw), DSN: dsn, token: secret.New(pw), dsn: dsn},
 		"slice":       []secret.DSN{dsn, dsn},
 		"map of dsns": map[secret.DSN]secret.Value{dsn: secret.New(pw)},
 	} {
