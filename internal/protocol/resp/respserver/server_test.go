@@ -22,6 +22,7 @@ import (
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/secret"
+	"github.com/benchrig/benchrig/internal/secret/secrettest"
 )
 
 // needRedisServer skips without redis-server, or fails under CI.
@@ -161,6 +162,16 @@ func TestRedisTokenNeverShown(t *testing.T) {
 	}
 	if err := spec.PreChecks[0].Run(ctx); err != nil {
 		t.Fatalf("PING with the right token: %v", err)
+	}
+	// The server holds the token as a secret.Value: printed, by value or
+	// pointer, it shows the placeholder.
+	if s.token.Reveal() != right {
+		t.Fatalf("token held: %q", s.token.Reveal())
+	}
+	secrettest.NoLeak(t, s, right)
+	secrettest.NoLeak(t, struct{ Srv *RedisServer }{s}, right)
+	if err := s.redactErr(errors.New("ERR " + right + " refused")); strings.Contains(err.Error(), right) {
+		t.Fatalf("redactErr left the token: %v", err)
 	}
 }
 
