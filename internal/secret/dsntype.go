@@ -70,6 +70,14 @@ func (d DSN) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 // recorded DSN reads back redacted, as it was written.
 func (d *DSN) UnmarshalText(b []byte) error { d.p = hold(string(b)); return nil }
 
+// Set makes *DSN a command-line flag value (flag.Value, pflag.Value): the
+// flag's argument is the raw connection string; the flag's default and
+// help show String, redacted.
+func (d *DSN) Set(raw string) error { d.p = hold(raw); return nil }
+
+// Type names the flag's argument in help as a string flag's is named.
+func (*DSN) Type() string { return "string" }
+
 var (
 	_ fmt.Stringer   = DSN{}
 	_ fmt.GoStringer = DSN{}

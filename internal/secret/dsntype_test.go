@@ -2,6 +2,7 @@ package secret_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -120,6 +121,18 @@ func TestDSNTypeJSONLikeString(t *testing.T) {
 	}
 	if ea.String() != eb.String() {
 		t.Errorf("Encoder without HTML escaping: %s, want %s", ea.String(), eb.String())
+	}
+}
+
+func TestDSNTypeFlag(t *testing.T) {
+	var d secret.DSN
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.Var(&d, "dsn", "a DSN")
+	if err := fs.Parse([]string{"--dsn", "postgres://u:s3cret-pw@db/app"}); err != nil {
+		t.Fatal(err)
+	}
+	if d.Reveal() != "postgres://u:s3cret-pw@db/app" || fs.Lookup("dsn").Value.String() != "postgres://u:[redacted]@db/app" {
+		t.Errorf("flag: %q shown as %q", d.Reveal(), fs.Lookup("dsn").Value.String())
 	}
 }
 
