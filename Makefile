@@ -102,6 +102,7 @@ FUZZ_TARGETS := \
 	./internal/secret:FuzzRedact \
 	./internal/secret:FuzzScrub \
 	./internal/secret:FuzzText \
+	./internal/secret:FuzzDSNType \
 	./internal/protocol/pg/driver:FuzzRowDecoder \
 	./internal/protocol/pg/driver:FuzzSQLValue \
 	./internal/protocol/pg/driver:FuzzSQLBinaryArray \
@@ -132,7 +133,7 @@ FUZZ_TARGETS := \
 	./internal/usl:FuzzFit
 FUZZTIME ?= 4s
 
-# Each fuzz target for FUZZTIME (36 × 4 s plus their builds ≈ 5 minutes), under a soft memory
+# Each fuzz target for FUZZTIME (37 × 4 s plus their builds ≈ 5 minutes), under a soft memory
 # limit; each target also bounds what one input may allocate (internal/fuzzcheck).
 # scripts/fuzz-one.sh runs a target again once when Go 1.26's fuzz coordinator
 # fails it on its own deadline with no failing input (golang/go#75804).

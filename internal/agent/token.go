@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // TokenEnv is the environment variable an agent or coordinator reads the
@@ -20,12 +23,32 @@ const (
 	MaxTokenBytes = 4096
 )
 
-// Token is the shared secret of a coordinator and its agents. Its String
-// never shows the value.
-type Token struct{ b []byte }
+// Token is the shared secret of a coordinator and its agents. It holds
+// a secret.Value: printed (String, every fmt verb, %#v) or encoded (JSON,
+// text) it shows the placeholder of package secret, never the value.
+type Token struct{ v secret.Value }
 
-// String implements fmt.Stringer without revealing the token.
-func (Token) String() string { return "[redacted]" }
+// String is the placeholder ("" for no token).
+func (t Token) String() string { return t.v.String() }
+
+// GoString is the %#v form, redacted.
+func (t Token) GoString() string { return "agent.Token(" + strconv.Quote(t.v.String()) + ")" }
+
+// Format prints the token as secret.Value does: the placeholder for every
+// verb.
+func (t Token) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, t.GoString())
+		return
+	}
+	t.v.Format(f, verb)
+}
+
+// MarshalJSON writes the placeholder as a JSON string.
+func (t Token) MarshalJSON() ([]byte, error) { return t.v.MarshalJSON() }
+
+// MarshalText writes the placeholder.
+func (t Token) MarshalText() ([]byte, error) { return t.v.MarshalText() }
 
 // LoadToken reads the token from file (when not "") or else from the
 // environment variable TokenEnv, looked up with getenv. Errors name the
@@ -55,7 +78,7 @@ func LoadToken(file string, getenv func(string) string) (Token, error) {
 	if len(b) < MinTokenBytes || len(b) > MaxTokenBytes {
 		return Token{}, fmt.Errorf("token from %s: %d bytes, want %d to %d", src, len(b), MinTokenBytes, MaxTokenBytes)
 	}
-	return Token{b: b}, nil
+	return Token{v: secret.New(string(b))}, nil
 }
 
 // NewToken wraps raw bytes as a token (tests, --local runs).
@@ -63,7 +86,7 @@ func NewToken(b []byte) (Token, error) {
 	if len(b) < MinTokenBytes || len(b) > MaxTokenBytes {
 		return Token{}, fmt.Errorf("token: %d bytes, want %d to %d", len(b), MinTokenBytes, MaxTokenBytes)
 	}
-	return Token{b: bytes.Clone(b)}, nil
+	return Token{v: secret.New(string(b))}, nil
 }
 
 // RandomToken returns a fresh random token (for --local).
@@ -71,13 +94,13 @@ func RandomToken() (Token, []byte) {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	hex := fmt.Appendf(nil, "%x", b)
-	return Token{b: hex}, hex
+	return Token{v: secret.New(string(hex))}, hex
 }
 
 // mac is the proof of holding the token for a nonce, bound to a role so a
 // proof cannot be reflected back.
 func (t Token) mac(role string, nonce []byte) []byte {
-	h := hmac.New(sha256.New, t.b)
+	h := hmac.New(sha256.New, []byte(t.v.Reveal()))
 	h.Write([]byte(role))
 	h.Write(nonce)
 	return h.Sum(nil)
@@ -88,7 +111,7 @@ func (t Token) verify(role string, nonce, proof []byte) bool {
 	return hmac.Equal(t.mac(role, nonce), proof)
 }
 
-func (t Token) empty() bool { return len(t.b) == 0 }
+func (t Token) empty() bool { return t.v.IsZero() }
 
 func nonce() []byte {
 	b := make([]byte, 32)

@@ -1,10 +1,14 @@
 package agent
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/secret/secrettest"
 )
 
 func TestLoadToken(t *testing.T) {
@@ -48,5 +52,25 @@ func TestLoadToken(t *testing.T) {
 	a, _ := LoadToken(good, env(""))
 	if !a.verify("agent", []byte("n"), a.mac("agent", []byte("n"))) || a.verify("coordinator", []byte("n"), a.mac("agent", []byte("n"))) {
 		t.Error("a proof is not bound to its role")
+	}
+}
+
+func TestTokenNeverPrints(t *testing.T) {
+	const raw = "a-token-of-enough-bytes-7f3c"
+	tok, err := NewToken([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{tok, &tok, Config{Token: tok}, &CoordinatorConfig{Token: tok}, struct{ tok Token }{tok}} {
+		secrettest.NoLeak(t, v, raw)
+	}
+	if got := fmt.Sprintf("%s %v %q %#v", tok, tok, tok, tok); got != `[redacted] [redacted] "[redacted]" agent.Token("[redacted]")` {
+		t.Errorf("printed as %s", got)
+	}
+	if b, err := json.Marshal(tok); err != nil || string(b) != `"[redacted]"` {
+		t.Errorf("JSON %s, %v", b, err)
+	}
+	if !tok.verify("agent", []byte("n"), tok.mac("agent", []byte("n"))) {
+		t.Error("the token does not verify its own proof")
 	}
 }

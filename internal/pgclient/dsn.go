@@ -99,3 +99,7 @@ func scrub(err error, secrets ...string) error {
 // Scrub is scrub for other packages: it returns err with the given secrets
 // (passwords) removed from its message.
 func Scrub(err error, secrets ...string) error { return scrub(err, secrets...) }
+
+// ScrubDSN returns err with every password of dsn (as pgx reads it, and as
+// the secret policy finds it written) removed from its message.
+func ScrubDSN(err error, dsn string) error { return scrub(err, secretsOf(dsn)...) }

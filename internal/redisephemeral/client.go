@@ -52,8 +52,8 @@ func (s *Server) dialAdmin(ctx context.Context) (*adminConn, error) {
 	// Ctrl-C (ctx canceled) interrupts a read from a silent server at once,
 	// rather than after the deadline.
 	c.stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
-	if s.opts.Password != "" {
-		if _, err := c.do("AUTH", s.opts.Password); err != nil {
+	if !s.password.IsZero() {
+		if _, err := c.do("AUTH", s.password.Reveal()); err != nil {
 			c.close()
 			return nil, fmt.Errorf("AUTH: %w", err)
 		}

@@ -22,7 +22,10 @@ import (
 
 // Server is a running ephemeral redis-server. Stop it with Stop.
 type Server struct {
-	opts     Options
+	opts Options // without the Password: that is password
+	// password is Options.Password, held as a secret.Value so that
+	// printing the server never shows it.
+	password secret.Value
 	bin      string
 	version  string
 	dir      string
@@ -86,15 +89,17 @@ func start(ctx context.Context, opts Options, bin, version string) (_ *Server, e
 		return nil, fmt.Errorf("redis: pick a free port: %w", err)
 	}
 	s := &Server{
-		opts:    opts,
-		bin:     bin,
-		version: version,
-		dir:     dir,
-		logFile: filepath.Join(dir, "redis.log"),
-		outFile: filepath.Join(dir, "stdout.log"),
-		addr:    net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-		exited:  make(chan struct{}),
+		opts:     opts,
+		password: secret.New(opts.Password),
+		bin:      bin,
+		version:  version,
+		dir:      dir,
+		logFile:  filepath.Join(dir, "redis.log"),
+		outFile:  filepath.Join(dir, "stdout.log"),
+		addr:     net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		exited:   make(chan struct{}),
 	}
+	s.opts.Password = ""
 	conf := filepath.Join(dir, "redis.conf")
 	if err := os.WriteFile(conf, []byte(opts.configFile(dir, port, s.logFile)), 0o600); err != nil {
 		return nil, fmt.Errorf("redis: write config: %w", err)
@@ -267,7 +272,7 @@ func (s *Server) logTail() string {
 
 // redact removes the password, raw and as quoted in redis.conf, from text.
 func (s *Server) redact(text string) string {
-	if p := s.opts.Password; p != "" {
+	if p := s.password.Reveal(); p != "" {
 		text = secret.Scrub(text, quote(p), p)
 	}
 	return text

@@ -16,6 +16,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
+	"github.com/benchrig/benchrig/internal/secret/secrettest"
 )
 
 // needRedis skips the test when redis-server is not installed, or fails it
@@ -112,6 +113,9 @@ func TestStopAfterCrash(t *testing.T) {
 func TestRequirePass(t *testing.T) {
 	const pass = "s3cret pass \"quoted\""
 	s := startServer(t, Options{Password: pass})
+	// The server holds the password as a secret.Value: printing it (its
+	// fields included) never shows it.
+	secrettest.NoLeak(t, s, pass, "s3cret")
 
 	// Do authenticates by itself.
 	if out, err := s.Do(ctx(t), "SET", "k", "v"); err != nil || out != "OK" {

@@ -1,9 +1,12 @@
-// Package secret is benchrig's one redaction policy and its one secret
-// type. Every edge where text leaves benchrig (results files, reports,
+// Package secret is benchrig's one redaction policy and its secret
+// types. Every edge where text leaves benchrig (results files, reports,
 // stdout, stderr, logs, another process's argv) goes through it:
 //
 //   - Value holds a credential; String, GoString, Format, MarshalJSON and
 //     MarshalText all show Placeholder, the raw value only through Reveal.
+//   - DSN holds a connection string; every printing and encoding shows it
+//     with its passwords hidden by Policy.DSN (host, port, database, user
+//     and options stay visible), the raw string only through Reveal.
 //   - Policy decides which names are credentials (headers, query
 //     parameters, environment variables, flags: a word part token, key,
 //     secret, password, passwd, pwd, auth, session, signature, credential

@@ -61,7 +61,7 @@ func (s *Set) Add(raw ...string) {
 }
 
 // AddValue records a Value's secret.
-func (s *Set) AddValue(v Value) { s.Add(v.s) }
+func (s *Set) AddValue(v Value) { s.Add(v.Reveal()) }
 
 // forms are the ways a secret is written in the texts benchrig produces.
 func forms(v string) []string {

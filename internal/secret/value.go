@@ -12,20 +12,39 @@ const Placeholder = "[redacted]"
 // (fmt verbs, JSON, text marshalling) shows Placeholder; an empty Value
 // shows as empty, so "no password" stays visible. The raw value is only
 // returned by Reveal.
-type Value struct{ s string }
+//
+// The raw value is held behind a pointer: fmt prints a struct's unexported
+// fields by reflection, without asking their methods, and shows a pointer
+// there only as an address; so a Value in an unexported field (or printed
+// with %p) never shows the secret either. Values compare equal when they
+// are the same Value (copies of one New), or both empty.
+type Value struct{ p *string }
 
 // New wraps a raw secret.
-func New(raw string) Value { return Value{s: raw} }
+func New(raw string) Value { return Value{p: hold(raw)} }
+
+// hold is the pointer a secret type keeps its raw text behind; nil for "".
+func hold(raw string) *string {
+	if raw == "" {
+		return nil
+	}
+	return &raw
+}
 
 // Reveal returns the raw secret, for the one place that must send it.
-func (v Value) Reveal() string { return v.s }
+func (v Value) Reveal() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
 
 // IsZero reports whether no secret is held.
-func (v Value) IsZero() bool { return v.s == "" }
+func (v Value) IsZero() bool { return v.p == nil }
 
 // String is Placeholder, or "" for an empty Value.
 func (v Value) String() string {
-	if v.s == "" {
+	if v.p == nil {
 		return ""
 	}
 	return Placeholder

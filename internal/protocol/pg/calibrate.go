@@ -12,6 +12,7 @@ import (
 	"github.com/benchrig/benchrig/internal/calibrate"
 	"github.com/benchrig/benchrig/internal/driver"
 	pg "github.com/benchrig/benchrig/internal/protocol/pg/driver"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -19,7 +20,7 @@ func init() {
 	calibrate.Register(string(Key), calibrate.NullPeer{
 		New: func() calibrate.Responder { return &pgNull{} },
 		Driver: func(addr string) (driver.Driver, error) {
-			return pg.New(pg.Config{DSN: "postgres://bench@" + addr + "/bench?sslmode=disable", Path: pg.PreparedOne,
+			return pg.New(pg.Config{DSN: secret.NewDSN("postgres://bench@" + addr + "/bench?sslmode=disable"), Path: pg.PreparedOne,
 				Workload: workload.Config{Kind: workload.Uniform, Batch: 1, Rows: 1000}, Timeout: 5 * time.Second})
 		},
 	})

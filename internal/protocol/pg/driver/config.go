@@ -1,12 +1,12 @@
 package pg
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -99,10 +99,10 @@ const (
 )
 
 // Config is the plain-data description of a pg driver. Its JSON form and its
-// String never contain the DSN's password.
+// String never contain the DSN's password: the DSN's type hides it.
 type Config struct {
 	// DSN is the server's connection string (URL or key=value form).
-	DSN string `json:"dsn"`
+	DSN secret.DSN `json:"dsn"`
 	// Path is the read path (default prepared-one; update for a writes
 	// workload).
 	Path Path `json:"path"`
@@ -252,22 +252,7 @@ func (c Config) Label() string {
 	return l
 }
 
-// Redacted returns c with the DSN's password replaced by the placeholder of package secret.
-func (c Config) Redacted() Config {
-	c.DSN = pgclient.Redact(c.DSN)
-	return c
-}
-
-// MarshalJSON writes the config with its DSN redacted.
-func (c Config) MarshalJSON() ([]byte, error) {
-	type plain Config // no methods: no recursion
-	return json.Marshal(plain(c.Redacted()))
-}
-
-// String describes the config with its DSN redacted, for %v and %+v.
+// String describes the config, its DSN redacted, for %v and %+v.
 func (c Config) String() string {
-	return fmt.Sprintf("pg %s %s.%s on %s", c.Label(), c.Table, c.PK, pgclient.Redact(c.DSN))
+	return fmt.Sprintf("pg %s %s.%s on %s", c.Label(), c.Table, c.PK, c.DSN)
 }
-
-// GoString is String, so that %#v does not print the password either.
-func (c Config) GoString() string { return c.String() }

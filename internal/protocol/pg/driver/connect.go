@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // Every PostgreSQL connection benchrig opens (the benchmark's, and the
@@ -51,8 +52,8 @@ func Bound(cc *pgx.ConnConfig, maxMessage int64) {
 // (control, statistics, pre-flight), bounded as Bound says with
 // DefaultMaxMessage. Errors name the redacted DSN, never the password, and
 // a message over the cap says so.
-func Connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
-	cc, err := pgclient.ParseDSN(dsn)
+func Connect(ctx context.Context, dsn secret.DSN) (*pgx.Conn, error) {
+	cc, err := pgclient.ParseDSN(dsn.Reveal())
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +63,8 @@ func Connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
 
 // connectConfig opens a connection with a bounded config; what names the
 // cap in an error ("pg.max_message").
-func connectConfig(ctx context.Context, cc *pgx.ConnConfig, dsn, what string) (*pgx.Conn, error) {
-	conn, err := pgclient.ConnectConfig(ctx, cc, dsn)
+func connectConfig(ctx context.Context, cc *pgx.ConnConfig, dsn secret.DSN, what string) (*pgx.Conn, error) {
+	conn, err := pgclient.ConnectConfig(ctx, cc, dsn.Reveal())
 	if err != nil {
 		return nil, capError(err, what)
 	}

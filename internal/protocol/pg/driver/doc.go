@@ -58,7 +58,7 @@
 // Example:
 //
 //	d, err := pg.New(pg.Config{
-//		DSN:      "postgres://bench@127.0.0.1:5432/bench",
+//		DSN:      secret.NewDSN("postgres://bench@127.0.0.1:5432/bench"),
 //		Path:     pg.Any,
 //		Workload: workload.Config{Kind: workload.Mixed, Batch: 16},
 //	})

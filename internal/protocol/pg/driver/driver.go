@@ -78,7 +78,7 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pg.%w", err)
 	}
-	cc, err := pgclient.ParseDSN(cfg.DSN)
+	cc, err := pgclient.ParseDSN(cfg.DSN.Reveal())
 	if err != nil {
 		return nil, fmt.Errorf("pg.dsn: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -25,7 +26,7 @@ func doOne(t *testing.T, c *Conn, seq uint64) (driver.Outcome, error) {
 
 func openCfg(t *testing.T, cfg Config) *Conn {
 	t.Helper()
-	cfg.DSN = needServer(t).DSN()
+	cfg.DSN = secret.NewDSN(needServer(t).DSN())
 	if cfg.Workload.Rows == 0 {
 		cfg.Workload.Rows = testRows
 	}
@@ -182,13 +183,13 @@ func TestOpenErrors(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"unreachable", Config{DSN: "postgres://bench:" + pw + "@127.0.0.1:" + strconv.Itoa(closed) + "/postgres?connect_timeout=2"},
+		{"unreachable", Config{DSN: secret.NewDSN("postgres://bench:" + pw + "@127.0.0.1:" + strconv.Itoa(closed) + "/postgres?connect_timeout=2")},
 			"connect to postgres://bench:[redacted]@127.0.0.1:" + strconv.Itoa(closed)},
-		{"wrong password", Config{DSN: "host=127.0.0.1 port=" + port + " user=bench dbname=postgres sslmode=disable password=not-" + pw},
+		{"wrong password", Config{DSN: secret.NewDSN("host=127.0.0.1 port=" + port + " user=bench dbname=postgres sslmode=disable password=not-" + pw)},
 			"password authentication failed"},
-		{"missing table", Config{DSN: s.DSN(), Table: "itemz"}, `relation "itemz" does not exist`},
-		{"missing column", Config{DSN: s.DSN(), PK: "key"}, `column t.key does not exist`},
-		{"bad update", Config{DSN: s.DSN(), Workload: workload.Config{Kind: workload.Writes}, UpdateSQL: "UPDATE items SET nope = 1 WHERE id = $1"},
+		{"missing table", Config{DSN: secret.NewDSN(s.DSN()), Table: "itemz"}, `relation "itemz" does not exist`},
+		{"missing column", Config{DSN: secret.NewDSN(s.DSN()), PK: "key"}, `column t.key does not exist`},
+		{"bad update", Config{DSN: secret.NewDSN(s.DSN()), Workload: workload.Config{Kind: workload.Writes}, UpdateSQL: "UPDATE items SET nope = 1 WHERE id = $1"},
 			`prepare update statement`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -210,7 +211,7 @@ func TestOpenErrors(t *testing.T) {
 		})
 	}
 	// The right password works, and the role only reads and writes items.
-	d, err := New(Config{DSN: "postgres://bench:" + pw + "@127.0.0.1:" + port + "/postgres?sslmode=disable", Workload: workload.Config{Rows: testRows}})
+	d, err := New(Config{DSN: secret.NewDSN("postgres://bench:" + pw + "@127.0.0.1:" + port + "/postgres?sslmode=disable"), Workload: workload.Config{Rows: testRows}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestConfig(t *testing.T) {
 		{Config{PK: "t.id"}, `pg.pk "t.id": a column name`},
 		{Config{Timeout: -time.Second}, "pg.timeout -1s"},
 		{Config{Workload: workload.Config{Kind: "hotter"}}, `pg.workload.kind "hotter"`},
-		{Config{DSN: "postgres://u:Secr3tPw@h:port/db"}, "pg.dsn: postgres: parse DSN postgres://u:[redacted]@h:port/db"},
+		{Config{DSN: secret.NewDSN("postgres://u:Secr3tPw@h:port/db")}, "pg.dsn: postgres: parse DSN postgres://u:[redacted]@h:port/db"},
 	} {
 		_, err := New(tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -304,7 +305,7 @@ func TestConfig(t *testing.T) {
 			t.Errorf("error shows the password: %v", err)
 		}
 	}
-	d, err := New(Config{DSN: "postgres://u:Secr3tPw@127.0.0.1/db", Workload: workload.Config{Kind: workload.Writes}})
+	d, err := New(Config{DSN: secret.NewDSN("postgres://u:Secr3tPw@127.0.0.1/db"), Workload: workload.Config{Kind: workload.Writes}})
 	if err != nil {
 		t.Fatal(err)
 	}

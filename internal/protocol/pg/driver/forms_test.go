@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -31,7 +32,7 @@ func TestFormConfig(t *testing.T) {
 		{cfg: Config{Path: Any, MaxMessage: 100, Workload: wl}, wantError: "pg.max_message 100: must be 4096 … 1073741824 bytes"},
 		{cfg: Config{Path: Any, MaxMessage: 2 << 30, Workload: wl}, wantError: "pg.max_message 2147483648: must be 4096 … 1073741824 bytes"},
 	} {
-		tc.cfg.DSN = "postgres://bench@127.0.0.1:1/bench"
+		tc.cfg.DSN = secret.NewDSN("postgres://bench@127.0.0.1:1/bench")
 		d, err := New(tc.cfg)
 		if tc.wantError != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantError) {
@@ -95,7 +96,7 @@ func TestFormsReturnIdenticalRows(t *testing.T) {
 			}
 		}
 	}
-	if err := Preflight(ctx, s.DSN(), paths); err != nil {
+	if err := Preflight(ctx, secret.NewDSN(s.DSN()), paths); err != nil {
 		t.Errorf("Preflight of every form: %v", err)
 	}
 }
@@ -115,7 +116,7 @@ func TestReadArgsExplain(t *testing.T) {
 		{Path: PreparedOne, Workload: wl}, {Path: Any, Workload: wl}, {Path: Any, Form: FormArray, Workload: wl},
 		{Path: Any, Form: FormIn, Workload: wl}, {Path: SQL, SQL: sqlTextArray, Workload: wl},
 	} {
-		cfg.DSN = s.DSN()
+		cfg.DSN = secret.NewDSN(s.DSN())
 		d, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver/pgtest"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -40,7 +41,7 @@ func TestHostileConnectBounded(t *testing.T) {
 		open func(ctx context.Context, dsn string) error
 	}{
 		{"OpenConn", func(ctx context.Context, dsn string) error {
-			d, err := New(Config{DSN: dsn, Workload: workload.Config{Rows: testRows}})
+			d, err := New(Config{DSN: secret.NewDSN(dsn), Workload: workload.Config{Rows: testRows}})
 			if err != nil {
 				return err
 			}
@@ -51,7 +52,7 @@ func TestHostileConnectBounded(t *testing.T) {
 			return err
 		}},
 		{"OpenLoop", func(ctx context.Context, dsn string) error {
-			d, err := New(Config{DSN: dsn, Path: Any, Workload: workload.Config{Rows: testRows}})
+			d, err := New(Config{DSN: secret.NewDSN(dsn), Path: Any, Workload: workload.Config{Rows: testRows}})
 			if err != nil {
 				return err
 			}
@@ -62,14 +63,14 @@ func TestHostileConnectBounded(t *testing.T) {
 			return err
 		}},
 		{"Connect", func(ctx context.Context, dsn string) error {
-			c, err := Connect(ctx, dsn)
+			c, err := Connect(ctx, secret.NewDSN(dsn))
 			if err == nil {
 				c.Close(context.Background())
 			}
 			return err
 		}},
 		{"Preflight", func(ctx context.Context, dsn string) error {
-			return Preflight(ctx, dsn, []Config{{Path: Any, Workload: workload.Config{Rows: testRows}}})
+			return Preflight(ctx, secret.NewDSN(dsn), []Config{{Path: Any, Workload: workload.Config{Rows: testRows}}})
 		}},
 	}
 	cases := []struct {
@@ -179,7 +180,7 @@ func TestHostileMidRunBounded(t *testing.T) {
 		t.Run(string(tc.b), func(t *testing.T) {
 			t.Parallel()
 			p := hostileProxy(t, tc.b, 20)
-			d, err := New(Config{DSN: p.DSN(), Path: Any, Timeout: time.Second,
+			d, err := New(Config{DSN: secret.NewDSN(p.DSN()), Path: Any, Timeout: time.Second,
 				Workload: workload.Config{Rows: testRows, Batch: 4}})
 			if err != nil {
 				t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -56,7 +57,7 @@ func (w *testWork) Reconnected(string, int) {
 // loopDriver makes a driver on the test server.
 func loopDriver(t *testing.T, cfg Config) *Driver {
 	t.Helper()
-	cfg.DSN = needServer(t).DSN()
+	cfg.DSN = secret.NewDSN(needServer(t).DSN())
 	if cfg.Workload.Rows == 0 {
 		cfg.Workload.Rows = testRows
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -135,7 +136,7 @@ func (f *fakeHuge) stream(nc net.Conn) {
 // header arrives; the loop buffers no more than a read's worth of it.
 func TestLoopRefusesHugeMessage(t *testing.T) {
 	f := startFakeHuge(t)
-	d, err := New(Config{DSN: f.dsn(), Path: PreparedOne, Workload: workload.Config{Kind: workload.Uniform, Batch: 1, Rows: 10}})
+	d, err := New(Config{DSN: secret.NewDSN(f.dsn()), Path: PreparedOne, Workload: workload.Config{Kind: workload.Uniform, Batch: 1, Rows: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestLoopRefusesHugeMessage(t *testing.T) {
 // same message under the same limit.
 func TestConnRefusesHugeMessage(t *testing.T) {
 	f := startFakeHuge(t)
-	d, err := New(Config{DSN: f.dsn(), Path: PreparedOne, MaxMessage: 1 << 20,
+	d, err := New(Config{DSN: secret.NewDSN(f.dsn()), Path: PreparedOne, MaxMessage: 1 << 20,
 		Workload: workload.Config{Kind: workload.Uniform, Batch: 1, Rows: 10}})
 	if err != nil {
 		t.Fatal(err)

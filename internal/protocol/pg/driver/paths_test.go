@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -17,8 +18,8 @@ const (
 	sqlRows      = `SELECT row_to_json(t) FROM unnest($1::bigint[]) WITH ORDINALITY u(id, n) LEFT JOIN items t USING (id) ORDER BY n`
 )
 
-func readConfigs(dsn string) []Config {
-	wl := workload.Config{Rows: testRows}
+func readConfigs(raw string) []Config {
+	wl, dsn := workload.Config{Rows: testRows}, secret.NewDSN(raw)
 	return []Config{
 		{DSN: dsn, Path: PreparedOne, Workload: wl},
 		{DSN: dsn, Path: PreparedOne, BatchMode: Pipeline, Workload: wl},
@@ -66,7 +67,7 @@ func TestPathsReturnOrderedRows(t *testing.T) {
 			}
 		})
 	}
-	if err := Preflight(ctx, s.DSN(), readConfigs(s.DSN())); err != nil {
+	if err := Preflight(ctx, secret.NewDSN(s.DSN()), readConfigs(s.DSN())); err != nil {
 		t.Errorf("Preflight of agreeing paths: %v", err)
 	}
 }
@@ -82,7 +83,7 @@ func TestPreflightFindsDifferences(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
 	wl := workload.Config{Rows: testRows}
-	base := Config{DSN: s.DSN(), Path: Any, Workload: wl}
+	base := Config{DSN: secret.NewDSN(s.DSN()), Path: Any, Workload: wl}
 	for _, tc := range []struct {
 		name string
 		bad  Config
@@ -105,7 +106,7 @@ func TestPreflightFindsDifferences(t *testing.T) {
 		{"wrong rows", Config{Path: Any, Workload: workload.Config{Rows: 4096}}, `postgres: table "items" has 256 rows (ids 1…256), but the workload reads ids 1…4096`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Preflight(ctx, s.DSN(), []Config{base, tc.bad})
+			err := Preflight(ctx, secret.NewDSN(s.DSN()), []Config{base, tc.bad})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Preflight = %v\nwant an error containing %q", err, tc.want)
 			}

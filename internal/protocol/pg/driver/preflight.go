@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // Probes are the key batches every read path of a suite must answer alike:
@@ -45,7 +46,7 @@ func FormatKeys(keys []*int64) string {
 // each position of a duplicated key, each row's primary key equal to its key.
 // All configs connect to dsn (their own DSN fields are ignored). The error
 // names the first differing path, batch and position.
-func Preflight(ctx context.Context, dsn string, paths []Config) error {
+func Preflight(ctx context.Context, dsn secret.DSN, paths []Config) error {
 	if len(paths) == 0 {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -84,7 +85,7 @@ func BenchmarkRequest64(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			cfg := tc.cfg
-			cfg.DSN, cfg.Table, cfg.Workload = benchServer(b), benchTable, wl
+			cfg.DSN, cfg.Table, cfg.Workload = secret.NewDSN(benchServer(b)), benchTable, wl
 			d, err := New(cfg)
 			if err != nil {
 				b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -116,7 +117,7 @@ func TestSQLShapesAgree(t *testing.T) {
 			}
 		})
 	}
-	if err := Preflight(ctx, s.DSN(), paths); err != nil {
+	if err := Preflight(ctx, secret.NewDSN(s.DSN()), paths); err != nil {
 		t.Errorf("Preflight of every shape beside any: %v", err)
 	}
 }

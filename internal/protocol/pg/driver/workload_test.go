@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -42,7 +43,7 @@ func TestWorkloadsIssueExactKeys(t *testing.T) {
 		{"zipf prepared-one k=8", Config{Path: PreparedOne, Workload: workload.Config{Kind: workload.Zipf, Batch: 8, Seed: 9}}, 50, 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.cfg.DSN = s.DSN()
+			tc.cfg.DSN = secret.NewDSN(s.DSN())
 			tc.cfg.Workload.Rows = testRows
 			d, err := New(tc.cfg)
 			if err != nil {

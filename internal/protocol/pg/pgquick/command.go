@@ -46,7 +46,7 @@ func pgCmd(a *cli.App) *cobra.Command {
 	f.StringSliceVar(&pf.p.Paths, "path", []string{string(pgdrv.PreparedOne)},
 		"access paths to compare: prepared-one, prepared-one/pipeline, any, sql, update (a list)")
 	f.BoolVar(&pf.p.Ephemeral, "ephemeral", false, "start a throwaway PostgreSQL server with the demo table for the run, and remove it after")
-	f.StringVar(&pf.p.DSN, "dsn", "", "an existing server's connection string (redacted in every output; default $PGDSN, then $DATABASE_URL)")
+	f.Var(&pf.p.DSN, "dsn", "an existing server's connection string (redacted in every output; default $PGDSN, then $DATABASE_URL)")
 	f.StringVar(&pf.p.DSNEnv, "dsn-env", "", "environment variable holding the connection string")
 	f.IntVar(&pf.p.MaxConns, "max-connections", 0, "max_connections of the --ephemeral server (default: the most connections + 10)")
 	f.StringVar(&pf.p.SharedBuffers, "shared-buffers", pgephemeral.DefaultSharedBuffers, "shared_buffers of the --ephemeral server")

@@ -22,7 +22,7 @@ type Quick struct {
 	Paths   []string
 
 	Ephemeral     bool
-	DSN           string
+	DSN           secret.DSN
 	DSNEnv        string
 	MaxConns      int
 	SharedBuffers string
@@ -206,7 +206,7 @@ func (p *Quick) resolveDSN() (string, error) {
 	if p.Changed("dsn") && p.DSNEnv != "" {
 		return "", fmt.Errorf("give --dsn or --dsn-env, not both")
 	}
-	dsn := p.DSN
+	dsn := p.DSN.Reveal()
 	if p.DSNEnv != "" {
 		if dsn = os.Getenv(p.DSNEnv); dsn == "" {
 			return "", fmt.Errorf("--dsn-env %s: the variable is not set or empty", p.DSNEnv)

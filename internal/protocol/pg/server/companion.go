@@ -26,7 +26,7 @@ func (p *System) SampledTarget() (system.Target, *result.TargetInfo) {
 }
 
 // CompanionDSN is the server's DSN (it may hold a password).
-func (p *System) CompanionDSN() string { return p.srv.DSN() }
+func (p *System) CompanionDSN() string { return p.srv.DSN().Reveal() }
 
 // ResetForSample resets the dataset and runs reset_sql.
 func (p *System) ResetForSample(ctx context.Context) error {

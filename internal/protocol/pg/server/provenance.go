@@ -48,7 +48,7 @@ func (s *PGServer) refreshInfo(ctx context.Context) error {
 	}()
 	si, err := pgclient.ServerInfo(ctx, conn, s.changedSettings()...)
 	if err != nil {
-		return fmt.Errorf("%w (server %s)", err, pgclient.Redact(s.dsn))
+		return fmt.Errorf("%w (server %s)", err, s.dsn)
 	}
 	s.info.Version, s.info.Settings = si.Version, infoSettings(si)
 	return nil

@@ -41,7 +41,7 @@ func TestSuiteSettingsReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	conn, err := pgclient.Connect(ctx, s.DSN())
+	conn, err := pgclient.Connect(ctx, s.DSN().Reveal())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func (p *System) respAddr() (string, error) {
 	}
 	host := "127.0.0.1"
 	if !p.env.Target.Postgres.Ephemeral {
-		if cfg, err := pgclient.ParseDSN(p.srv.DSN()); err == nil && cfg.Host != "" && !strings.HasPrefix(cfg.Host, "/") {
+		if cfg, err := pgclient.ParseDSN(p.srv.DSN().Reveal()); err == nil && cfg.Host != "" && !strings.HasPrefix(cfg.Host, "/") {
 			host = cfg.Host
 		}
 	}
@@ -84,7 +84,7 @@ func (p *System) startSidecar(ctx context.Context, addr string) error {
 	if dsnEnv == "" {
 		dsnEnv = suite.DefaultSidecarDSNEnv
 	}
-	env := []string{dsnEnv + "=" + p.srv.DSN()}
+	env := []string{dsnEnv + "=" + p.srv.DSN().Reveal()}
 	if r := p.env.Target.Postgres.RESP; r != nil && r.TokenEnv != "" {
 		// The token of the endpoint it serves is the sidecar's own:
 		// benchrig withholds it from every other process it starts.

@@ -19,19 +19,20 @@ import (
 	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target"
 )
 
 // PGOptions configures a PostgreSQL system under test. Its JSON form and
-// String never contain the DSN's password.
+// String never contain the DSN's password: the DSN's type hides it.
 type PGOptions struct {
 	// Ephemeral starts a throwaway server (initdb in a temporary
 	// directory) that Stop removes. Exactly one of Ephemeral and DSN.
 	Ephemeral bool `json:"ephemeral"`
 	// DSN reaches an existing server (URL or key=value form). It is kept
 	// in memory only; errors, logs and results show it redacted.
-	DSN string `json:"dsn,omitempty"`
+	DSN secret.DSN `json:"dsn,omitzero"`
 	// Bin is the directory of the server binaries (ephemeral; default:
 	// the newest installation found).
 	Bin string `json:"bin,omitempty"`
@@ -49,30 +50,13 @@ type PGOptions struct {
 	InitSQL []string `json:"init_sql,omitempty"`
 }
 
-// Redacted returns o with the DSN's password replaced by the placeholder of package secret.
-func (o PGOptions) Redacted() PGOptions {
-	if o.DSN != "" {
-		o.DSN = pgclient.Redact(o.DSN)
-	}
-	return o
-}
-
-// MarshalJSON writes the options with the DSN redacted.
-func (o PGOptions) MarshalJSON() ([]byte, error) {
-	type plain PGOptions // no methods: no recursion
-	return json.Marshal(plain(o.Redacted()))
-}
-
 // String describes the server to use, DSN redacted.
 func (o PGOptions) String() string {
 	if o.Ephemeral {
 		return "ephemeral postgres"
 	}
-	return "postgres " + pgclient.Redact(o.DSN)
+	return "postgres " + o.DSN.String()
 }
-
-// GoString is String, so that %#v does not print the password either.
-func (o PGOptions) GoString() string { return o.String() }
 
 // PGServer is a PostgreSQL system under test that lives across samples:
 // ephemeral (started and removed by benchrig) or an existing server reached
@@ -83,7 +67,7 @@ func (o PGOptions) GoString() string { return o.String() }
 type PGServer struct {
 	opts PGOptions
 	eph  *pgephemeral.Server // nil for a DSN server
-	dsn  string
+	dsn  secret.DSN
 	proc *target.Attached // the postmaster, when visible; nil otherwise
 	info result.TargetInfo
 
@@ -111,9 +95,9 @@ func StartPG(ctx context.Context, opts PGOptions) (*PGServer, error) {
 		return nil, err
 	}
 	switch {
-	case opts.Ephemeral && opts.DSN != "":
+	case opts.Ephemeral && !opts.DSN.IsZero():
 		return nil, errors.New("postgres: give an ephemeral server or a DSN, not both")
-	case !opts.Ephemeral && opts.DSN == "":
+	case !opts.Ephemeral && opts.DSN.IsZero():
 		return nil, errors.New("postgres: give an ephemeral server or a DSN")
 	}
 	s := &PGServer{opts: opts, dsn: opts.DSN}
@@ -124,11 +108,11 @@ func StartPG(ctx context.Context, opts PGOptions) (*PGServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.eph, s.dsn = eph, eph.DSN()
-	} else if cfg, err := pgclient.ParseDSN(s.dsn); err != nil {
+		s.eph, s.dsn = eph, secret.NewDSN(eph.DSN())
+	} else if cfg, err := pgclient.ParseDSN(s.dsn.Reveal()); err != nil {
 		return nil, err
 	} else if err := pgclient.ProbeWire(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("%w (DSN %s)", err, pgclient.Redact(s.dsn))
+		return nil, fmt.Errorf("%w (DSN %s)", err, s.dsn)
 	}
 	if err := s.connect(ctx); err != nil {
 		_ = s.Stop(context.Background())
@@ -148,10 +132,10 @@ func (s *PGServer) connect(ctx context.Context) error {
 	defer cancel()
 	si, err := pgclient.ServerInfo(octx, ctl, s.changedSettings()...)
 	if err != nil {
-		return fmt.Errorf("%w (server %s)", err, pgclient.Redact(s.dsn))
+		return fmt.Errorf("%w (server %s)", err, s.dsn)
 	}
 	s.info = result.TargetInfo{
-		Name: pgclient.Redact(s.dsn), Kind: "postgres", Version: si.Version, Settings: infoSettings(si),
+		Name: s.dsn.String(), Kind: "postgres", Version: si.Version, Settings: infoSettings(si),
 	}
 	pid := 0
 	if s.eph != nil {
@@ -214,8 +198,8 @@ func procParent(pid int) (comm string, ppid int, ok bool) {
 }
 
 // DSN returns the full connection string for drivers. It may hold a
-// password: keep it in memory, show pgclient.Redact(DSN()).
-func (s *PGServer) DSN() string { return s.dsn }
+// password, which only its Reveal shows.
+func (s *PGServer) DSN() secret.DSN { return s.dsn }
 
 // Options returns the options the server was started with (print them
 // redacted: their String and JSON are).
@@ -356,7 +340,7 @@ func (s *PGServer) ctlErr() error {
 	case s.ctl.IsClosed() && s.stopped:
 		return errors.New("postgres: the server was stopped")
 	case s.ctl.IsClosed():
-		return fmt.Errorf("postgres: the control connection to %s was lost (a statement on it failed or got no answer in time)", pgclient.Redact(s.dsn))
+		return fmt.Errorf("postgres: the control connection to %s was lost (a statement on it failed or got no answer in time)", s.dsn)
 	}
 	return nil
 }

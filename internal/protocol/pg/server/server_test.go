@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,8 @@ import (
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/secret"
+	"github.com/benchrig/benchrig/internal/secret/secrettest"
 	"github.com/benchrig/benchrig/internal/testenv"
 	"github.com/benchrig/benchrig/internal/workload"
 )
@@ -61,7 +64,7 @@ func TestPGServer(t *testing.T) {
 	if sum, err := hex.DecodeString(info.SHA256); err != nil || len(sum) != 32 || filepath.Base(info.Binary) != "postgres" {
 		t.Errorf("binary %q sha256 %q", info.Binary, info.SHA256)
 	}
-	if info.Name != pgclient.Redact(s.DSN()) {
+	if info.Name != s.DSN().String() || strings.Contains(info.Name, "[redacted]") != strings.Contains(s.DSN().Reveal(), "password") {
 		t.Errorf("name %q, want the redacted DSN", info.Name)
 	}
 
@@ -128,18 +131,27 @@ func TestPGServer(t *testing.T) {
 }
 
 func TestPGOptionsRedacted(t *testing.T) {
-	o := PGOptions{DSN: "postgres://bench:s3cr3t-pw@db.example:5432/bench"}
+	o := PGOptions{DSN: secret.NewDSN("postgres://bench:s3cr3t-pw@db.example:5432/bench")}
 	b, err := json.Marshal(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{string(b), o.String(), o.GoString()} {
+	for _, text := range []string{string(b), o.String(), fmt.Sprintf("%#v", o)} {
 		if strings.Contains(text, "s3cr3t-pw") || !strings.Contains(text, "db.example") {
 			t.Errorf("%q: password shown or server hidden", text)
 		}
 	}
-	if o.DSN != "postgres://bench:s3cr3t-pw@db.example:5432/bench" {
-		t.Error("Redacted changed the original")
+	if o.DSN.Reveal() != "postgres://bench:s3cr3t-pw@db.example:5432/bench" {
+		t.Error("printing changed the DSN")
+	}
+	if want := `{"ephemeral":false,"dsn":"postgres://bench:[redacted]@db.example:5432/bench","dataset":{"table":"","rows":0,"payload_bytes":0}}`; string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+	if b, _ := json.Marshal(PGOptions{Ephemeral: true}); string(b) != `{"ephemeral":true,"dataset":{"table":"","rows":0,"payload_bytes":0}}` {
+		t.Errorf("JSON of an ephemeral server %s: the empty DSN is left out", b)
+	}
+	for _, v := range []any{o, &o, struct{ Server PGOptions }{o}} {
+		secrettest.NoLeak(t, v, "s3cr3t-pw")
 	}
 	if _, err := StartPG(context.Background(), PGOptions{}); err == nil {
 		t.Error("neither ephemeral nor DSN accepted")

@@ -11,6 +11,7 @@ import (
 	pgproto "github.com/benchrig/benchrig/internal/protocol/pg"
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target"
@@ -37,12 +38,12 @@ func New(env system.Env) (system.System, error) { return &System{env: env}, nil 
 // Options are the server options of a suite target for its cells.
 func Options(env system.Env) (PGOptions, error) {
 	pt := env.Target.Postgres
-	opts := PGOptions{Ephemeral: pt.Ephemeral, DSN: pt.DSN, Bin: suite.Expand(pt.BinDir, env.Params), MaxConnections: pt.MaxConnections,
+	opts := PGOptions{Ephemeral: pt.Ephemeral, DSN: secret.NewDSN(pt.DSN), Bin: suite.Expand(pt.BinDir, env.Params), MaxConnections: pt.MaxConnections,
 		SharedBuffers: pt.SharedBuffers, Dataset: pgclient.Dataset{Table: pt.Table, Rows: system.DatasetRows(env.Suite, env.Cells, pgclient.DefaultRows),
 			PayloadBytes: pt.PayloadBytes}, Settings: pt.Settings, InitSQL: pt.InitSQL}
 	if pt.DSNEnv != "" {
-		opts.DSN = env.Getenv(pt.DSNEnv)
-		if opts.DSN == "" {
+		opts.DSN = secret.NewDSN(env.Getenv(pt.DSNEnv))
+		if opts.DSN.IsZero() {
 			return opts, fmt.Errorf("postgres.dsn_env: $%s is empty", pt.DSNEnv)
 		}
 	}

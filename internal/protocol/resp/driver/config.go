@@ -9,6 +9,7 @@ import (
 	"time"
 
 	wire "github.com/benchrig/benchrig/internal/resp"
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // Commands the driver knows. A custom command is given by Config.Args.
@@ -95,8 +96,9 @@ type AuthConfig struct {
 	// TokenEnv is an environment variable holding the token.
 	TokenEnv string `json:"token_env,omitempty"`
 	// Token is the token itself, for callers that already hold it (tests,
-	// an ephemeral server's password). Never serialized.
-	Token string `json:"-"`
+	// an ephemeral server's password). Never serialized; printed, it
+	// shows as the placeholder of package secret.
+	Token secret.Value `json:"-"`
 }
 
 // Defaults.
@@ -125,13 +127,13 @@ func DefaultConfig() Config {
 
 // resolve fills defaults, checks every field and reads the token. Errors
 // name the field and say what is accepted.
-func (c Config) resolve() (Config, string, error) {
+func (c Config) resolve() (Config, secret.Value, error) {
 	d := DefaultConfig()
 	if c.Addr == "" {
-		return c, "", errors.New("addr: required (host:port)")
+		return c, secret.Value{}, errors.New("addr: required (host:port)")
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
-		return c, "", fmt.Errorf("addr: want host:port, got %q", c.Addr)
+		return c, secret.Value{}, fmt.Errorf("addr: want host:port, got %q", c.Addr)
 	}
 	switch strings.ToUpper(c.Command) {
 	case "":
@@ -144,13 +146,13 @@ func (c Config) resolve() (Config, string, error) {
 	case strings.ToUpper(CommandCustom):
 		c.Command = CommandCustom
 	default:
-		return c, "", fmt.Errorf("command: want MGET, GET, SET or custom (with args), got %q", c.Command)
+		return c, secret.Value{}, fmt.Errorf("command: want MGET, GET, SET or custom (with args), got %q", c.Command)
 	}
 	if c.Command == CommandCustom && len(c.Args) == 0 {
-		return c, "", errors.New("args: a custom command needs at least one argument")
+		return c, secret.Value{}, errors.New("args: a custom command needs at least one argument")
 	}
 	if c.Command != CommandCustom && len(c.Args) > 0 {
-		return c, "", fmt.Errorf("args: only for a custom command, not %s", c.Command)
+		return c, secret.Value{}, fmt.Errorf("args: only for a custom command, not %s", c.Command)
 	}
 	if c.KeyTemplate == "" {
 		c.KeyTemplate = d.KeyTemplate
@@ -163,74 +165,74 @@ func (c Config) resolve() (Config, string, error) {
 	}
 	switch {
 	case c.Batch < 1 || c.Batch > wire.DefaultMaxArray-1:
-		return c, "", fmt.Errorf("batch: want 1 to %d keys, got %d", wire.DefaultMaxArray-1, c.Batch)
+		return c, secret.Value{}, fmt.Errorf("batch: want 1 to %d keys, got %d", wire.DefaultMaxArray-1, c.Batch)
 	case c.Batch > 1 && c.Command != CommandMGET:
-		return c, "", fmt.Errorf("batch: only MGET takes more than one key; %s takes 1, got %d", c.Command, c.Batch)
+		return c, secret.Value{}, fmt.Errorf("batch: only MGET takes more than one key; %s takes 1, got %d", c.Command, c.Batch)
 	}
 	if c.Limits.MaxArray > 0 && c.Limits.MaxArray < c.Batch {
-		return c, "", fmt.Errorf("limits.max_array: %d is less than batch %d; MGET replies would be rejected", c.Limits.MaxArray, c.Batch)
+		return c, secret.Value{}, fmt.Errorf("limits.max_array: %d is less than batch %d; MGET replies would be rejected", c.Limits.MaxArray, c.Batch)
 	}
 	if c.KeySpace == 0 {
 		c.KeySpace = d.KeySpace
 	}
 	if c.KeySpace < 1 {
-		return c, "", fmt.Errorf("key_space: want 1 or more keys, got %d", c.KeySpace)
+		return c, secret.Value{}, fmt.Errorf("key_space: want 1 or more keys, got %d", c.KeySpace)
 	}
 	if c.DialTimeout == 0 {
 		c.DialTimeout = d.DialTimeout
 	}
 	if c.DialTimeout < 0 || c.Timeout < 0 {
-		return c, "", fmt.Errorf("dial_timeout, timeout: want 0 or more, got %v and %v", c.DialTimeout, c.Timeout)
+		return c, secret.Value{}, fmt.Errorf("dial_timeout, timeout: want 0 or more, got %v and %v", c.DialTimeout, c.Timeout)
 	}
 	if c.ValidateSampled < 0 || c.ValidateSampled > 1 {
-		return c, "", fmt.Errorf("validate_sampled: want a fraction from 0 to 1, got %v", c.ValidateSampled)
+		return c, secret.Value{}, fmt.Errorf("validate_sampled: want a fraction from 0 to 1, got %v", c.ValidateSampled)
 	}
 	if c.ValidateSampled > 0 && c.Reference == nil {
-		return c, "", errors.New("validate_sampled: needs a Reference to compare values with")
+		return c, secret.Value{}, errors.New("validate_sampled: needs a Reference to compare values with")
 	}
 	if c.ValidateSampled > 0 && c.Command != CommandMGET && c.Command != CommandGET {
-		return c, "", fmt.Errorf("validate_sampled: only MGET and GET replies can be validated, not %s", c.Command)
+		return c, secret.Value{}, fmt.Errorf("validate_sampled: only MGET and GET replies can be validated, not %s", c.Command)
 	}
 	if c.TLS.ServerName == "" && c.TLS.Enabled {
 		c.TLS.ServerName, _, _ = net.SplitHostPort(c.Addr)
 	}
 	token, err := c.Auth.token()
 	if err != nil {
-		return c, "", err
+		return c, secret.Value{}, err
 	}
 	return c, token, nil
 }
 
 // token reads the AUTH token from where the config says it is.
-func (a AuthConfig) token() (string, error) {
+func (a AuthConfig) token() (secret.Value, error) {
 	n := 0
-	for _, set := range []bool{a.Token != "", a.TokenFile != "", a.TokenEnv != ""} {
+	for _, set := range []bool{!a.Token.IsZero(), a.TokenFile != "", a.TokenEnv != ""} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		return "", errors.New("auth: set only one of token_file, token_env and Token")
+		return secret.Value{}, errors.New("auth: set only one of token_file, token_env and Token")
 	}
 	switch {
 	case a.TokenFile != "":
 		b, err := os.ReadFile(a.TokenFile)
 		if err != nil {
-			return "", fmt.Errorf("auth.token_file: %w", err)
+			return secret.Value{}, fmt.Errorf("auth.token_file: %w", err)
 		}
 		t := strings.TrimRight(string(b), "\r\n")
 		if t == "" {
-			return "", fmt.Errorf("auth.token_file: %s is empty", a.TokenFile)
+			return secret.Value{}, fmt.Errorf("auth.token_file: %s is empty", a.TokenFile)
 		}
-		return t, nil
+		return secret.New(t), nil
 	case a.TokenEnv != "":
 		t, ok := os.LookupEnv(a.TokenEnv)
 		if !ok || t == "" {
-			return "", fmt.Errorf("auth.token_env: environment variable %s is not set or empty", a.TokenEnv)
+			return secret.Value{}, fmt.Errorf("auth.token_env: environment variable %s is not set or empty", a.TokenEnv)
 		}
-		return t, nil
-	case a.User != "" && a.Token == "":
-		return "", errors.New("auth.user: needs a token (token_file or token_env)")
+		return secret.New(t), nil
+	case a.User != "" && a.Token.IsZero():
+		return secret.Value{}, errors.New("auth.user: needs a token (token_file or token_env)")
 	}
 	return a.Token, nil
 }

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/secret"
+	"github.com/benchrig/benchrig/internal/secret/secrettest"
 )
 
 func TestConfigErrorsNameTheField(t *testing.T) {
@@ -62,17 +65,17 @@ func TestCAFileWithoutPEM(t *testing.T) {
 }
 
 func TestConfigDefaultsAndTokenNeverSerialized(t *testing.T) {
-	const secret = "tok-3f9a1c"
+	const tok = "tok-3f9a1c"
 	f := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(f, []byte(secret+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(f, []byte(tok+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	d, err := New(Config{Addr: "127.0.0.1:6379", Auth: AuthConfig{TokenFile: f}, TLS: TLSConfig{Enabled: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.token != secret {
-		t.Fatalf("token read from file: %q", d.token)
+	if d.token.Reveal() != tok {
+		t.Fatalf("token read from file: %q", d.token.Reveal())
 	}
 	cfg := d.Config()
 	if cfg.Command != CommandMGET || cfg.Batch != 1 || cfg.KeySpace != DefaultKeySpace ||
@@ -83,26 +86,29 @@ func TestConfigDefaultsAndTokenNeverSerialized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(js), secret) {
+	if strings.Contains(string(js), tok) {
 		t.Fatalf("token in JSON: %s", js)
 	}
 	if !strings.Contains(string(js), `"token_file":"`+f+`"`) {
 		t.Fatalf("JSON does not record where the token came from: %s", js)
 	}
 
-	// A token set directly is not serialized either.
-	cfg.Auth = AuthConfig{Token: secret}
+	// A token set directly is not serialized either, nor printed.
+	cfg.Auth = AuthConfig{Token: secret.New(tok)}
 	js, _ = json.Marshal(cfg)
-	if strings.Contains(string(js), secret) {
+	if strings.Contains(string(js), tok) {
 		t.Fatalf("token in JSON: %s", js)
 	}
-
-	t.Setenv("BENCHRIG_TEST_TOKEN", secret)
-	d, err = New(Config{Addr: "127.0.0.1:6379", Auth: AuthConfig{TokenEnv: "BENCHRIG_TEST_TOKEN"}})
-	if err != nil || d.token != secret {
-		t.Fatalf("token from env: %q, %v", d.token, err)
+	for _, v := range []any{cfg, &cfg, cfg.Auth, d} {
+		secrettest.NoLeak(t, v, tok)
 	}
-	if got := d.redact("WRONGPASS " + secret); strings.Contains(got, secret) {
+
+	t.Setenv("BENCHRIG_TEST_TOKEN", tok)
+	d, err = New(Config{Addr: "127.0.0.1:6379", Auth: AuthConfig{TokenEnv: "BENCHRIG_TEST_TOKEN"}})
+	if err != nil || d.token.Reveal() != tok {
+		t.Fatalf("token from env: %q, %v", d.token.Reveal(), err)
+	}
+	if got := d.redact("WRONGPASS " + tok); strings.Contains(got, tok) {
 		t.Fatalf("redact left the token: %q", got)
 	}
 }

@@ -53,7 +53,7 @@ func newConn(d *Driver, nc net.Conn) *conn {
 
 // handshake authenticates and checks with PING that the peer speaks RESP.
 func (c *conn) handshake() error {
-	if c.d.token != "" {
+	if !c.d.token.IsZero() {
 		n := 2
 		if c.d.cfg.Auth.User != "" {
 			n = 3
@@ -63,7 +63,7 @@ func (c *conn) handshake() error {
 		if n == 3 {
 			c.wbuf = wire.AppendBulkString(c.wbuf, c.d.cfg.Auth.User)
 		}
-		c.wbuf = wire.AppendBulkString(c.wbuf, c.d.token)
+		c.wbuf = wire.AppendBulkString(c.wbuf, c.d.token.Reveal())
 		_, err := c.nc.Write(c.wbuf)
 		clear(c.wbuf) // the token does not linger in the buffer
 		if err != nil {

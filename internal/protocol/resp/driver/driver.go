@@ -19,7 +19,7 @@ import (
 // use; each Conn belongs to one worker.
 type Driver struct {
 	cfg     Config
-	token   string
+	token   secret.Value
 	tlsConf *tls.Config
 	cmdName []byte   // "MGET", "GET", "SET"
 	head    []byte   // MGET and GET: the array header and command name, encoded
@@ -228,10 +228,10 @@ func (d *Driver) noteServerError(msg []byte) {
 // peer, where it stands as a whole token (secret.Scrub: never inside other
 // words).
 func (d *Driver) redact(s string) string {
-	if d.token == "" {
+	if d.token.IsZero() {
 		return s
 	}
-	return secret.Scrub(s, d.token)
+	return secret.Scrub(s, d.token.Reveal())
 }
 
 // Open dials the server, completes TLS, AUTH and a PING within DialTimeout,

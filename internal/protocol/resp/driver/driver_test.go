@@ -15,6 +15,7 @@ import (
 	"github.com/benchrig/benchrig/internal/driver"
 	wire "github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // Tests against the in-repo test server (package resptest); those against a
@@ -157,7 +158,7 @@ func TestAuthAgainstTestServer(t *testing.T) {
 	d := newDriver(t, Config{Addr: srv.Addr(), Auth: AuthConfig{TokenFile: tokenFile}})
 	mustOK(t, open(t, d), 0)
 
-	d = newDriver(t, Config{Addr: srv.Addr(), Auth: AuthConfig{Token: "wrong-pw"}})
+	d = newDriver(t, Config{Addr: srv.Addr(), Auth: AuthConfig{Token: secret.New("wrong-pw")}})
 	_, err := d.Open(testCtx(t), 3)
 	if err == nil || !strings.Contains(err.Error(), "AUTH failed: WRONGPASS invalid username-password pair") {
 		t.Fatalf("wrong password: %v", err)

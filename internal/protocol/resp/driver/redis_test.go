@@ -12,6 +12,7 @@ import (
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/redisephemeral"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/testenv"
 )
 
@@ -128,10 +129,10 @@ func TestRedisAuth(t *testing.T) {
 	d := newDriver(t, Config{Addr: s.Addr(), Auth: AuthConfig{TokenEnv: "BENCHRIG_TEST_REDIS_TOKEN"}, Command: "GET"})
 	mustOK(t, open(t, d), 0)
 
-	d = newDriver(t, Config{Addr: s.Addr(), Auth: AuthConfig{User: "default", Token: pass}})
+	d = newDriver(t, Config{Addr: s.Addr(), Auth: AuthConfig{User: "default", Token: secret.New(pass)}})
 	mustOK(t, open(t, d), 0)
 
-	d = newDriver(t, Config{Addr: s.Addr(), Auth: AuthConfig{Token: "not-the-password"}})
+	d = newDriver(t, Config{Addr: s.Addr(), Auth: AuthConfig{Token: secret.New("not-the-password")}})
 	_, err := d.Open(testCtx(t), 0)
 	if err == nil || !strings.Contains(err.Error(), "AUTH failed: WRONGPASS") {
 		t.Fatalf("wrong password: %v", err)

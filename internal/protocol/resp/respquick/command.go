@@ -61,7 +61,7 @@ func respCmd(a *cli.App) *cobra.Command {
 	f.BoolVar(&rf.r.Fill, "fill", false, "fill the keyspace before the load (default with --ephemeral; with --addr this writes into that server)")
 	f.BoolVar(&rf.r.FillFromPG, "fill-from-pg", false, "fill from PostgreSQL's table (row_to_json) instead of generated rows; needs --ephemeral-pg or --fill-from-pg-dsn")
 	f.BoolVar(&rf.r.EphemeralPG, "ephemeral-pg", false, "start an ephemeral PostgreSQL with the demo table (--rows rows) as the fill's source")
-	f.StringVar(&rf.r.PGDSN, "fill-from-pg-dsn", "", "PostgreSQL DSN of the fill's source (redacted everywhere)")
+	f.Var(&rf.r.PGDSN, "fill-from-pg-dsn", "PostgreSQL DSN of the fill's source (redacted everywhere)")
 	f.StringVar(&rf.r.PGTable, "pg-table", pgclient.DefaultTable, "the source table")
 	f.StringVar(&rf.r.PGPK, "pg-pk", "id", "the source table's integer primary key")
 	f.Int64Var(&rf.r.Rows, "rows", pgclient.DefaultRows, "rows of the --ephemeral-pg demo table")

@@ -9,6 +9,7 @@ import (
 	respdrv "github.com/benchrig/benchrig/internal/protocol/resp/driver"
 	"github.com/benchrig/benchrig/internal/quick"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/textclip"
 )
 
@@ -38,7 +39,7 @@ type Quick struct {
 	Fill        bool
 	FillFromPG  bool
 	EphemeralPG bool
-	PGDSN       string
+	PGDSN       secret.DSN
 	PGTable     string
 	PGPK        string
 	Rows        int64
@@ -92,7 +93,7 @@ func (r *Quick) Build() (d quick.Doc, env map[string]string, err error) {
 	if r.Changed("fill") && !r.Fill && r.UsePG() {
 		// the server fills itself: verify a probe batch against the table
 		// it serves, write nothing.
-		env = map[string]string{FillDSNEnv: r.PGDSN}
+		env = map[string]string{FillDSNEnv: r.PGDSN.Reveal()}
 		rt["source_pg"] = quick.Doc{"table": r.PGTable, "pk": r.PGPK, "dsn_env": FillDSNEnv}
 		rt["verify_against_pg"] = true
 		if r.VerifyBatch != 0 {
@@ -104,7 +105,7 @@ func (r *Quick) Build() (d quick.Doc, env map[string]string, err error) {
 			fp["ephemeral"] = true
 			rows = max(rows, r.Rows)
 		} else {
-			env = map[string]string{FillDSNEnv: r.PGDSN}
+			env = map[string]string{FillDSNEnv: r.PGDSN.Reveal()}
 			fp["dsn_env"] = FillDSNEnv
 		}
 		rt["fill_from_pg"] = fp
@@ -178,9 +179,9 @@ func (r *Quick) check() error {
 		return fmt.Errorf("--validate-sampled must be a fraction from 0 to 1, got %v", r.Sampled)
 	case r.Sampled > 0 && cmd != respdrv.CommandMGET && cmd != respdrv.CommandGET:
 		return fmt.Errorf("--validate-sampled checks GET and MGET replies, not %s", cmd)
-	case r.EphemeralPG && r.PGDSN != "":
+	case r.EphemeralPG && !r.PGDSN.IsZero():
 		return fmt.Errorf("give --ephemeral-pg or --fill-from-pg-dsn, not both")
-	case r.FillFromPG && !r.EphemeralPG && r.PGDSN == "":
+	case r.FillFromPG && !r.EphemeralPG && r.PGDSN.IsZero():
 		return fmt.Errorf("--fill-from-pg needs a source: --ephemeral-pg or --fill-from-pg-dsn DSN")
 	case r.VerifyPG && !r.UsePG():
 		return fmt.Errorf("--verify-against-pg needs PostgreSQL: --fill-from-pg with --ephemeral-pg or --fill-from-pg-dsn DSN")
@@ -188,7 +189,7 @@ func (r *Quick) check() error {
 		return fmt.Errorf("--rows must be 1–%d, got %d", int64(1)<<31, r.Rows)
 	case r.EphemeralPG && r.PGPK != "id":
 		return fmt.Errorf("--pg-pk: the --ephemeral-pg demo table's key is id, not %q", r.PGPK)
-	case r.Changed("fill") && !r.Fill && r.UsePG() && !(r.VerifyPG && r.PGDSN != "" && !r.FillFromPG):
+	case r.Changed("fill") && !r.Fill && r.UsePG() && !(r.VerifyPG && !r.PGDSN.IsZero() && !r.FillFromPG):
 		return fmt.Errorf("--fill=false contradicts a PostgreSQL fill; a server that fills itself is checked with --fill=false --verify-against-pg --fill-from-pg-dsn DSN")
 	case r.Ephemeral && (r.TLS || r.TLSCA != "" || r.TLSName != ""):
 		return fmt.Errorf("--tls is for --addr: the --ephemeral server speaks plain TCP on loopback")
@@ -221,7 +222,7 @@ func (r *Quick) check() error {
 }
 
 // UsePG reports whether the fill comes from PostgreSQL.
-func (r *Quick) UsePG() bool { return r.EphemeralPG || r.PGDSN != "" }
+func (r *Quick) UsePG() bool { return r.EphemeralPG || !r.PGDSN.IsZero() }
 
 // Fills reports whether benchrig fills the keyspace before the load.
 func (r *Quick) Fills() bool {

@@ -8,10 +8,10 @@ import (
 	"io"
 	"net"
 	"os"
-	"strings"
 	"time"
 
 	wire "github.com/benchrig/benchrig/internal/resp"
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 // wrap names the server and the command in an error, redacting the token
@@ -35,12 +35,16 @@ func (s *RedisServer) wrap(what string, err error) error {
 	return fmt.Errorf("redis at %s: %s: %w", s.addr, what, err)
 }
 
-// redactErr removes the token from an error's text.
+// redactErr removes the token from an error's text (secret.Scrub), and
+// then the error's chain, which could show it again.
 func (s *RedisServer) redactErr(err error) error {
-	if err == nil || s.token == "" || !strings.Contains(err.Error(), s.token) {
+	if err == nil || s.token.IsZero() {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), s.token, "[redacted]"))
+	if msg := secret.Scrub(err.Error(), s.token.Reveal()); msg != err.Error() {
+		return errors.New(msg)
+	}
+	return err
 }
 
 // redisAdmin is a short-lived connection for setup, INFO and checks; it is
@@ -89,10 +93,10 @@ func (s *RedisServer) dial(ctx context.Context) (*redisAdmin, error) {
 	c := &redisAdmin{nc: nc, rd: wire.NewReader(nc, wire.Limits{}), limit: limit}
 	c.stop = context.AfterFunc(ctx, func() { nc.Close() })
 	c.extend(ctx)
-	if s.token != "" {
-		args := []string{"AUTH", s.token}
+	if !s.token.IsZero() {
+		args := []string{"AUTH", s.token.Reveal()}
 		if s.opts.User != "" {
-			args = []string{"AUTH", s.opts.User, s.token}
+			args = []string{"AUTH", s.opts.User, s.token.Reveal()}
 		}
 		_, err := c.do(args...)
 		clear(c.buf)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/system"
 )
 
@@ -90,7 +91,7 @@ func (s *RedisServer) CheckReserve(ctx context.Context, n int) error {
 // key template, the probe ids of keySpace rows read with MGETs of at most
 // batch keys (ProbeBatch) must equal the rows of table (key pk) read from
 // PostgreSQL at dsn. The error names the first key that differs.
-func (s *RedisServer) VerifySource(ctx context.Context, dsn, table, pk string, templates [][2]string, keySpace int64, batch int) (int, error) {
+func (s *RedisServer) VerifySource(ctx context.Context, dsn secret.DSN, table, pk string, templates [][2]string, keySpace int64, batch int) (int, error) {
 	ids := ProbeIDs(keySpace)
 	for _, t := range templates {
 		if err := s.VerifyAgainstPG(ctx, dsn, table, pk, t[0], t[1], ids, batch); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/benchrig/benchrig/internal/protocol/pg/driver"
 	respproto "github.com/benchrig/benchrig/internal/protocol/resp"
 	wire "github.com/benchrig/benchrig/internal/resp"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 )
@@ -206,7 +207,7 @@ func DemoRow(dst []byte, id int64, payloadBytes int) []byte {
 // PGRows yields the rows of table from PostgreSQL, ordered by its integer
 // primary key pk, as row_to_json(t) text (what the pg driver's paths read);
 // maxID > 0 stops at that key. The DSN's password never appears in errors.
-func PGRows(ctx context.Context, dsn, table, pk string, maxID int64) Rows {
+func PGRows(ctx context.Context, dsn secret.DSN, table, pk string, maxID int64) Rows {
 	return func(yield func(int64, []byte) bool) error {
 		tid, err := pgclient.ParseIdent("table", table)
 		if err != nil {
@@ -234,7 +235,7 @@ func PGRows(ctx context.Context, dsn, table, pk string, maxID int64) Rows {
 		}
 		rows, err := conn.Query(ctx, q+" ORDER BY "+col, args...)
 		if err != nil {
-			return fmt.Errorf("postgres: read table %s: %w", table, redisScrubPG(err, dsn))
+			return fmt.Errorf("postgres: read table %s: %w", table, pgclient.ScrubDSN(err, dsn.Reveal()))
 		}
 		defer rows.Close()
 		var (
@@ -250,7 +251,7 @@ func PGRows(ctx context.Context, dsn, table, pk string, maxID int64) Rows {
 			}
 		}
 		if err := rows.Err(); err != nil {
-			return fmt.Errorf("postgres: read table %s: %w", table, redisScrubPG(err, dsn))
+			return fmt.Errorf("postgres: read table %s: %w", table, pgclient.ScrubDSN(err, dsn.Reveal()))
 		}
 		return nil
 	}
@@ -259,19 +260,11 @@ func PGRows(ctx context.Context, dsn, table, pk string, maxID int64) Rows {
 // pgRowsTimeout bounds PGRows' read of a whole table.
 const pgRowsTimeout = 30 * time.Minute
 
-// redisScrubPG removes the DSN's password from err's text.
-func redisScrubPG(err error, dsn string) error {
-	if cfg, perr := pgclient.ParseDSN(dsn); perr == nil && cfg.Password != "" {
-		return pgclient.Scrub(err, cfg.Password)
-	}
-	return err
-}
-
 // FillFromPG copies table's rows from PostgreSQL into the server, each
 // row_to_json(t) text under keyTemplate ({id}: the primary key pk), so that
 // the pg driver's paths and RESP read identical rows. It returns the number
 // of keys stored.
-func (s *RedisServer) FillFromPG(ctx context.Context, dsn, table, pk, keyTemplate string) (int, error) {
+func (s *RedisServer) FillFromPG(ctx context.Context, dsn secret.DSN, table, pk, keyTemplate string) (int, error) {
 	return s.Fill(ctx, PGRows(ctx, dsn, table, pk, 0), keyTemplate)
 }
 
@@ -302,7 +295,7 @@ func Reference(rows Rows, n int64) (func(id int64) ([]byte, bool), error) {
 // missing in both). The error names the first key that differs, with both
 // values; a command the server refuses is named with its size and how to
 // lower it.
-func (s *RedisServer) VerifyAgainstPG(ctx context.Context, dsn, table, pk, keyTemplate, db string, ids []int64, batch int) error {
+func (s *RedisServer) VerifyAgainstPG(ctx context.Context, dsn secret.DSN, table, pk, keyTemplate, db string, ids []int64, batch int) error {
 	if batch <= 0 {
 		batch = suite.DefaultVerifyBatch
 	}
@@ -324,7 +317,7 @@ func (s *RedisServer) VerifyAgainstPG(ctx context.Context, dsn, table, pk, keyTe
 		}
 		want, err := conn.Fetch(ctx, keys)
 		if err != nil {
-			return fmt.Errorf("verify against PostgreSQL: fetch %d rows: %w", len(keys), redisScrubPG(err, dsn))
+			return fmt.Errorf("verify against PostgreSQL: fetch %d rows: %w", len(keys), pgclient.ScrubDSN(err, dsn.Reveal()))
 		}
 		if err := s.checkRows(ctx, keyTemplate, db, chunk, func(i int) any { return want[i] }, batch); err != nil {
 			return fmt.Errorf("verify against PostgreSQL: %w%s", err,

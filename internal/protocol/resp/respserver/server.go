@@ -17,6 +17,7 @@ import (
 	"github.com/benchrig/benchrig/internal/redisephemeral"
 	wire "github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/target"
 )
@@ -57,7 +58,7 @@ type RedisOptions struct {
 // known) but never stops it: Stop does, once all samples are done.
 type RedisServer struct {
 	opts    RedisOptions
-	token   string
+	token   secret.Value
 	addr    string
 	tlsConf *tls.Config
 	eph     *redisephemeral.Server
@@ -91,7 +92,7 @@ func StartRedis(ctx context.Context, o RedisOptions) (*RedisServer, error) {
 		}
 	}
 	if o.Ephemeral {
-		srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Bin: o.Bin, Password: token, MaxClients: o.MaxClients})
+		srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Bin: o.Bin, Password: token.Reveal(), MaxClients: o.MaxClients})
 		if err != nil {
 			return nil, fmt.Errorf("start redis-server: %w", err)
 		}
@@ -150,26 +151,26 @@ func (o RedisOptions) validate() error {
 }
 
 // readRedisToken reads the AUTH token the way the RESP driver does.
-func readRedisToken(o RedisOptions) (string, error) {
+func readRedisToken(o RedisOptions) (secret.Value, error) {
 	switch {
 	case o.TokenFile != "":
 		b, err := os.ReadFile(o.TokenFile)
 		if err != nil {
-			return "", fmt.Errorf("redis: token file: %w", err)
+			return secret.Value{}, fmt.Errorf("redis: token file: %w", err)
 		}
 		t := strings.TrimRight(string(b), "\r\n")
 		if t == "" {
-			return "", fmt.Errorf("redis: token file %s is empty", o.TokenFile)
+			return secret.Value{}, fmt.Errorf("redis: token file %s is empty", o.TokenFile)
 		}
-		return t, nil
+		return secret.New(t), nil
 	case o.TokenEnv != "":
 		t, ok := os.LookupEnv(o.TokenEnv)
 		if !ok || t == "" {
-			return "", fmt.Errorf("redis: token env: environment variable %s is not set or empty", o.TokenEnv)
+			return secret.Value{}, fmt.Errorf("redis: token env: environment variable %s is not set or empty", o.TokenEnv)
 		}
-		return t, nil
+		return secret.New(t), nil
 	}
-	return "", nil
+	return secret.Value{}, nil
 }
 
 // redisTLSConfig builds the client TLS configuration.

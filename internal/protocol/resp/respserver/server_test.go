@@ -19,6 +19,8 @@ import (
 	"github.com/benchrig/benchrig/internal/resp/resptest"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
+	"github.com/benchrig/benchrig/internal/secret"
+	"github.com/benchrig/benchrig/internal/secret/secrettest"
 	"github.com/benchrig/benchrig/internal/testenv"
 )
 
@@ -160,6 +162,16 @@ func TestRedisTokenNeverShown(t *testing.T) {
 	if err := spec.PreChecks[0].Run(ctx); err != nil {
 		t.Fatalf("PING with the right token: %v", err)
 	}
+	// The server holds the token as a secret.Value: printed, by value or
+	// pointer, it shows the placeholder.
+	if s.token.Reveal() != right {
+		t.Fatalf("token held: %q", s.token.Reveal())
+	}
+	secrettest.NoLeak(t, s, right)
+	secrettest.NoLeak(t, struct{ Srv *RedisServer }{s}, right)
+	if err := s.redactErr(errors.New("ERR " + right + " refused")); strings.Contains(err.Error(), right) {
+		t.Fatalf("redactErr left the token: %v", err)
+	}
 }
 
 // TestFillFromPGAndVerify fills redis from an ephemeral PostgreSQL and
@@ -179,7 +191,7 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	t.Cleanup(func() { _ = pg.Stop(context.Background()) })
 	s := startTestRedis(t, ctx, RedisOptions{})
 	const tmpl = `CRUD:{db}.public.items:{"id":{id}}`
-	n, err := s.FillFromPG(ctx, pg.DSN(), "items", "id", strings.ReplaceAll(tmpl, "{db}", "bench"))
+	n, err := s.FillFromPG(ctx, secret.NewDSN(pg.DSN()), "items", "id", strings.ReplaceAll(tmpl, "{db}", "bench"))
 	if err != nil || n != rows {
 		t.Fatalf("fill: %d keys, %v", n, err)
 	}
@@ -224,7 +236,7 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	}
 
 	probe := ProbeIDs(rows)
-	if err := s.VerifyAgainstPG(ctx, pg.DSN(), "items", "id", tmpl, "bench", probe, 0); err != nil {
+	if err := s.VerifyAgainstPG(ctx, secret.NewDSN(pg.DSN()), "items", "id", tmpl, "bench", probe, 0); err != nil {
 		t.Fatalf("pre-flight on a faithful fill: %v", err)
 	}
 	key5 := RedisKey(tmpl, "bench", 5)
@@ -236,20 +248,20 @@ func TestFillFromPGAndVerify(t *testing.T) {
 	if _, err := c.do("SET", key5, `{"id":5,"revision":1,"payload":"stale"}`); err != nil {
 		t.Fatal(err)
 	}
-	err = s.VerifyAgainstPG(ctx, pg.DSN(), "items", "id", tmpl, "bench", probe, 0)
+	err = s.VerifyAgainstPG(ctx, secret.NewDSN(pg.DSN()), "items", "id", tmpl, "bench", probe, 0)
 	if err == nil || !strings.Contains(err.Error(), strconv.Quote(key5)) || !strings.Contains(err.Error(), "stale") {
 		t.Fatalf("pre-flight on a corrupted key: %v", err)
 	}
 	if _, err := c.do("DEL", key5); err != nil {
 		t.Fatal(err)
 	}
-	err = s.VerifyAgainstPG(ctx, pg.DSN(), "items", "id", tmpl, "bench", probe, 0)
+	err = s.VerifyAgainstPG(ctx, secret.NewDSN(pg.DSN()), "items", "id", tmpl, "bench", probe, 0)
 	if err == nil || !strings.Contains(err.Error(), "redis has nil (no row)") {
 		t.Fatalf("pre-flight on a missing key: %v", err)
 	}
 
 	// The reference of sampled validation holds the exact bytes filled.
-	ref, err := Reference(PGRows(ctx, pg.DSN(), "items", "id", 10), 10)
+	ref, err := Reference(PGRows(ctx, secret.NewDSN(pg.DSN()), "items", "id", 10), 10)
 	if err != nil {
 		t.Fatal(err)
 	}

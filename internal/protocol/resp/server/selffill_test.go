@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/protocol/resp/respserver"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/testenv"
@@ -46,7 +47,7 @@ func TestSelfFilledVerify(t *testing.T) {
 	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
 	const tmpl = `CRUD:db.public.items:{"id":{id}}`
 	// The server "fills itself": here the test does, before benchrig runs.
-	if n, err := srv.FillFromPG(ctx, pg.DSN(), "items", "id", tmpl); err != nil || n != rows {
+	if n, err := srv.FillFromPG(ctx, secret.NewDSN(pg.DSN()), "items", "id", tmpl); err != nil || n != rows {
 		t.Fatalf("fill: %d, %v", n, err)
 	}
 	src := fmt.Sprintf(`name: self-fill

@@ -11,6 +11,7 @@ import (
 	"github.com/benchrig/benchrig/internal/protocol/resp/driver"
 	"github.com/benchrig/benchrig/internal/protocol/resp/respserver"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/suite"
 	"github.com/benchrig/benchrig/internal/system"
 	"github.com/benchrig/benchrig/internal/textclip"
@@ -84,7 +85,10 @@ func (r *System) fill(ctx context.Context) error {
 	if rt.Fill != nil && !*rt.Fill {
 		return r.verifySelfFilled(ctx, rows)
 	}
-	var dsn, table, pk string
+	var (
+		dsn       secret.DSN
+		table, pk string
+	)
 	if fp := rt.FillFromPG; fp != nil {
 		table, pk = fp.Table, fp.PK
 		if table == "" {
@@ -103,8 +107,8 @@ func (r *System) fill(ctx context.Context) error {
 				defer cancel()
 				_ = eph.Stop(sctx)
 			}()
-			dsn = eph.DSN()
-		} else if dsn = r.env.Getenv(fp.DSNEnv); dsn == "" {
+			dsn = secret.NewDSN(eph.DSN())
+		} else if dsn = secret.NewDSN(r.env.Getenv(fp.DSNEnv)); dsn.IsZero() {
 			return fmt.Errorf("redis.fill_from_pg.dsn_env: $%s is empty", fp.DSNEnv)
 		}
 	}
@@ -120,7 +124,7 @@ func (r *System) fill(ctx context.Context) error {
 		}
 		done[tmpl] = true
 		start := time.Now()
-		if dsn == "" {
+		if dsn.IsZero() {
 			n, err := r.srv.Fill(ctx, respserver.DemoRows(rows, pgclient.DefaultPayloadBytes), tmpl)
 			if err != nil {
 				return fmt.Errorf("fill %q: %w", textclip.String(tmpl), err)
@@ -203,8 +207,8 @@ func (r *System) verifySelfFilled(ctx context.Context, rows int64) error {
 		return nil
 	}
 	sp := rt.SourcePG
-	dsn := r.env.Getenv(sp.DSNEnv)
-	if dsn == "" {
+	dsn := secret.NewDSN(r.env.Getenv(sp.DSNEnv))
+	if dsn.IsZero() {
 		return fmt.Errorf("redis.source_pg.dsn_env: $%s is empty", sp.DSNEnv)
 	}
 	table, pk := sp.Table, sp.PK
