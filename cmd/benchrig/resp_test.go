@@ -15,6 +15,7 @@ import (
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/redisephemeral"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/testenv"
 )
 
@@ -125,7 +126,7 @@ func TestRESPAuth(t *testing.T) {
 	const right, wrong = "s3cret-right-7a41c", "s3cret-wrong-93e0b"
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Password: right})
+	srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Password: secret.New(right)})
 	if err != nil {
 		t.Fatal(err)
 	}

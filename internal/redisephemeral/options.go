@@ -17,7 +17,7 @@ type Options struct {
 	Bin string `json:"bin,omitempty"`
 	// Password, when not empty, is set as requirepass. It is never
 	// serialized.
-	Password string `json:"-"`
+	Password secret.Value `json:"-"`
 	// MaxClients sets maxclients; size it to the connections a run opens
 	// plus a few for probes. 0 keeps redis's default (10000).
 	MaxClients int `json:"max_clients,omitempty"`
@@ -117,8 +117,8 @@ func (o Options) configFile(dir string, port int, logFile string) string {
 // written to a file or put on its command line.
 func (o Options) secretConfig() string {
 	var b strings.Builder
-	if o.Password != "" {
-		b.WriteString("requirepass " + quote(o.Password) + "\n")
+	if !o.Password.IsZero() {
+		b.WriteString("requirepass " + quote(o.Password.Reveal()) + "\n")
 	}
 	for _, l := range o.ExtraConfig {
 		if secretDirective(l) {

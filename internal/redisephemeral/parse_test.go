@@ -3,6 +3,8 @@ package redisephemeral
 import (
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/secret"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -37,7 +39,7 @@ func TestParseInfo(t *testing.T) {
 }
 
 func TestConfigFile(t *testing.T) {
-	o := Options{Password: `a"b\c` + "\n", MaxClients: 100, ExtraConfig: []string{"io-threads 2"}}
+	o := Options{Password: secret.New(`a"b\c` + "\n"), MaxClients: 100, ExtraConfig: []string{"io-threads 2"}}
 	conf := o.configFile("/tmp/d ir", 6390, "/tmp/d ir/redis.log")
 	for _, want := range []string{
 		"bind 127.0.0.1\n", "port 6390\n", `save ""` + "\n", "appendonly no\n", "daemonize no\n",

@@ -90,7 +90,7 @@ func start(ctx context.Context, opts Options, bin, version string) (_ *Server, e
 	}
 	s := &Server{
 		opts:     opts,
-		password: secret.New(opts.Password),
+		password: opts.Password,
 		bin:      bin,
 		version:  version,
 		dir:      dir,
@@ -99,7 +99,6 @@ func start(ctx context.Context, opts Options, bin, version string) (_ *Server, e
 		addr:     net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		exited:   make(chan struct{}),
 	}
-	s.opts.Password = ""
 	conf := filepath.Join(dir, "redis.conf")
 	if err := os.WriteFile(conf, []byte(opts.configFile(dir, port, s.logFile)), 0o600); err != nil {
 		return nil, fmt.Errorf("redis: write config: %w", err)

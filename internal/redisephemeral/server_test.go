@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchrig/benchrig/internal/testenv"
-
 	"github.com/benchrig/benchrig/internal/resp"
 	"github.com/benchrig/benchrig/internal/resp/resptest"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/secret/secrettest"
+	"github.com/benchrig/benchrig/internal/testenv"
 )
 
 // needRedis skips the test when redis-server is not installed, or fails it
@@ -112,7 +112,7 @@ func TestStopAfterCrash(t *testing.T) {
 
 func TestRequirePass(t *testing.T) {
 	const pass = "s3cret pass \"quoted\""
-	s := startServer(t, Options{Password: pass})
+	s := startServer(t, Options{Password: secret.New(pass)})
 	// The server holds the password as a secret.Value: printing it (its
 	// fields included) never shows it.
 	secrettest.NoLeak(t, s, pass, "s3cret")
@@ -214,7 +214,7 @@ func TestStartFailureIsCleanAndRedacted(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	const pass = "hunter2-topsecret"
-	_, err := Start(ctx(t), Options{Password: pass, ExtraConfig: []string{"no-such-directive " + pass}})
+	_, err := Start(ctx(t), Options{Password: secret.New(pass), ExtraConfig: []string{"no-such-directive " + pass}})
 	if err == nil {
 		t.Fatal("Start with a bad config succeeded")
 	}
@@ -251,7 +251,7 @@ func TestTLS(t *testing.T) {
 	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, Options{TLSCertFile: certFile, TLSKeyFile: keyFile, Password: "pw"})
+	s := startServer(t, Options{TLSCertFile: certFile, TLSKeyFile: keyFile, Password: secret.New("pw")})
 	if !s.TLS() {
 		t.Fatal("TLS() = false")
 	}

@@ -124,7 +124,7 @@ func TestRedisMGETOrderDuplicatesAndMissing(t *testing.T) {
 
 func TestRedisAuth(t *testing.T) {
 	const pass = "redis-pw-9d2e"
-	s := startRedis(t, redisephemeral.Options{Password: pass})
+	s := startRedis(t, redisephemeral.Options{Password: secret.New(pass)})
 	t.Setenv("BENCHRIG_TEST_REDIS_TOKEN", pass)
 	d := newDriver(t, Config{Addr: s.Addr(), Auth: AuthConfig{TokenEnv: "BENCHRIG_TEST_REDIS_TOKEN"}, Command: "GET"})
 	mustOK(t, open(t, d), 0)

@@ -92,7 +92,7 @@ func StartRedis(ctx context.Context, o RedisOptions) (*RedisServer, error) {
 		}
 	}
 	if o.Ephemeral {
-		srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Bin: o.Bin, Password: token.Reveal(), MaxClients: o.MaxClients})
+		srv, err := redisephemeral.Start(ctx, redisephemeral.Options{Bin: o.Bin, Password: token, MaxClients: o.MaxClients})
 		if err != nil {
 			return nil, fmt.Errorf("start redis-server: %w", err)
 		}
