@@ -58,3 +58,23 @@ func (m Metrics) Doc() (Doc, error) {
 	}
 	return Doc{"url": m.MetricsURL, "every": every.String(), "series": series}, nil
 }
+
+// Limits are the --limit-* flags of a quick mode that starts its target:
+// the suite target's limits (bounded as the suite bounds them).
+type Limits struct {
+	CPUs, Memory, Swap, Pids string
+}
+
+// Doc is the target's limits: block, nil when no flag was given.
+func (l Limits) Doc() Doc {
+	d := Doc{}
+	for _, f := range []struct{ k, v string }{{"cpus", l.CPUs}, {"memory", l.Memory}, {"swap", l.Swap}, {"pids", l.Pids}} {
+		if f.v != "" {
+			d[f.k] = f.v
+		}
+	}
+	if len(d) == 0 {
+		return nil
+	}
+	return d
+}

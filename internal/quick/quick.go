@@ -205,6 +205,12 @@ func flagErrors(err error) error {
 				flag, best = f, len(prefix)
 			}
 		}
+		if t, rest, ok := strings.Cut(strings.TrimPrefix(e.Field, "targets."), ".limits"); flag == "" && ok && t != "" && strings.HasPrefix(e.Field, "targets.") {
+			flag = "--limit-" + strings.TrimPrefix(rest, ".")
+			if rest == "" {
+				flag = "--limit-*"
+			}
+		}
 		if flag == "" {
 			flag = e.Field
 		}

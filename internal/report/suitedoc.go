@@ -69,6 +69,7 @@ func ReportDoc(src *Source) *Doc {
 		},
 	})
 	addProcesses(&d.Sections[len(d.Sections)-1], g)
+	addLimits(&d.Sections[len(d.Sections)-1], g, src.Rows)
 
 	if hasRate(src.Rows) {
 		d.Sections = append(d.Sections, Section{

@@ -270,6 +270,7 @@ func serverTable(p *printer, s *result.Server, l *result.Load) {
 	if s.Placement != nil && (s.Placement.ClientCPUs != "" || s.Placement.TargetCPUs != "") {
 		p.f("Placement: client on CPUs %s, server on CPUs %s.\n", orAll(s.Placement.ClientCPUs), orAll(s.Placement.TargetCPUs))
 	}
+	terminalLimits(p, s)
 }
 
 func orAll(s string) string {

@@ -60,6 +60,8 @@ type measurement struct {
 	s       *result.Sample
 	tgt     system.Target
 	sampler *sample.Sampler
+	// cg tracks a limited target's cgroup counters (nil: no limits).
+	cg      *cgroupTrack
 	client  *clientSampler
 	scraper *metrics.Scraper
 	phase   string
@@ -148,6 +150,7 @@ func (m *measurement) run(ctx context.Context) {
 			return
 		}
 		m.tgt, m.s.Target = t, info
+		m.cg = trackCgroup(t)
 		defer m.stopTarget()
 		if err := m.recordRan(); err != nil {
 			m.refused = err
@@ -335,6 +338,9 @@ func (m *measurement) enter(phase string, planned time.Duration) {
 		m.sampler.Mark(phase)
 	}
 	if phase != "pre-check" && phase != "post-check" {
+		m.cg.mark(phase)
+	}
+	if phase != "pre-check" && phase != "post-check" {
 		m.markCompanions(phase)
 	}
 	if m.client != nil {
@@ -444,4 +450,8 @@ func (m *measurement) stopTarget() {
 	if err := m.tgt.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		m.s.Verdict.Add("stop target: %v", err)
 	}
+	m.pmu.Lock()
+	phase := m.exitPhase
+	m.pmu.Unlock()
+	m.cg.finish(m.s, phase)
 }

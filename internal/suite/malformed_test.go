@@ -57,7 +57,7 @@ func TestMalformed(t *testing.T) {
 		{"unknown top-level key", "name: t\nrepeets: 3\n" + okHead[8:] + okMatrix,
 			2, 1, "", `unknown key "repeets"; accepted: arrival, matrix, max_backlog, name, paths, phases, placement, repeats, requests, sampler, search, secret_headers, secret_params, seed, targets, thresholds, workloads`},
 		{"unknown nested key", strings.Replace(okHead, "port: 8080", "prot: 8080", 1) + okMatrix,
-			3, 37, "targets.web", `unknown key "prot"; accepted: address, assert, attach, checks, command, companions, cpus, dir, env, headline, metrics, params, port, postgres, ready, redis, serves`},
+			3, 37, "targets.web", `unknown key "prot"; accepted: address, assert, attach, checks, command, companions, cpus, dir, env, headline, limits, metrics, params, port, postgres, ready, redis, serves`},
 		{"wrong type: string for integer", "name: t\nrepeats: three\n" + okHead[8:] + okMatrix,
 			2, 10, "repeats", `must be an integer, got string "three"`},
 		{"wrong type: fraction for integer", "name: t\nrepeats: 3.5\n" + okHead[8:] + okMatrix,

@@ -114,6 +114,7 @@ func (s *Suite) TargetFor(c Cell) (*Target, error) {
 		r.Bin = Expand(r.Bin, vars)
 		out.Redis = &r
 	}
+	out.Limits = t.Limits.expand(vars)
 	out.Params = nil
 	return &out, nil
 }

@@ -40,6 +40,9 @@ type Target struct {
 	Port int `json:"port,omitempty"`
 	// CPUs pins the target; empty uses Placement.TargetCPUs.
 	CPUs CPUList `json:"cpus,omitempty"`
+	// Limits run a command target's process tree under CPU, memory and
+	// pids limits, in a control group of its own per sample.
+	Limits *Limits `json:"limits,omitempty"`
 	// Params are axes of the matrix that belong to this target: each
 	// combination of values is a separate variant, its values substituted
 	// into {name} placeholders (e.g. params: {node: [node18, node20]} with

@@ -61,6 +61,7 @@ func (s *Suite) validateTarget(name string, t *Target) {
 		}
 	}
 	s.checkTargetFields(f, kind, t)
+	s.checkLimits(f, t)
 	l.checkPort(f+".port", t.Port, 0)
 	l.checkCPUs(f+".cpus", t.CPUs)
 	for _, k := range sortedKeys(t.Env) {
@@ -225,6 +226,13 @@ func (s *Suite) checkParams(f string, t *Target) {
 	if t.Redis != nil {
 		check(f+".redis.bin", t.Redis.Bin)
 	}
+	if lm := t.Limits; lm != nil { // checked in checkLimits
+		for _, v := range []string{lm.CPUs, lm.Memory, lm.Swap, lm.Pids} {
+			for _, n := range placeholders(v) {
+				used[n] = true
+			}
+		}
+	}
 	if t.Postgres != nil && t.Postgres.Sidecar != nil {
 		// checked in checkPGExtras ({id} may stay there as written)
 		sc := t.Postgres.Sidecar
@@ -236,7 +244,7 @@ func (s *Suite) checkParams(f string, t *Target) {
 	}
 	for _, name := range sortedKeys(t.Params) {
 		if !used[name] {
-			l.errf(child(f+".params", name), "param %q is not used: no {%s} placeholder in command, env, dir, ready, checks, bin_dir, bin or sidecar, so its variants would be identical", name, name)
+			l.errf(child(f+".params", name), "param %q is not used: no {%s} placeholder in command, env, dir, ready, checks, limits, bin_dir, bin or sidecar, so its variants would be identical", name, name)
 		}
 	}
 }

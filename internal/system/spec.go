@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/cgroup"
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/metrics"
@@ -19,6 +20,17 @@ type Target interface {
 	PID() int
 	Alive() bool
 	Stop(ctx context.Context) error
+}
+
+// Limited is implemented by targets run under limits (a control group of
+// their own, package cgroup): the group's kernel counters at any time, the
+// record of the limits and how the target ended, and the limit that ended
+// or held it (nil: none).
+type Limited interface {
+	Limits() *cgroup.Limits
+	CgroupStats() (cgroup.Stats, error)
+	CgroupRecord() *result.Cgroup
+	LimitError() error
 }
 
 // Companioned is implemented by targets made of more than one process

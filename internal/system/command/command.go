@@ -86,6 +86,11 @@ func (c *System) spec() target.Spec {
 		cpus = string(c.env.Suite.Placement.TargetCPUs)
 	}
 	s := target.Spec{Name: c.env.Name, Argv: argv, Env: env, Dir: suite.Expand(c.t.Dir, v), CPUs: cpus, LogDir: c.env.LogDir}
+	if c.t.Limits != nil {
+		if l, err := c.t.Limits.Resolve(); err == nil { // checked by the suite
+			s.Limits = &l
+		}
+	}
 	if c.t.Ready != nil {
 		s.StartTimeout = c.t.Ready.Timeout.D()
 	}

@@ -70,6 +70,10 @@ func newHTTPCmd(a *cli.App, hf *httpFlags) *cobra.Command {
 	f.StringVar(&hf.h.MetricsURL, "metrics-url", "", "scrape the target's own metrics (Prometheus text format) at this URL through every phase, on a connection of its own")
 	f.StringSliceVar(&hf.h.MetricsSeries, "metrics-series", nil, "with --metrics-url: the metric names to record beside RSS (comma-separated, at most 32)")
 	cliflag.DurationVarP(f, &hf.h.MetricsEvery, "metrics-every", "", 0, "with --metrics-url: the scrape period (default 1s, 100ms to 1m)")
+	f.StringVar(&hf.h.Limits.CPUs, "limit-cpus", "", "with --target: CPU time the server's whole process tree may use per second, in cores (e.g. 0.5), in a control group of its own per sample")
+	f.StringVar(&hf.h.Limits.Memory, "limit-memory", "", "with --target: the most memory the server's tree may use (e.g. 512MiB, 2g); past it the kernel's OOM killer ends the sample")
+	f.StringVar(&hf.h.Limits.Swap, "limit-swap", "", "with --target and --limit-memory: swap allowed beyond the memory limit (0: none, as --memory-swap equal to --memory)")
+	f.StringVar(&hf.h.Limits.Pids, "limit-pids", "", "with --target: the most processes and threads the server's tree may hold")
 	httpWireFlags(c, &hf.h.Wire)
 	return c
 }

@@ -44,6 +44,10 @@ type Quick struct {
 	// Metrics scrapes the target's own metrics endpoint.
 	quick.Metrics
 
+	// Limits run --target's process tree under CPU, memory and pids
+	// limits (--limit-cpus, --limit-memory, --limit-swap, --limit-pids).
+	Limits quick.Limits
+
 	// Wire: TLS and HTTP/2 (see Wire).
 	Wire
 }
@@ -124,6 +128,12 @@ func (h *Quick) Build(rawURL string) (quick.Doc, string, error) {
 		name, t = "attached", quick.Doc{"attach": quick.Doc{"pid": h.AttachPID}, "port": port}
 	case h.AttachPort != 0:
 		name, t = "attached", quick.Doc{"attach": quick.Doc{"port": h.AttachPort, "tree": h.AttachTree}, "port": port}
+	}
+	if ld := h.Limits.Doc(); ld != nil {
+		if h.Command == "" {
+			return nil, "", fmt.Errorf("--limit-*: limits run the server benchrig starts: give --target")
+		}
+		t["limits"] = ld
 	}
 	name = quick.SuiteName(name)
 	md, err := h.Metrics.Doc()
