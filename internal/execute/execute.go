@@ -129,6 +129,13 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 			}
 			return nil, err
 		}
+		if hdr != nil { // a resumed run: the samples already in the file are finished
+			if c, err := result.Check(path, nil); err == nil {
+				for i := range c.Samples {
+					page.finished(&c.Samples[i])
+				}
+			}
+		}
 		defer func() {
 			if page != nil {
 				page.finish(ctx, UI{}, "", false)

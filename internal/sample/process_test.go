@@ -58,11 +58,14 @@ func TestRealBurnOneCore(t *testing.T) {
 	if math.Abs(f.Cores-truth) > 0.1 {
 		t.Errorf("sampler measured %.3f cores, the child used %.3f", f.Cores, truth)
 	}
-	if truth >= 0.9 && (f.Cores < 0.9 || f.Cores > 1.1) {
-		t.Errorf("sampler measured %.3f cores, want 0.9–1.1 for a child that burnt one core", f.Cores)
+	// the absolute bound only where the machine gave the child a whole
+	// core with room (a loaded machine gives it 0.9 and the sampler,
+	// reading at other instants, 0.89: that is the check above's business)
+	if truth >= 0.95 && (f.Cores < 0.85 || f.Cores > 1.1) {
+		t.Errorf("sampler measured %.3f cores, want 0.85–1.1 for a child that burnt one core", f.Cores)
 	}
-	if truth < 0.9 {
-		t.Logf("the machine gave the child only %.2f of a core: 0.9–1.1 not checked", truth)
+	if truth < 0.95 {
+		t.Logf("the machine gave the child only %.2f of a core: 0.85–1.1 not checked", truth)
 	}
 	if math.Abs(f.SchedCPUSeconds-f.CPUSeconds) > 0.1+0.1*f.CPUSeconds {
 		t.Errorf("schedstat says %.3f s, stat says %.3f s", f.SchedCPUSeconds, f.CPUSeconds)
