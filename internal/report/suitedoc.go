@@ -70,6 +70,9 @@ func ReportDoc(src *Source) *Doc {
 	})
 	addProcesses(&d.Sections[len(d.Sections)-1], g)
 	addLimits(&d.Sections[len(d.Sections)-1], g, src.Rows)
+	if sec, ok := scalabilitySection(src.Rows); ok {
+		d.Sections = append(d.Sections, sec)
+	}
 
 	if hasRate(src.Rows) {
 		d.Sections = append(d.Sections, Section{

@@ -42,6 +42,8 @@ type server struct {
 	stallAfter time.Duration // the stall starts this long after the first request…
 	stallFor   time.Duration // …and lasts this long (0: never stall)
 	exitAfter  int64         // exit 1 after this many requests (0: never)
+	locked     time.Duration // then sleep this long holding one lock all requests share
+	lock       sync.Mutex
 	stderr     io.Writer
 
 	firstOnce sync.Once
@@ -60,11 +62,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&s.stallAfter, "stall-after", 0, "start the one stall this long after the first request")
 	fs.DurationVar(&s.stallFor, "stall-for", 0, "length of the stall (0: no stall)")
 	fs.Int64Var(&s.exitAfter, "exit-after", 0, "exit with status 1 after this many requests (0: never)")
+	fs.DurationVar(&s.locked, "locked", 0, "after -delay, sleep this long holding a lock every request shares (a serialised share of locked/(delay+locked): the USL's σ)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if s.delay < 0 || s.stallAfter < 0 || s.stallFor < 0 || s.exitAfter < 0 {
-		return errors.New("-delay, -stall-after, -stall-for and -exit-after must not be negative")
+	if s.delay < 0 || s.stallAfter < 0 || s.stallFor < 0 || s.exitAfter < 0 || s.locked < 0 {
+		return errors.New("-delay, -stall-after, -stall-for, -exit-after and -locked must not be negative")
 	}
 
 	ln, err := net.Listen("tcp", *addr)
@@ -96,6 +99,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		burn(s.delay)
 	} else if s.delay > 0 {
 		time.Sleep(s.delay)
+	}
+	if s.locked > 0 {
+		s.lock.Lock()
+		time.Sleep(s.locked)
+		s.lock.Unlock()
 	}
 
 	// A response that would leave during the stall is held until it ends,
