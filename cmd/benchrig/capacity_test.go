@@ -60,6 +60,9 @@ func TestCapacityFindsTheBucket(t *testing.T) {
 			t.Errorf("step %s at %v/s (≥ 1.1·N) HEALTHY", s.Key, s.Search.Rate)
 		}
 	}
+	if o, e, code := invoke(t, "compare", out, out); code != 0 || !strings.Contains(o, "Capacity, A and B") || !strings.Contains(o, "no difference shown") {
+		t.Errorf("compare of a search with itself: exit %d\n%s%s", code, o, e)
+	}
 	html := filepath.Join(t.TempDir(), "cap.html")
 	if _, e, code := invoke(t, "report", out, "-o", html); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, e)

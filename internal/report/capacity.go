@@ -260,3 +260,79 @@ func capacityCurves(steps []*result.Sample) (p99s, p50s, cpus []Point) {
 	}
 	return p99s, p50s, cpus
 }
+
+// capacityCompareDoc compares two capacity searches cell by cell: each
+// side's capacity (median [min–max] over its searches), the change of the
+// medians from A to B, and whether the two ranges overlap (searches whose
+// ranges overlap have not shown a difference).
+func capacityCompareDoc(a, b *Source) (*Doc, error) {
+	if a.Search == nil || b.Search == nil {
+		which := "A"
+		if a.Search != nil {
+			which = "B"
+		}
+		return nil, fmt.Errorf("%s is not a capacity search: compare a capacity search with another (benchrig capacity, or a suite's search:)", which)
+	}
+	d := &Doc{Title: fmt.Sprintf("benchrig compare · capacity · A: %s · B: %s", a.Title, b.Title), Notice: compareNotice(a, b)}
+	for _, side := range []struct {
+		name string
+		src  *Source
+	}{{"A", a}, {"B", b}} {
+		for _, kv := range sourceMeta(side.src) {
+			d.Meta = append(d.Meta, KV{side.name + " " + strings.ToLower(kv.Key[:1]) + kv.Key[1:], kv.Value})
+		}
+	}
+	ra, rb := Capacities(a), Capacities(b)
+	byCell := map[string]CapacityRow{}
+	for _, r := range rb {
+		byCell[r.Cell] = r
+	}
+	t := Table{Caption: "Capacity, A and B", Header: []string{"Cell", "A", "B", "Δ (B vs A)", "Ranges", "Verdict"}, Labels: 1}
+	var only []string
+	for _, x := range ra {
+		y, ok := byCell[x.Cell]
+		if !ok {
+			only = append(only, "A: "+x.Cell)
+			continue
+		}
+		delete(byCell, x.Cell)
+		t.Rows = append(t.Rows, capacityCompareRow(x, y))
+	}
+	for c := range byCell {
+		only = append(only, "B: "+c)
+	}
+	slices.Sort(only)
+	if len(only) > 0 {
+		d.Notes = append(d.Notes, "Searched on one side only (not compared): "+strings.Join(only, ", "))
+	}
+	d.Sections = append(d.Sections, Section{Title: "Capacity, A/B", Text: []string{
+		"Each side: the capacity of each searched cell, median [min–max] over its searches. Δ is the change of the medians from A to B; " +
+			"where the two ranges overlap the searches have not shown a difference (run more searches, --searches, to narrow them). " +
+			"A bound (≥ max, < from) is compared as the bound it is."}, Tables: []Table{t}})
+	return d, nil
+}
+
+// capacityCompareRow is one cell's A/B row.
+func capacityCompareRow(x, y CapacityRow) []string {
+	xa, ya := x.Result, y.Result
+	if xa.Ended == 0 || ya.Ended == 0 {
+		return []string{x.Cell, x.capacityText(), y.capacityText(), "–", "–", "a search did not end"}
+	}
+	delta := "–"
+	if xa.Median.Rate > 0 {
+		delta = fmt.Sprintf("%+.1f %%", 100*(ya.Median.Rate/xa.Median.Rate-1))
+	}
+	overlap := !(ya.Min.Rate > xa.Max.Rate || xa.Min.Rate > ya.Max.Rate)
+	ranges, verdict := "overlap", "no difference shown"
+	switch {
+	case overlap:
+	case ya.Min.Rate > xa.Max.Rate:
+		ranges, verdict = "apart", "B holds more"
+	default:
+		ranges, verdict = "apart", "A holds more"
+	}
+	if xa.Median.Bound != capacity.Exact || ya.Median.Bound != capacity.Exact {
+		verdict += " (a bound: the search's range did not contain the capacity)"
+	}
+	return []string{x.Cell, x.capacityText(), y.capacityText(), delta, ranges, verdict}
+}

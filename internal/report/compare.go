@@ -67,6 +67,9 @@ func CompareDoc(a, b *Source, o CompareOptions) (*Doc, error) {
 	if o.Alpha <= 0 || o.Alpha >= 1 {
 		return nil, fmt.Errorf("alpha %v: want a significance level between 0 and 1, such as 0.05", o.Alpha)
 	}
+	if a.Search != nil || b.Search != nil {
+		return capacityCompareDoc(a, b)
+	}
 	pairs, onlyA, onlyB, err := matchCells(a, b)
 	if err != nil {
 		return nil, err
