@@ -59,8 +59,11 @@ func checkVersions(t *testing.T, targets map[string]result.Provenance, want map[
 // frameworks: a POST whose JSON body each one validates its own way, at
 // 1,000 req/s over 32 connections. All six frameworks start, pass their
 // checks and answer every request with the expected body; each target's
-// provenance names Node v24.22.3; the file verifies.
+// provenance names Node v24.22.3; every sample ran under the seed's
+// container limits (2 GiB, no swap, 256 pids; 2 cores, and node-http at
+// 0.5 too), recorded with the group's counters; the file verifies.
 func TestSeed002Smoke(t *testing.T) {
+	needCgroups(t)
 	dir, _ := filepath.Abs("../../examples/seeds/002")
 	seedRuntimes(t, dir, "node_modules/node24/bin/node", "node_modules/fastify", "node_modules/@nestjs/core", "node_modules/total4", "node_modules/total5")
 	res := filepath.Join(t.TempDir(), "seed002.json")
@@ -70,10 +73,23 @@ func TestSeed002Smoke(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
 	doc := readResults(t, res)
-	checkSeedSamples(t, doc, 6)
+	checkSeedSamples(t, doc, 7)
 	want := map[string]string{}
-	for _, fw := range []string{"node-http", "express", "fastify", "nestjs", "total4", "total5"} {
+	for _, fw := range []string{"node-http[cpus=2]", "node-http[cpus=0.5]", "express", "fastify", "nestjs", "total4", "total5"} {
 		want[fw] = "v24.22.3"
+	}
+	for _, s := range doc.Samples {
+		cg, load := loadCgroup(t, &s)
+		cpus := 2.0
+		if strings.Contains(s.Cell, "cpus=0.5") {
+			cpus = 0.5
+		}
+		if l := cg.Limits; l.CPUs != cpus || l.MemoryBytes != 2<<30 || l.SwapBytes == nil || *l.SwapBytes != 0 || l.Pids != 256 {
+			t.Errorf("%s: limits %+v", s.Cell, l)
+		}
+		if load.Cores > cpus*1.1+0.01 {
+			t.Errorf("%s: %.2f cores under a %.1f-core limit", s.Cell, load.Cores, cpus)
+		}
 	}
 	checkVersions(t, doc.Header.Targets, want)
 	if out, _, code := invoke(t, "verify", "--allow-smoke", res); code != 0 {

@@ -2,6 +2,7 @@ package execute
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/benchrig/benchrig/internal/agent/k8s"
 	"github.com/benchrig/benchrig/internal/agent/launch"
@@ -33,7 +34,12 @@ func (inv *Invocation) RunSuite(path string, out Output, sets []string, smoke, f
 		if s, p, err = plan.Load(path, sets, smoke); err != nil {
 			return err
 		}
-		fmt.Fprintf(inv.Stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
+		if p.Search != nil {
+			steps, d := p.SearchWorstCase(p.Startup)
+			fmt.Fprintf(inv.Stderr, "Preparing the targets of %d cells, each searched for its capacity (at most %d steps, %s)…\n", len(p.Cells), steps, d.Round(time.Second))
+		} else {
+			fmt.Fprintf(inv.Stderr, "Preparing the targets of %d cells × %d repeats (%d samples)…\n", len(p.Cells), p.Repeats, len(p.Samples))
+		}
 	}
 	x := inv.execution(path, out)
 	x.progress, x.noCalibrate = true, noCalibrate

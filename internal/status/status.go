@@ -139,6 +139,9 @@ func ProgressLine(index, total int, smp *result.Sample, eta time.Duration) strin
 		what = smp.Key
 	}
 	parts := []string{fmt.Sprintf("[%d/%d] %s · repeat %d", index, total, what, smp.Repeat)}
+	if st := smp.Search; st != nil { // a capacity search's step; total is its worst case
+		parts = []string{fmt.Sprintf("[step %d, at most %d] %s · search %d %s", index, total, what, st.Search, st.Phase)}
+	}
 	if smp.Load != nil && smp.Error == "" {
 		parts = append(parts, fmt.Sprintf("%.0f req/s", smp.Load.RequestsPerSec))
 		if smp.Load.Latency.Count > 0 {
@@ -153,9 +156,11 @@ func ProgressLine(index, total int, smp *result.Sample, eta time.Duration) strin
 	default:
 		parts = append(parts, "HEALTHY")
 	}
-	if index < total {
+	switch {
+	case smp.Search != nil:
+	case index < total:
 		parts = append(parts, "ETA "+eta.Round(time.Second).String())
-	} else {
+	default:
 		parts = append(parts, "done")
 	}
 	return strings.Join(parts, " · ")

@@ -18,8 +18,12 @@ func (p *Plan) Format(w io.Writer) error {
 	if p.IsSmoke {
 		kind = "smoke plan"
 	}
-	fmt.Fprintf(&b, "%s %s: %s × %s = %s, seed %d\n", kind, p.Name,
-		plural(len(p.Cells), "cell"), plural(p.Repeats, "repeat"), plural(len(p.Samples), "sample"), p.Seed)
+	if p.Search != nil {
+		fmt.Fprintf(&b, "%s %s: %s, each searched for its capacity, seed %d\n", kind, p.Name, plural(len(p.Cells), "cell"), p.Seed)
+	} else {
+		fmt.Fprintf(&b, "%s %s: %s × %s = %s, seed %d\n", kind, p.Name,
+			plural(len(p.Cells), "cell"), plural(p.Repeats, "repeat"), plural(len(p.Samples), "sample"), p.Seed)
+	}
 	ph := p.Phases
 	fmt.Fprintf(&b, "phases: baseline %s, warmup %s, settle %s, load %s, recovery %s",
 		ph.Baseline, ph.Warmup, ph.Settle, ph.Load, ph.Recovery)

@@ -3,6 +3,7 @@ package suite
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -81,7 +82,7 @@ func (c Cell) CaseLabel() string {
 		parts = append([]string{keys}, parts...)
 	}
 	if c.Rate > 0 {
-		parts = append(parts, fmt.Sprintf("%v req/s", c.Rate))
+		parts = append(parts, rateLabel(c.Rate))
 	}
 	if c.Pipeline > 1 {
 		parts = append(parts, fmt.Sprintf("p=%d", c.Pipeline))
@@ -437,4 +438,14 @@ func (a levelAxes) walk(r int) []indexedLevel {
 		}
 	}
 	return out
+}
+
+// rateLabel is a rate in a case label: as written for a matrix's rates,
+// to two decimals for a search step's (a bisection's geometric mean).
+func rateLabel(r float64) string {
+	s := fmt.Sprintf("%v", r)
+	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 > 2 && !strings.ContainsAny(s, "e") {
+		s = strconv.FormatFloat(r, 'f', 2, 64)
+	}
+	return s + " req/s"
 }
