@@ -3,7 +3,6 @@ package suite
 import (
 	"fmt"
 	"hash/fnv"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
