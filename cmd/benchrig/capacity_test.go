@@ -72,3 +72,48 @@ func TestCapacityFindsTheBucket(t *testing.T) {
 		t.Errorf("the HTML report has no capacity section (%v)", err)
 	}
 }
+
+// TestCapacityResume: a search file cut after its first steps (a run
+// killed mid-search) is continued by --resume: the recorded steps are
+// replayed, not measured again, the search goes on from there, and the
+// file verifies.
+func TestCapacityResume(t *testing.T) {
+	srv, err := bucketserver.Start("127.0.0.1:0", 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.json")
+	args := []string{"capacity", srv.URL(), "--from", "100", "--max", "1600", "--confirm", "1", "-c", "8", "-d", "500ms", "--max-p99", "2s", "--no-calibrate"}
+	if _, e, code := invoke(t, append(args, "-o", full)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if len(lines) < 6 {
+		t.Fatalf("%d lines in the full search", len(lines))
+	}
+	cut := filepath.Join(dir, "cut.json")
+	head := strings.Join(lines[:3], "") // the header and the first two steps
+	if err := os.WriteFile(cut, []byte(head), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, code := invoke(t, append(args, "-o", cut, "--resume")...); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, e)
+	}
+	if _, e, code := invoke(t, "verify", cut); code != 0 {
+		t.Fatalf("verify the resumed file: exit %d: %s", code, e)
+	}
+	doc := readResults(t, cut)
+	if len(doc.Samples) <= 2 || doc.Samples[0].Key != doc.Samples[0].Cell+"@s1/1" || doc.Samples[2].Search == nil || doc.Samples[2].Search.Index != 3 {
+		t.Errorf("the resumed search: %d samples, the third %+v", len(doc.Samples), doc.Samples[min(2, len(doc.Samples)-1)].Search)
+	}
+	after, _ := os.ReadFile(cut)
+	if !strings.HasPrefix(string(after), head) {
+		t.Errorf("the recorded steps were rewritten")
+	}
+}

@@ -491,9 +491,14 @@ func SearchSteps(cell string, samples []Sample) []capacity.StepResult {
 // latency, and the server's CPU per request when sampled.
 func OutcomeOf(s *Sample) capacity.Outcome {
 	o := capacity.Outcome{Healthy: s.Error == "" && s.Verdict.Healthy}
-	if s.Error != "" {
+	switch {
+	case s.Error != "":
 		o.Reasons = []string{s.Error}
-	} else {
+	case s.Verdict.ClientBound:
+		// the step measured benchrig, not the server: said first, as the
+		// limit the search met
+		o.Reasons = append([]string{"client-bound: benchrig could not keep up (the server may hold more; more client CPUs or agents)"}, s.Verdict.Reasons...)
+	default:
 		o.Reasons = append(o.Reasons, s.Verdict.Reasons...)
 	}
 	if l := s.Load; l != nil {
