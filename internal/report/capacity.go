@@ -274,14 +274,7 @@ func capacityCompareDoc(a, b *Source) (*Doc, error) {
 		return nil, fmt.Errorf("%s is not a capacity search: compare a capacity search with another (benchrig capacity, or a suite's search:)", which)
 	}
 	d := &Doc{Title: fmt.Sprintf("benchrig compare · capacity · A: %s · B: %s", a.Title, b.Title), Notice: compareNotice(a, b)}
-	for _, side := range []struct {
-		name string
-		src  *Source
-	}{{"A", a}, {"B", b}} {
-		for _, kv := range sourceMeta(side.src) {
-			d.Meta = append(d.Meta, KV{side.name + " " + strings.ToLower(kv.Key[:1]) + kv.Key[1:], kv.Value})
-		}
-	}
+	d.Meta = append(sideMeta("A", a), sideMeta("B", b)...)
 	ra, rb := Capacities(a), Capacities(b)
 	byCell := map[string]CapacityRow{}
 	for _, r := range rb {

@@ -79,9 +79,7 @@ func CompareDoc(a, b *Source, o CompareOptions) (*Doc, error) {
 		name string
 		src  *Source
 	}{{"A", a}, {"B", b}} {
-		for _, kv := range sourceMeta(side.src) {
-			d.Meta = append(d.Meta, KV{side.name + " " + strings.ToLower(kv.Key[:1]) + kv.Key[1:], kv.Value})
-		}
+		d.Meta = append(d.Meta, sideMeta(side.name, side.src)...)
 		for _, n := range side.src.Notes {
 			d.Notes = append(d.Notes, side.name+": "+n)
 		}
@@ -304,4 +302,14 @@ func binomial(n, k int) float64 {
 		r = r * float64(n-k+i) / float64(i)
 	}
 	return r
+}
+
+// sideMeta are a compared file's key facts, each named for its side ("A
+// file", "B suite").
+func sideMeta(side string, src *Source) []KV {
+	var out []KV
+	for _, kv := range sourceMeta(src) {
+		out = append(out, KV{side + " " + strings.ToLower(kv.Key[:1]) + kv.Key[1:], kv.Value})
+	}
+	return out
 }
