@@ -150,3 +150,27 @@ func terminalLimits(p *printer, srv *result.Server) {
 		p.f("Limits: %s.\n", cg.End)
 	}
 }
+
+// cgroupSeries are a limited target's group readings over time: its cores
+// by the kernel's count, the seconds per second its CPU limit held it back
+// (dashed), and the memory it held (dashed, MiB); empty series for a target
+// without limits.
+func cgroupSeries(s *result.Sample, ax timeAxis) (cores, throttled, mem Series) {
+	cores, throttled, mem = Series{Name: "group cores"}, Series{Name: "throttled s/s", Dashed: true}, Series{Name: "group memory", Dashed: true}
+	if s.Server == nil || s.Server.Cgroup == nil || len(s.Server.Cgroup.Timeline) < 2 {
+		return cores, throttled, mem
+	}
+	var xs, cpu, thr []float64
+	for _, p := range s.Server.Cgroup.Timeline {
+		x := ax.at(p.Time)
+		xs, cpu, thr = append(xs, x), append(cpu, p.CPUSeconds), append(thr, p.ThrottledSeconds)
+		mem.Points = append(mem.Points, Point{X: x, Y: float64(p.MemoryBytes) / (1 << 20)})
+	}
+	cores = rateSeries("group cores", xs, cpu)
+	throttled = rateSeries("throttled s/s", xs, thr)
+	throttled.Dashed = true
+	if s.Server.Cgroup.Limits.CPUs == 0 {
+		throttled.Points = nil // no CPU limit: nothing to hold back
+	}
+	return cores, throttled, mem
+}

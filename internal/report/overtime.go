@@ -177,9 +177,14 @@ func samplePanels(s *result.Sample) []Chart {
 	mem.Series = append(mem.Series, inBytes...)
 	cpu := panel("Server CPU", "cores", ax, bands, serverCPUSeries(s))
 	withCompanions(s, ax, &mem, &cpu)
+	groupCores, throttled, groupMem := cgroupSeries(s, ax)
+	if len(groupMem.Points) > 0 {
+		mem.Series = append(mem.Series, groupMem)
+	}
 	add(mem)
 	add(panel("Target metrics", "value", ax, bands, other...))
 	add(cpu)
+	add(panel("Under limits: the group's CPU and the time its CPU limit held it back", "cores", ax, bands, groupCores, throttled))
 	add(panel("Client CPU (benchrig)", "cores", ax, bands, clientCPUSeries(s)))
 	add(panel("Requests per second", "req/s", ax, bands, perSecond("requests", s, ax, secRequests)))
 	p50 := perSecond("p50", s, ax, secP50)

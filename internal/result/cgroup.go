@@ -1,5 +1,7 @@
 package result
 
+import "time"
+
 // Cgroup is what the kernel counted for a target run under limits (a
 // suite's limits:, the quick commands' --limit-* flags): the control group
 // the target's whole process tree ran in for one sample, the limits written
@@ -25,6 +27,10 @@ type Cgroup struct {
 	// Total holds the counters from the target's start to its end (or to
 	// the sample's last reading when the target outlived it).
 	Total *CgroupFigures `json:"total,omitempty"`
+	// Timeline holds the group's readings once per sampler interval from
+	// the first phase to the end: the over-time charts' throttling and
+	// group memory.
+	Timeline []CgroupPoint `json:"timeline,omitempty"`
 	// End says which limit ended the target or held it ("killed by the
 	// memory limit (512 MiB) at 511.8 MiB", "held at the pids limit (32):
 	// fork failed 17 times"); empty when none did. A sample with an End
@@ -82,4 +88,14 @@ type CgroupFigures struct {
 	// Missing lists, sorted, the JSON names of the counters the kernel did
 	// not offer.
 	Missing []string `json:"missing,omitempty"`
+}
+
+// CgroupPoint is one reading of a group's counters: cumulative CPU and
+// throttled seconds, the memory it holds and the OOM kills so far.
+type CgroupPoint struct {
+	Time             time.Time `json:"time"`
+	CPUSeconds       float64   `json:"cpu_s"`
+	ThrottledSeconds float64   `json:"throttled_s"`
+	MemoryBytes      uint64    `json:"memory_bytes"`
+	OOMKills         uint64    `json:"oom_kills,omitempty"`
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/cgroup"
@@ -18,6 +19,10 @@ const throttledShare = 0.01
 // (the sampler's edges) and once after the target stopped.
 type cgroupTrack struct {
 	lim            system.Limited
+	every          time.Duration
+	mu             sync.Mutex
+	timeline       []result.CgroupPoint
+	stop, done     chan struct{}
 	first, prev    cgroup.Stats
 	firstAt, prevT time.Time
 	prevPhase      string
@@ -27,12 +32,40 @@ type cgroupTrack struct {
 
 // trackCgroup starts the track of a target run under limits (nil for one
 // without).
-func trackCgroup(t system.Target) *cgroupTrack {
+func trackCgroup(t system.Target, every time.Duration) *cgroupTrack {
 	lim, ok := t.(system.Limited)
 	if !ok || lim.Limits() == nil {
 		return nil
 	}
-	return &cgroupTrack{lim: lim}
+	if every <= 0 {
+		every = time.Second
+	}
+	return &cgroupTrack{lim: lim, every: every}
+}
+
+// point is a reading for the timeline.
+func point(st cgroup.Stats, at time.Time) result.CgroupPoint {
+	return result.CgroupPoint{Time: at.UTC(), CPUSeconds: float64(st.CPUUsageNS.Value) / 1e9, ThrottledSeconds: float64(st.ThrottledNS.Value) / 1e9,
+		MemoryBytes: st.MemoryCurrent.Value, OOMKills: st.MemoryOOMKill.Value}
+}
+
+// read adds a reading to the timeline every interval until finish.
+func (c *cgroupTrack) read() {
+	defer close(c.done)
+	t := time.NewTicker(c.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case now := <-t.C:
+			if st, err := c.lim.CgroupStats(); err == nil {
+				c.mu.Lock()
+				c.timeline = append(c.timeline, point(st, now))
+				c.mu.Unlock()
+			}
+		}
+	}
 }
 
 // mark closes the phase before and opens phase.
@@ -45,8 +78,13 @@ func (c *cgroupTrack) mark(phase string) {
 		return
 	}
 	now := time.Now()
+	c.mu.Lock()
+	c.timeline = append(c.timeline, point(st, now))
+	c.mu.Unlock()
 	if !c.started {
 		c.first, c.firstAt, c.started = st, now, true
+		c.stop, c.done = make(chan struct{}), make(chan struct{})
+		go c.read()
 	} else {
 		c.phases = append(c.phases, target.CgroupFigures(c.prevPhase, c.prev, st, now.Sub(c.prevT)))
 	}
@@ -61,10 +99,17 @@ func (c *cgroupTrack) finish(s *result.Sample, phaseAtEnd string) {
 	if c == nil {
 		return
 	}
+	if c.stop != nil {
+		close(c.stop)
+		<-c.done
+	}
 	rec := c.lim.CgroupRecord()
 	if rec == nil {
 		return
 	}
+	c.mu.Lock()
+	rec.Timeline = c.timeline
+	c.mu.Unlock()
 	if st, err := c.lim.CgroupStats(); err == nil && c.started {
 		now := time.Now()
 		c.phases = append(c.phases, target.CgroupFigures(c.prevPhase, c.prev, st, now.Sub(c.prevT)))

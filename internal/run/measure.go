@@ -150,7 +150,7 @@ func (m *measurement) run(ctx context.Context) {
 			return
 		}
 		m.tgt, m.s.Target = t, info
-		m.cg = trackCgroup(t)
+		m.cg = trackCgroup(t, spec.SamplerInterval)
 		defer m.stopTarget()
 		if err := m.recordRan(); err != nil {
 			m.refused = err
