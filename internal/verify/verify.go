@@ -50,7 +50,11 @@ func File(path string, allowSmoke, asJSON bool, stdout io.Writer) error {
 		return errors.New("verification failed")
 	}
 	if rep.OK() {
-		fmt.Fprintf(stdout, "OK: %s: %d of %d planned samples, checksum and plan verified\n", path, rep.Samples, rep.Planned)
+		if hdr := checked.Header; hdr != nil && hdr.Search != nil {
+			fmt.Fprintf(stdout, "OK: %s: %d search steps of %d cells, checksum verified and every search replayed from its verdicts\n", path, rep.Samples, len(hdr.Search.Cells))
+		} else {
+			fmt.Fprintf(stdout, "OK: %s: %d of %d planned samples, checksum and plan verified\n", path, rep.Samples, rep.Planned)
+		}
 		for _, w := range rep.Warnings {
 			fmt.Fprintf(stdout, "  ! %s\n", w)
 		}
