@@ -215,7 +215,10 @@ func FuzzDSNType(f *testing.F) {
 				fj, _ := json.Marshal(fixed)
 				fixedForms := fixed + "\x00" + strconv.Quote(fixed) + "\x00" + string(fj)
 				for _, o := range outs {
-					o = strings.ReplaceAll(o, secret.Placeholder, "\x00")
+					// the placeholder and the %#v wrapper's type name are
+					// benchrig's text: a password may spell part of them
+					// ("secr" is in "secret.DSN")
+					o = strings.ReplaceAll(strings.ReplaceAll(o, secret.Placeholder, "\x00"), "secret.DSN", "\x00")
 					for _, form := range []string{pw, c.written} {
 						if len(form) >= 4 && strings.Contains(o, form) && !strings.Contains(fixedForms, form) &&
 							!strings.Contains(secret.Placeholder, form) {
