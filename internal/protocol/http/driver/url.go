@@ -75,6 +75,12 @@ func NormalizeURL(raw string) (string, error) {
 	if u.Path == "" && u.Opaque == "" {
 		u.Path = "/"
 		s = u.String()
+		// re-encoding may escape what the raw form held unescaped (a
+		// zone's non-UTF-8 byte becomes %90, which a host refuses): the
+		// URL returned must parse as it is
+		if _, _, err := ParseURL(s); err != nil {
+			return "", err
+		}
 	}
 	return s, nil
 }
