@@ -158,9 +158,14 @@ matrix:
 				if done {
 					continue
 				}
+				// the command line before and after the environment: a
+				// process in the middle of its exec (a forked child
+				// becoming the sidecar) shows one program's environment
+				// beside the other's arguments; read it again next round
+				before, err0 := fs.Cmdline(pid)
 				env, err1 := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 				args, err2 := fs.Cmdline(pid)
-				if err1 != nil || err2 != nil || len(args) == 0 {
+				if err0 != nil || err1 != nil || err2 != nil || len(args) == 0 || !slices.Equal(before, args) {
 					continue
 				}
 				if args[0] == br && (len(args) == 1 || slices.Equal(args, rootArgs)) {
