@@ -257,8 +257,11 @@ func TestLimitPids(t *testing.T) {
 	if st.PidsCurrent.Value > 32 || (st.PidsPeak.OK && st.PidsPeak.Value > 32) || len(sleeps) > 32 {
 		t.Errorf("over the pids limit 32: %+v, %d sleeps", st, len(sleeps))
 	}
-	if len(sleeps) < 16 {
-		t.Errorf("only %d sleeps ran: the shell did not fork up to the limit", len(sleeps))
+	// forked up to the limit: the group's own count says so (some of the
+	// forks may not have exec'd their sleep yet when the marker is
+	// counted, on a loaded machine: seen with 31 in the group, 15 sleeps)
+	if len(sleeps) < 16 && st.PidsCurrent.Value < 16 && (!st.PidsPeak.OK || st.PidsPeak.Value < 16) {
+		t.Errorf("only %d sleeps ran and %v processes in the group: the shell did not fork up to the limit", len(sleeps), st.PidsCurrent)
 	}
 	var le *LimitError
 	if !errors.As(lerr, &le) || le.Limit != "pids" || !strings.HasPrefix(le.Text, "held at the pids limit (32): fork failed ") {
