@@ -238,12 +238,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		h := result.Header{Tool: x.tool, Host: result.ReadHost(), Started: time.Now().UTC(), Args: x.args, Smoke: p.IsSmoke,
 			Suite: result.SuiteInfo{Name: s.Name, File: x.file, SHA256: s.SHA256(), Resolved: resolved, Overrides: overrides},
 			Plan:  plan.Entries(p), Targets: prov, Floor: measured}
-		if p.Search != nil {
-			h.Search = &result.SearchPlan{Config: p.Search.Config(p.Startup + p.Phases.Total())}
-			for _, c := range p.Cells {
-				h.Search.Cells = append(h.Search.Cells, c.ID)
-			}
-		}
+		h.Search = searchPlan(p)
 		x.creds.ScrubHeader(&h)
 		if w, err = result.Create(path, h, x.out.Force || x.out.Path == ""); err != nil {
 			return nil, err

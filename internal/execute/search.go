@@ -6,6 +6,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/suite"
 )
 
 // searchDone prints a capacity search's table (the capacity of each
@@ -15,10 +16,7 @@ import (
 // are how a search finds its bound).
 func searchDone(res *executed, quiet bool, heading func(n int) string, stdout io.Writer) error {
 	if !quiet {
-		src := &report.Source{Search: &result.SearchPlan{Config: res.plan.Search.Config(res.plan.Startup + res.plan.Phases.Total())}}
-		for _, c := range res.plan.Cells {
-			src.Search.Cells = append(src.Search.Cells, c.ID)
-		}
+		src := &report.Source{Search: searchPlan(res.plan)}
 		for _, s := range res.samples {
 			src.Rows = append(src.Rows, report.Row{Case: s.Case, Variant: s.Variant, Sample: s})
 		}
@@ -43,4 +41,17 @@ func searchDone(res *executed, quiet bool, heading func(n int) string, stdout io
 		return fmt.Errorf("%s", msg)
 	}
 	return nil
+}
+
+// searchPlan is what a results file records of a search plan (nil for a
+// plan of set rates): its configuration and the cells it searches.
+func searchPlan(p *suite.Plan) *result.SearchPlan {
+	if p.Search == nil {
+		return nil
+	}
+	sp := &result.SearchPlan{Config: p.SearchConfig()}
+	for _, c := range p.Cells {
+		sp.Cells = append(sp.Cells, c.ID)
+	}
+	return sp
 }

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -31,9 +29,6 @@ type CapacityRow struct {
 	Steps []*result.Sample
 }
 
-// errNotRecorded ends a replay at the first step the file does not hold.
-var errNotRecorded = errors.New("not recorded")
-
 // Capacities replays each searched cell's recorded steps into its result
 // (a search is deterministic given its steps' verdicts). nil for a run of
 // set rates.
@@ -54,12 +49,10 @@ func Capacities(src *Source) []CapacityRow {
 				}
 			}
 		}
-		cfg := src.Search.Config
-		cfg.MaxTime = 0
-		res, err := capacity.Search(context.Background(), cfg, capacity.ProberFunc(func(context.Context, capacity.Step) (capacity.Outcome, error) {
-			return capacity.Outcome{}, errNotRecorded
-		}), result.SearchSteps(cell, recorded))
-		row.Result, row.Ended = res, err == nil
+		// a file whose steps are not the search's does not verify, and
+		// its report says so at the top: the replay shows what it has
+		res, ended, _ := result.ReplaySearch(src.Search, cell, recorded)
+		row.Result, row.Ended = res, ended
 		if res.Ended > 0 {
 			var p99, us []float64
 			for _, s := range row.Steps {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchrig/benchrig/internal/cgroup"
 	"github.com/benchrig/benchrig/internal/result"
 )
 
@@ -63,13 +64,13 @@ func LimitsText(l result.CgroupLimits) string {
 		parts = append(parts, fmt.Sprintf("cpus %g", l.CPUs))
 	}
 	if l.MemoryBytes > 0 {
-		parts = append(parts, "memory "+limitSize(l.MemoryBytes))
+		parts = append(parts, "memory "+cgroup.FormatMemory(l.MemoryBytes))
 	}
 	if l.SwapBytes != nil {
 		if *l.SwapBytes == 0 {
 			parts = append(parts, "no swap")
 		} else {
-			parts = append(parts, "swap "+limitSize(*l.SwapBytes))
+			parts = append(parts, "swap "+cgroup.FormatMemory(*l.SwapBytes))
 		}
 	}
 	if l.Pids > 0 {
@@ -81,15 +82,6 @@ func LimitsText(l result.CgroupLimits) string {
 	return strings.Join(parts, " · ")
 }
 
-func limitSize(b int64) string {
-	switch {
-	case b%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", b>>30)
-	case b%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", b>>20)
-	}
-	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-}
 
 // addLimits adds the limits table to the resources section when any
 // sample's target ran under limits: the limits of each variant, and the

@@ -12,8 +12,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"github.com/benchrig/benchrig/internal/capacity"
 )
 
 // ResultsSchema names the results-file format: JSON Lines, one header line,
@@ -56,18 +54,6 @@ type SuiteInfo struct {
 	// canonical JSON: what actually ran.
 	Resolved  json.RawMessage `json:"resolved"`
 	Overrides []string        `json:"overrides,omitempty"`
-}
-
-// SearchPlan is what a capacity search run searches: each cell of Cells
-// with Config (its StepTime an estimate, not a bound).
-type SearchPlan struct {
-	Config capacity.Config `json:"config"`
-	Cells  []string        `json:"cells"`
-}
-
-// SearchKey is the key of a search step's sample.
-func SearchKey(cell string, s capacity.Step) string {
-	return fmt.Sprintf("%s@s%d/%d", cell, s.Search, s.Index)
 }
 
 // PlanEntry is one planned sample.

@@ -1,9 +1,7 @@
 package result
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,8 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"time"
-
-	"github.com/benchrig/benchrig/internal/capacity"
 )
 
 // Replanner re-expands the plan from a recorded, resolved suite, so Verify
@@ -446,66 +442,4 @@ func resumedChangedWarning(samples []Sample) string {
 	}
 	return fmt.Sprintf("%d of %d samples were measured after --resume-changed against changed targets (%s): %s; compare them with the earlier samples with care",
 		len(keys), len(samples), strings.Join(changes, "; "), strings.Join(shown, ", "))
-}
-
-// errNotRecorded ends the replay of a search at its first step the file
-// does not hold.
-var errNotRecorded = errors.New("not recorded")
-
-// replaySearches checks each searched cell's recorded steps against the
-// search: replayed from their verdicts, the search must ask for exactly
-// these steps, in this order (a search's steps follow from the verdicts
-// of the steps before them).
-func replaySearches(sp *SearchPlan, samples []Sample) []string {
-	var problems []string
-	for _, cell := range sp.Cells {
-		done := SearchSteps(cell, samples)
-		cfg := sp.Config
-		cfg.MaxTime = 0 // a cut shows as steps missing, not as a mismatch
-		_, err := capacity.Search(context.Background(), cfg, capacity.ProberFunc(func(context.Context, capacity.Step) (capacity.Outcome, error) {
-			return capacity.Outcome{}, errNotRecorded
-		}), done)
-		if err != nil && !errors.Is(err, errNotRecorded) {
-			problems = append(problems, fmt.Sprintf("cell %s: the recorded search steps are not the search's: %v", cell, err))
-		}
-	}
-	return problems
-}
-
-// SearchSteps are the recorded steps of cell's search, in file order,
-// with the outcome each sample's verdict gives.
-func SearchSteps(cell string, samples []Sample) []capacity.StepResult {
-	var out []capacity.StepResult
-	for i := range samples {
-		s := &samples[i]
-		if s.Search == nil || s.Cell != cell {
-			continue
-		}
-		out = append(out, capacity.StepResult{Step: *s.Search, Outcome: OutcomeOf(s)})
-	}
-	return out
-}
-
-// OutcomeOf is a search step's outcome: the sample's verdict and reasons
-// (a failed sample is UNHEALTHY with its error), its achieved rate and
-// latency, and the server's CPU per request when sampled.
-func OutcomeOf(s *Sample) capacity.Outcome {
-	o := capacity.Outcome{Healthy: s.Error == "" && s.Verdict.Healthy}
-	switch {
-	case s.Error != "":
-		o.Reasons = []string{s.Error}
-	case s.Verdict.ClientBound:
-		// the step measured benchrig, not the server: said first, as the
-		// limit the search met
-		o.Reasons = append([]string{"client-bound: benchrig could not keep up (the server may hold more; more client CPUs or agents)"}, s.Verdict.Reasons...)
-	default:
-		o.Reasons = append(o.Reasons, s.Verdict.Reasons...)
-	}
-	if l := s.Load; l != nil {
-		if l.Seconds > 0 {
-			o.Achieved = float64(l.Requests) / l.Seconds
-		}
-		o.P50, o.P99 = float64(max(l.Latency.P(50), 0))/1e6, float64(max(l.Latency.P(99), 0))/1e6
-	}
-	return o
 }

@@ -23,8 +23,7 @@ var errInterrupted = errors.New("interrupted")
 // replayed, not measured again. It returns each cell's result by cell ID.
 func (r *Runner) Search(ctx context.Context, w Sink, done map[string][]capacity.StepResult) (map[string]capacity.Result, bool, error) {
 	out := map[string]capacity.Result{}
-	stepTime := r.plan.Startup + r.plan.Phases.Total()
-	cfg := r.plan.Search.Config(stepTime)
+	cfg := r.plan.SearchConfig()
 	total, _ := capacity.WorstCase(cfg)
 	total *= len(r.plan.Cells)
 	idx := 0

@@ -104,6 +104,12 @@ func (s *Suite) validateSearch() {
 	}
 }
 
+// SearchConfig is a search plan's capacity.Config, each step estimated at
+// the plan's startup and phases.
+func (p *Plan) SearchConfig() capacity.Config {
+	return p.Search.Config(p.Startup + p.Phases.Total())
+}
+
 // SearchSample is the sample of a search step of cell ci: key is the
 // step's key in the results file (result.SearchKey), its seed derived from
 // the suite's seed and the key as every sample's is, and the cell at the
