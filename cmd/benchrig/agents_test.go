@@ -34,7 +34,7 @@ func TestRunAgentsLocal(t *testing.T) {
 seed: 1
 repeats: 2
 sampler: {interval: 250ms}
-phases: {baseline: 200ms, warmup: 500ms, settle: 200ms, load: 1500ms, recovery: 200ms}
+phases: {baseline: 200ms, warmup: 500ms, settle: 200ms, load: 3s, recovery: 200ms}
 thresholds: {coverage: 0, p99: 10s}
 targets:
   hello:
@@ -96,7 +96,15 @@ matrix: {targets: [hello], paths: [root], connections: [6], rates: [600]}
 	}
 	// cut after the first sample, as a crash would leave it; resume.
 	os.WriteFile(out, []byte(lines[0]+"\n"+lines[1]+"\n"), 0o644)
-	runBR(append([]string{"run", suite, "-o", out, "--resume", "--agents", "3", "--local", "--listen", "127.0.0.1:0"}, timings...)...)
+	// resumed with the live page: the second sample's load as the agents
+	// run it, each agent's part beside the merged requests
+	events := watchUI(t, exec.Command(br, append([]string{"run", suite, "-o", out, "--resume", "--agents", "3", "--local", "--listen", "127.0.0.1:0",
+		"--ui", "--ui-linger", "1s"}, timings...)...), dir)
+	for _, want := range []string{"agent 0", "agent 1", "agent 2", "Latency per second"} {
+		if !strings.Contains(events, want) {
+			t.Errorf("the live page's events never showed %q", want)
+		}
+	}
 	if o, e, code := invoke(t, "verify", out); code != 0 {
 		t.Fatalf("verify after resume: exit %d\n%s%s", code, o, e)
 	}

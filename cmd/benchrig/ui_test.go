@@ -6,6 +6,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -71,4 +73,58 @@ func TestUIServesTheRun(t *testing.T) {
 	if !strings.Contains(stdout.String(), "requests") {
 		t.Errorf("stdout: %q", stdout.String())
 	}
+}
+
+// watchUI runs cmd (a benchrig run with --ui and --ui-linger) with TMPDIR
+// dir, reads the page's event stream until the page closes, and returns
+// every event's data; the run must succeed.
+func watchUI(t *testing.T, cmd *exec.Cmd, dir string) string {
+	t.Helper()
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	url := ""
+	for url == "" && sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if m := regexp.MustCompile(`live page at (http://127\.0\.0\.1:\d+/)`).FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+		}
+	}
+	rest := make(chan struct{})
+	go func() {
+		defer close(rest)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+		}
+	}()
+	var data strings.Builder
+	if url != "" {
+		c := &http.Client{Timeout: 2 * time.Minute}
+		if resp, err := c.Get(url + "events"); err != nil {
+			t.Errorf("events: %v", err)
+		} else {
+			ev := bufio.NewScanner(resp.Body)
+			ev.Buffer(make([]byte, 1<<20), 16<<20)
+			for ev.Scan() {
+				if d, ok := strings.CutPrefix(ev.Text(), "data:"); ok {
+					data.WriteString(d + "\n")
+				}
+			}
+			resp.Body.Close()
+		}
+	}
+	<-rest
+	if err := cmd.Wait(); err != nil || url == "" {
+		t.Fatalf("benchrig %s: %v (page %q)\n%s%s", strings.Join(cmd.Args[1:], " "), err, url, stdout.String(), log.String())
+	}
+	return data.String()
 }

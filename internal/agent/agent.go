@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/load"
+	procfs "github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/run"
 	"github.com/benchrig/benchrig/internal/suite"
@@ -47,6 +49,8 @@ type agentRun struct {
 	suite *suite.Suite
 	plan  *suite.Plan
 	eng   *load.Engine
+	// live is eng for the heartbeat's progress (nil between samples).
+	live atomic.Pointer[load.Engine]
 	// abort ends the window in flight (the reader calls it on mAbort).
 	amu   sync.Mutex
 	abort context.CancelFunc
@@ -136,7 +140,7 @@ func (a *agentRun) join(ctx context.Context) error {
 	}
 	// The coordinator answers once all agents joined; both sides beat
 	// meanwhile, and a silent coordinator is given up after the dead-man.
-	go a.l.heartbeat(ctx)
+	go a.l.heartbeat(ctx, a.progress)
 	var w *message
 	for w == nil || w.Type == mPing {
 		if w, err = a.l.recv(a.cfg.Timings.DeadMan); err != nil {
@@ -295,7 +299,23 @@ func (a *agentRun) open(ctx context.Context, o *openRequest) error {
 		return err
 	}
 	a.eng = e
+	a.live.Store(e)
 	return nil
+}
+
+// progress is the engine's window in flight, nil when none runs.
+func (a *agentRun) progress() *load.Progress {
+	e := a.live.Load()
+	if e == nil {
+		return nil
+	}
+	p := e.Progress()
+	if !p.Running {
+		return nil
+	}
+	u, s := procfs.SelfCPU()
+	p.ClientCPU = (u + s).Seconds()
+	return &p
 }
 
 // window waits for the common start, runs the share's window, and returns
@@ -335,6 +355,7 @@ func (a *agentRun) window(ctx context.Context, w *windowReq) (*Part, error) {
 }
 
 func (a *agentRun) closeEngine() {
+	a.live.Store(nil)
 	if a.eng != nil {
 		_ = a.eng.Close()
 		a.eng = nil

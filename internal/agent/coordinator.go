@@ -56,6 +56,36 @@ type remote struct {
 	lostOnce sync.Once
 	why      error
 	cancel   context.CancelFunc
+	// progress is the agent's latest live reading; second its latest
+	// complete second (pings carry each second once).
+	pmu      sync.Mutex
+	progress load.Progress
+	second   load.LiveSecond
+}
+
+// noteLive keeps what an agent's ping says of its window in flight.
+func (r *remote) noteLive(p *load.Progress) {
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
+	if p == nil {
+		r.progress = load.Progress{}
+		return
+	}
+	if !r.progress.Running || p.Elapsed < r.progress.Elapsed {
+		r.second = load.LiveSecond{T: -1} // a new window
+	}
+	if p.Second.T >= 0 {
+		r.second = p.Second
+	}
+	r.progress = *p
+	r.progress.Second = r.second
+}
+
+// live is the agent's latest reading.
+func (r *remote) live() load.Progress {
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
+	return r.progress
 }
 
 func (r *remote) name() string {
@@ -230,7 +260,7 @@ func (c *Coordinator) admit(ctx context.Context, conn net.Conn) {
 	c.mu.Unlock()
 	c.cfg.Logf("%s joined", r.name())
 	go c.read(rctx, r)
-	go l.heartbeat(rctx)
+	go l.heartbeat(rctx, nil)
 	go l.watchdog(rctx, to, func() { r.lose(fmt.Errorf("no word for %s", to)) })
 	if full {
 		close(c.joined)
@@ -246,6 +276,7 @@ func (c *Coordinator) read(ctx context.Context, r *remote) {
 			return
 		}
 		if m.Type == mPing {
+			r.noteLive(m.Live)
 			continue
 		}
 		select {

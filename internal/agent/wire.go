@@ -105,6 +105,8 @@ type message struct {
 	Window *windowReq   `json:"window,omitempty"`
 	Part   *Part        `json:"part,omitempty"`
 	Error  string       `json:"error,omitempty"`
+	// Live is an agent's ping: its window in flight.
+	Live *load.Progress `json:"live,omitempty"`
 }
 
 // openRequest is one sample's share for one agent.
@@ -192,15 +194,34 @@ func (l *link) recv(timeout time.Duration) (*message, error) {
 }
 
 // heartbeat pings every HeartbeatEvery until ctx ends or a send fails.
-func (l *link) heartbeat(ctx context.Context) {
+// An agent's pings carry live, when it gives one: the progress of its
+// window in flight (for the coordinator's live page), its last complete
+// second only once.
+func (l *link) heartbeat(ctx context.Context, live func() *load.Progress) {
 	t := time.NewTicker(HeartbeatEvery)
 	defer t.Stop()
+	sent, elapsed := -1, time.Duration(0)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if l.send(&message{Type: mPing}) != nil {
+			m := &message{Type: mPing}
+			if live != nil {
+				if p := live(); p != nil {
+					if p.Elapsed < elapsed { // a new window
+						sent = -1
+					}
+					elapsed = p.Elapsed
+					if p.Second.T == sent {
+						p.Second = load.LiveSecond{T: -1}
+					} else if p.Second.T >= 0 {
+						sent = p.Second.T
+					}
+					m.Live = p
+				}
+			}
+			if l.send(m) != nil {
 				return
 			}
 		}

@@ -160,7 +160,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 				page.progress(pr)
 			}
 		},
-		OnEngine: func(e *load.Engine) {
+		OnEngine: func(e load.Watched) {
 			st.SetEngine(e)
 			if page != nil {
 				page.setEngine(e)

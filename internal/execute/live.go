@@ -40,14 +40,13 @@ type livePage struct {
 	phases []live.Phase
 	stderr io.Writer
 
-	mu       sync.Mutex
-	current  string
-	started  time.Time
-	phase    string
-	engine   *load.Engine
-	sampler  *sample.Sampler
-	lastReq  int64
-	lastFail int64
+	mu      sync.Mutex
+	current string
+	started time.Time
+	phase   string
+	engine  load.Watched
+	sampler *sample.Sampler
+	last    load.Progress // the engine's previous reading
 
 	stop chan struct{}
 	done chan struct{}
@@ -82,15 +81,15 @@ func (l *livePage) progress(pr run.Progress) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if pr.Key != l.current {
-		l.current, l.started, l.engine, l.sampler, l.lastReq, l.lastFail = pr.Key, time.Now(), nil, nil, 0, 0
+		l.current, l.started, l.engine, l.sampler, l.last = pr.Key, time.Now(), nil, nil, load.Progress{}
 		l.srv.SampleStarted(pr.Key, l.phases)
 	}
 	l.phase = pr.Phase
 }
 
-func (l *livePage) setEngine(e *load.Engine) {
+func (l *livePage) setEngine(e load.Watched) {
 	l.mu.Lock()
-	l.engine, l.lastReq, l.lastFail = e, 0, 0
+	l.engine, l.last = e, load.Progress{}
 	l.mu.Unlock()
 }
 
@@ -122,13 +121,11 @@ func (l *livePage) loop() {
 			continue
 		}
 		pt := live.Point{Offset: time.Since(l.started), Phase: l.phase}
+		agentsCPU := 0.0
 		if e := l.engine; e != nil {
 			if pr := e.Progress(); pr.Running {
-				if pr.Requests < l.lastReq || pr.Failures < l.lastFail { // a new window counts from 0
-					l.lastReq, l.lastFail = 0, 0
-				}
-				pt.Requests, pt.Errors = pr.Requests-l.lastReq, pr.Failures-l.lastFail
-				l.lastReq, l.lastFail = pr.Requests, pr.Failures
+				fromProgress(&pt, pr, &l.last)
+				agentsCPU = pr.ClientCPU
 			}
 		}
 		if s := l.sampler; s != nil {
@@ -138,7 +135,7 @@ func (l *livePage) loop() {
 		}
 		l.mu.Unlock()
 		u, sy := proc.SelfCPU()
-		pt.ClientCPU = (u + sy).Seconds()
+		pt.ClientCPU = (u + sy).Seconds() + agentsCPU // an agents run: the coordinator's and its agents'
 		l.srv.Tick(pt)
 	}
 }
@@ -171,4 +168,28 @@ func (l *livePage) finish(ctx context.Context, ui UI, path string, wait bool) {
 		}
 	}
 	_ = l.srv.Close()
+}
+
+// fromProgress sets the point's per-second counts from an engine's
+// running counts since its previous reading last (a new window counts
+// from 0), the latest complete second's percentiles, and each agent's
+// requests in a distributed run; last becomes pr.
+func fromProgress(pt *live.Point, pr load.Progress, last *load.Progress) {
+	if pr.Elapsed < last.Elapsed || pr.Requests < last.Requests || pr.Failures < last.Failures || pr.Misses < last.Misses {
+		*last = load.Progress{} // a new window
+	}
+	pt.Requests, pt.Errors, pt.Misses = pr.Requests-last.Requests, pr.Failures-last.Failures, pr.Misses-last.Misses
+	if pr.Second.T >= 0 && pr.Second.Requests > 0 {
+		pt.P50US, pt.P99US = pr.Second.P50US, pr.Second.P99US
+	}
+	if len(pr.Parts) > 1 {
+		pt.Parts = make([]live.Part, len(pr.Parts))
+		for i, part := range pr.Parts {
+			pt.Parts[i] = live.Part{Agent: part.Agent, Requests: part.Requests}
+			if i < len(last.Parts) && last.Parts[i].Agent == part.Agent && part.Requests >= last.Parts[i].Requests {
+				pt.Parts[i].Requests -= last.Parts[i].Requests
+			}
+		}
+	}
+	*last = pr
 }

@@ -92,7 +92,7 @@ func panels(sn snapshot, planned time.Duration) []report.Chart {
 			pss.Points = append(pss.Points, report.Point{X: p.Offset.Seconds(), Y: float64(p.ServerPSS) / (1 << 20)})
 		}
 	}
-	out := []report.Chart{panel("Requests per second", "req/s", req)}
+	out := []report.Chart{panel("Requests per second", "req/s", append([]report.Series{req}, agentParts(sn.points, mid)...)...)}
 	if len(p99.Points) > 0 { // a feeder without live percentiles gives none
 		out = append(out, panel("Latency per second", "ms", p99, p50))
 	}
@@ -111,6 +111,25 @@ func panels(sn snapshot, planned time.Duration) []report.Chart {
 	}
 	if anyClient {
 		out = append(out, panel("Client CPU (benchrig)", "cores", rate("client", sn.points, func(p Point) float64 { return p.ClientCPU })))
+	}
+	return out
+}
+
+// agentParts are a distributed run's per-agent requests per second, one
+// series an agent ("agent 0" …), beside the merged load.
+func agentParts(pts []Point, mid func(Point) float64) []report.Series {
+	var out []report.Series
+	at := map[int]int{} // agent → its series
+	for _, p := range pts {
+		for _, part := range p.Parts {
+			i, ok := at[part.Agent]
+			if !ok {
+				i = len(out)
+				at[part.Agent] = i
+				out = append(out, report.Series{Name: fmt.Sprintf("agent %d", part.Agent), Dashed: true})
+			}
+			out[i].Points = append(out[i].Points, report.Point{X: mid(p), Y: float64(part.Requests)})
+		}
 	}
 	return out
 }

@@ -64,6 +64,17 @@ type Point struct {
 	ServerRSS, ServerPSS uint64
 	// ClientCPU is benchrig's own cumulative user+system CPU seconds.
 	ClientCPU float64
+	// Parts are each agent's share of Requests in a distributed run, in
+	// agent order (nil for a local run).
+	Parts []Part
+}
+
+// Part is one agent's requests completed OK in a second.
+type Part struct {
+	// Agent is the agent's index, as its log lines and the results
+	// file's parts name it.
+	Agent    int
+	Requests int64
 }
 
 // state is what the page shows, changed by the feeding calls under

@@ -39,16 +39,57 @@ type progress struct {
 	until    atomic.Int64 // planned end (driver.Now()), 0 if count-bound only
 	requests atomic.Int64
 	failures atomic.Int64
+	misses   atomic.Int64
+	// tl is the window in flight's timeline, for its last complete second.
+	tl atomic.Pointer[timeline]
 }
 
-// Progress is a snapshot of the window in flight, for a live status line.
+// Progress is a snapshot of the window in flight, for a live status line
+// or page.
 type Progress struct {
 	Running  bool
 	Elapsed  time.Duration
 	Planned  time.Duration // 0 when the window is bounded by count only
 	Requests int64
 	Failures int64
+	// Misses are the answers without a value (a cache miss).
+	Misses int64
+	// Second is the window's last complete second so far (Second.T < 0
+	// when none has ended yet).
+	Second LiveSecond
+	// ClientCPU is, for a distributed run's agent, its process's
+	// cumulative user+system CPU seconds (0 from a local engine: its
+	// process is the reader's own).
+	ClientCPU float64
+	// Parts are the shares of a distributed run's agents, in agent
+	// order (nil for a local engine); Agent is a part's agent index.
+	Parts []Progress `json:"-"`
+	Agent int        `json:"-"`
 }
+
+// LiveSecond is one second of the window in flight as the workers have
+// handed it over so far: a worker hands a second over when it records its
+// first outcome of a later one, so a live reading just after the second
+// ends may miss a busy worker's last outcomes (the results file has them
+// all).
+type LiveSecond struct {
+	T        int   `json:"t"`
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	P50US    int64 `json:"p50_us"`
+	P99US    int64 `json:"p99_us"`
+	// Buckets is the second's latency histogram as SparseBuckets gives
+	// it, for a lossless merge of several engines' seconds.
+	Buckets []int64 `json:"buckets,omitempty"`
+}
+
+// Watched is what a live view reads of a sample's load once a second: a
+// local *Engine, or a coordinator's handle on its agents.
+type Watched interface {
+	Progress() Progress
+}
+
+var _ Watched = (*Engine)(nil)
 
 // New returns an engine; it opens no connection yet.
 func New(cfg Config, drv driver.Driver) (*Engine, error) {
@@ -117,12 +158,16 @@ func (e *Engine) Close() error {
 
 // Progress returns a snapshot of the window in flight.
 func (e *Engine) Progress() Progress {
-	p := Progress{Running: e.running.Load(), Requests: e.prog.requests.Load(), Failures: e.prog.failures.Load()}
+	p := Progress{Running: e.running.Load(), Requests: e.prog.requests.Load(), Failures: e.prog.failures.Load(),
+		Misses: e.prog.misses.Load(), Second: LiveSecond{T: -1}}
 	if s := e.prog.start.Load(); s != 0 {
 		p.Elapsed = time.Duration(driver.Now() - s)
 		if u := e.prog.until.Load(); u != 0 {
 			p.Planned = time.Duration(u - s)
 		}
+	}
+	if tl := e.prog.tl.Load(); tl != nil && p.Running {
+		p.Second = tl.live(int(p.Elapsed/time.Second) - 1)
 	}
 	return p
 }
@@ -218,6 +263,7 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	e.prog.start.Store(start)
 	e.prog.requests.Store(0)
 	e.prog.failures.Store(0)
+	e.prog.misses.Store(0)
 	var deadline int64
 	if w.Duration > 0 {
 		deadline = start + int64(w.Duration)
@@ -227,6 +273,7 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	}
 
 	tl := &timeline{secs: map[int]*secondAgg{}}
+	e.prog.tl.Store(tl)
 	nrec := len(e.conns)
 	if e.loops != nil {
 		nrec = len(e.loops) // one goroutine drives each loop's connections
@@ -323,20 +370,26 @@ func (e *Engine) exchange(ctx context.Context, wi int, rec *recorder, reqs []dri
 			return false
 		}
 	}
-	var ok int64
+	var ok, miss int64
 	for j := range out {
 		from := sent
 		if due != nil {
 			from = due[j]
 		}
 		rec.record(&out[j], from, sent)
-		if out[j].Class == driver.OK {
+		switch out[j].Class {
+		case driver.OK:
 			ok++
+		case driver.Miss:
+			miss++
 		}
 	}
 	rec.sent += int64(len(reqs))
 	e.prog.requests.Add(ok)
-	if f := int64(len(out)) - ok; f > 0 {
+	if miss > 0 {
+		e.prog.misses.Add(miss)
+	}
+	if f := int64(len(out)) - ok - miss; f > 0 {
 		e.prog.failures.Add(f)
 	}
 	if err != nil {

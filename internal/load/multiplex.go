@@ -59,7 +59,9 @@ func (w *loopWork) Record(o *driver.Outcome, sent int64) {
 	switch o.Class {
 	case driver.OK:
 		w.prog.requests.Add(1)
-	case driver.Outstanding, driver.Miss:
+	case driver.Miss:
+		w.prog.misses.Add(1)
+	case driver.Outstanding:
 	default:
 		w.prog.failures.Add(1)
 	}

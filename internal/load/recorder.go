@@ -215,6 +215,24 @@ func (t *timeline) add(sec int, c result.Second, h *hdr.Histogram) {
 	a.hist.Merge(h)
 }
 
+// live returns second s as handed over so far (T -1 when s < 0).
+func (t *timeline) live(s int) LiveSecond {
+	if s < 0 {
+		return LiveSecond{T: -1}
+	}
+	out := LiveSecond{T: s}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if a := t.secs[s]; a != nil {
+		out.Requests, out.Errors = a.count.Requests, a.count.Errors
+		if a.hist.TotalCount() > 0 {
+			out.P50US, out.P99US = a.hist.ValueAtQuantile(50), a.hist.ValueAtQuantile(99)
+			out.Buckets = SparseBuckets(a.hist)
+		}
+	}
+	return out
+}
+
 // seconds returns the timeline from second 0 to the last second with data,
 // including empty seconds (a stall shows as a zero).
 func (t *timeline) seconds(last int) []result.Second {

@@ -82,7 +82,6 @@ func LimitsText(l result.CgroupLimits) string {
 	return strings.Join(parts, " · ")
 }
 
-
 // addLimits adds the limits table to the resources section when any
 // sample's target ran under limits: the limits of each variant, and the
 // kernel's own counters of its control group over the load window.

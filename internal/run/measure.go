@@ -242,7 +242,7 @@ func (m *measurement) run(ctx context.Context) {
 		return
 	}
 	defer e.Close()
-	if le, ok := e.(*load.Engine); ok && spec.OnEngine != nil {
+	if le, ok := e.(load.Watched); ok && spec.OnEngine != nil {
 		spec.OnEngine(le)
 	}
 	if spec.Phases.Warmup > 0 {

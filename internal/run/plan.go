@@ -33,7 +33,7 @@ type PlanOptions struct {
 	// OnProgress is told about each sample and phase.
 	OnProgress func(Progress)
 	// OnEngine receives each sample's engine (for a live status line).
-	OnEngine func(e *load.Engine)
+	OnEngine func(e load.Watched)
 	// OnSampler receives each sample's target sampler (for a live page).
 	OnSampler func(s *sample.Sampler)
 	// OnSample is told about each sample once it is written: its 1-based

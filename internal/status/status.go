@@ -34,7 +34,7 @@ type Line struct {
 	phase   string
 	planned time.Duration
 	since   time.Time
-	engine  *load.Engine
+	engine  load.Watched
 	done    chan struct{}
 	stopped chan struct{}
 }
@@ -67,7 +67,7 @@ func (s *Line) SetPrefix(p string) {
 }
 
 // SetEngine is the load engine whose progress the line shows.
-func (s *Line) SetEngine(e *load.Engine) {
+func (s *Line) SetEngine(e load.Watched) {
 	s.mu.Lock()
 	s.engine = e
 	s.mu.Unlock()

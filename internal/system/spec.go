@@ -127,7 +127,7 @@ type Spec struct {
 	OnPhase func(phase string, planned time.Duration)
 	// OnEngine, if set, receives the engine once it is open (for a live
 	// status line).
-	OnEngine func(e *load.Engine)
+	OnEngine func(e load.Watched)
 	// OnSampler, if set, receives the target's sampler once it runs (for
 	// a live page: its latest reading, read at most once a second).
 	OnSampler func(s *sample.Sampler)

@@ -1,0 +1,38 @@
+package live
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAgentParts: a distributed run's points draw each agent's requests
+// per second beside the merged load, one series per agent named by its
+// index, in the order the agents first appear.
+func TestAgentParts(t *testing.T) {
+	var pts []Point
+	for i := range 3 {
+		p := point(i)
+		p.Parts = []Part{{Agent: 2, Requests: p.Requests / 3}, {Agent: 0, Requests: p.Requests - p.Requests/3}}
+		pts = append(pts, p)
+	}
+	sn := snapshot{state: state{current: "c#1", currentStart: time.Now(), points: pts}, now: time.Now()}
+	series := panels(sn, 10*time.Second)[0].Series
+	if len(series) != 3 || series[0].Name != "requests" || series[1].Name != "agent 2" || series[2].Name != "agent 0" {
+		t.Fatalf("requests panel's series: %+v", series)
+	}
+	for i, sr := range series[1:] {
+		if len(sr.Points) != 3 || sr.Points[2].Y != float64(pts[2].Parts[i].Requests) {
+			t.Errorf("%s: %+v", sr.Name, sr.Points)
+		}
+	}
+	h := currentHTML(sn)
+	for _, want := range []string{"agent 2", "agent 0"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the sample in flight does not name %q", want)
+		}
+	}
+	if local := panels(snapshot{state: state{current: "c#1", points: pts[:0]}}, time.Second); len(local[0].Series) != 1 {
+		t.Errorf("a local run's requests panel has %d series, want 1", len(local[0].Series))
+	}
+}
