@@ -47,6 +47,9 @@ type livePage struct {
 	engine  load.Watched
 	sampler *sample.Sampler
 	last    load.Progress // the engine's previous reading
+	// agentsCPU is an agents run's agents' CPU seconds at their last
+	// reading.
+	agentsCPU float64
 
 	stop chan struct{}
 	done chan struct{}
@@ -121,11 +124,12 @@ func (l *livePage) loop() {
 			continue
 		}
 		pt := live.Point{Offset: time.Since(l.started), Phase: l.phase}
-		agentsCPU := 0.0
 		if e := l.engine; e != nil {
 			if pr := e.Progress(); pr.Running {
 				fromProgress(&pt, pr, &l.last)
-				agentsCPU = pr.ClientCPU
+				if pr.ClientCPU > 0 {
+					l.agentsCPU = pr.ClientCPU // kept between windows: the agents' processes live on
+				}
 			}
 		}
 		if s := l.sampler; s != nil {
@@ -135,7 +139,7 @@ func (l *livePage) loop() {
 		}
 		l.mu.Unlock()
 		u, sy := proc.SelfCPU()
-		pt.ClientCPU = (u + sy).Seconds() + agentsCPU // an agents run: the coordinator's and its agents'
+		pt.ClientCPU = (u + sy).Seconds() + l.agentsCPU // an agents run: the coordinator's and its agents'
 		l.srv.Tick(pt)
 	}
 }
