@@ -255,5 +255,9 @@ func finishedHTML(sn snapshot) string {
 	}
 	t := report.SamplesTable(rows)
 	t.Caption = fmt.Sprintf("Finished samples (%d), in the order they finished", len(rows))
-	return fragment(report.TableHTML(t))
+	out := ""
+	if c, ok := report.CapacityCurve(sn.finished); ok { // a capacity search: its curve grows with its steps
+		out = fragment(report.ChartsHTML([]report.Chart{c}))
+	}
+	return out + fragment(report.TableHTML(t))
 }

@@ -210,6 +210,38 @@ func capacitySection(src *Source) (Section, bool) {
 	return sec, true
 }
 
+// CapacityCurve is the latency–throughput chart of a search's steps so far,
+// as the Capacity section draws it (p99 solid, p50 dashed, against the
+// achieved rate), one pair of series per variant and case in the order
+// they first appear: the live page grows it as the steps finish. ok is
+// false before any step has a load window.
+func CapacityCurve(steps []*result.Sample) (c Chart, ok bool) {
+	c = Chart{Kind: Lines, Title: "Latency against the achieved rate (p99 solid, p50 dashed), the steps so far", Unit: "ms", XUnit: "req/s", LogY: true}
+	var names []string
+	byName := map[string][]*result.Sample{}
+	for _, s := range steps {
+		if s.Search == nil {
+			continue
+		}
+		name := s.Variant
+		if cs := caseWithoutRate(s.Case); cs != "" {
+			name += " · " + cs
+		}
+		if _, seen := byName[name]; !seen {
+			names = append(names, name)
+		}
+		byName[name] = append(byName[name], s)
+	}
+	for _, name := range names {
+		p99s, p50s, _ := capacityCurves(byName[name])
+		if len(p99s) == 0 {
+			continue
+		}
+		c.Series = append(c.Series, Series{Name: name + " p99", Points: p99s}, Series{Name: name + " p50", Points: p50s, Dashed: true})
+	}
+	return c, len(c.Series) > 0
+}
+
 // capacityCurves are a cell's p99, p50 and server CPU per request against
 // the achieved rate: one point per offered rate (the median of its steps'
 // figures), in the order of the rates.
