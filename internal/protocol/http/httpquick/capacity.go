@@ -43,7 +43,8 @@ func capacityCmd(a *cli.App) *cobra.Command {
 	f.IntVar(&sf.confirm, "confirm", capacity.DefaultConfirm, "samples confirming the found rate, and taken one resolution step above it (0: none)")
 	f.IntVar(&sf.searches, "searches", 1, "whole searches; with more than one the capacity is median [min–max]")
 	cliflag.DurationVarP(f, &sf.maxTime, "max-time", "", 0, "bound each search's wall time (0: none); a cut search says so, with the bracket it knew")
-	f.Lookup("connections").Usage = "connections (workers) the search's load uses (default 32)"
+	f.Lookup("connections").Usage = "connections (workers) the search's load uses"
+	f.Lookup("connections").DefValue = "32" // a search runs at rates: the rate mode's default
 	return c
 }
 
