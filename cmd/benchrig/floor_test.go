@@ -24,11 +24,13 @@ func TestFloorRecordedAndReported(t *testing.T) {
 	}
 	doc := readResults(t, out)
 	f := doc.Header.Floor
-	if f == nil || len(f.Protocols) != 1 {
-		t.Fatalf("header floor %+v: want one protocol", f)
+	if f == nil || len(f.Protocols) != 2 {
+		t.Fatalf("header floor %+v: want http at one connection and at the run's two", f)
 	}
-	if e := f.Protocols[0]; e.Protocol != "http" || e.Error != "" || e.Requests == 0 || e.P50US <= 0 || e.P99US < e.P50US || e.ClientCPUUS <= 0 || e.RoundTripUS <= 0 {
-		t.Errorf("floor entry %+v", e)
+	for i, e := range f.Protocols {
+		if e.Protocol != "http" || e.Conns() != i+1 || e.Error != "" || e.Requests == 0 || e.P50US <= 0 || e.P99US < e.P50US || e.ClientCPUUS <= 0 || e.RoundTripUS <= 0 {
+			t.Errorf("floor entry %d: %+v", i, e)
+		}
 	}
 	console, _, _ := invoke(t, "report", out)
 	if !strings.Contains(console, "benchrig's own floor here: http p50 ") {
@@ -41,8 +43,11 @@ func TestFloorRecordedAndReported(t *testing.T) {
 		}
 		b, _ := os.ReadFile(p)
 		s := strings.ReplaceAll(string(b), "&#39;", "'")
-		if !strings.Contains(s, "benchrig's own floor here: http p50 ") || !strings.Contains(s, "µs CPU per request") {
-			t.Errorf("%s report lacks the floor line", ext)
+		if !strings.Contains(s, "benchrig's own floor here: http p50 ") || !strings.Contains(s, "µs CPU per request") || !strings.Contains(s, " at 2 connections)") {
+			t.Errorf("%s report lacks the floor line with its levels", ext)
+		}
+		if ext != "txt" && !strings.Contains(s, "Client floor µs/request") {
+			t.Errorf("%s report lacks the floor at each case's connections", ext)
 		}
 	}
 
@@ -58,11 +63,11 @@ func TestFloorRecordedAndReported(t *testing.T) {
 // TestCalibrateCommand: benchrig calibrate prints one row per protocol
 // and the floor line; bad flags are usage errors naming the bound.
 func TestCalibrateCommand(t *testing.T) {
-	out, stderr, code := invoke(t, "calibrate", "-d", "200ms")
+	out, stderr, code := invoke(t, "calibrate", "-d", "200ms", "-c", "1,4")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"│ http ", "│ pg ", "│ resp ", "Client CPU µs/request", "benchrig's own floor here: http p50 "} {
+	for _, want := range []string{"│ http ", "│ pg ", "│ resp ", "Client CPU µs/request", "Connections", "benchrig's own floor here: http p50 ", " at 4 connections)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -76,6 +81,7 @@ func TestCalibrateCommand(t *testing.T) {
 	}{
 		{[]string{"calibrate", "-d", "10ms"}, "--duration must be between 100ms and 1m0s, got 10ms"},
 		{[]string{"calibrate", "--protocols", "h3"}, `unknown protocol "h3"; accepted: http, pg, resp`},
+		{[]string{"calibrate", "-c", "300"}, "--connections: each count must be between 1 and 256"},
 	} {
 		_, e, code := invoke(t, tc.args...)
 		if code != 2 || !strings.Contains(e, tc.want) {

@@ -39,9 +39,9 @@ func Protocols() []string { return slices.Sorted(maps.Keys(peers)) }
 // Bounds of one protocol's measurement.
 const (
 	// DefaultDuration is how long `benchrig calibrate` drives each
-	// protocol; RunFloor is what a run spends on each of its protocols
-	// before its first sample (≤ 1 s for all three).
-	DefaultDuration = 2 * time.Second
+	// protocol at each connection count; RunFloor is what a run spends on
+	// each of its protocols' levels before its first sample.
+	DefaultDuration = time.Second
 	RunFloor        = 300 * time.Millisecond
 	MinDuration     = 100 * time.Millisecond
 	MaxDuration     = time.Minute
@@ -50,18 +50,32 @@ const (
 	warmupShare = 5
 )
 
+// MaxConnections bounds a level's connections: the null peer serves each
+// on an OS thread of its own.
+const MaxConnections = 256
+
 // Measure measures benchrig's floor for each protocol asked (unknown ones
-// are reported as errors in their entry), each for d: one connection,
-// closed loop, against a null peer on 127.0.0.1. It never fails as a
-// whole: an entry that could not be measured says why.
-func Measure(ctx context.Context, protocols []string, d time.Duration) *result.Floor {
+// are reported as errors in their entry) at each connection count of
+// conns (one when empty), each level for d: closed loop, against a null
+// peer on 127.0.0.1. It never fails as a whole: an entry that could not be
+// measured says why. Entries come by protocol (Protocols' order), then by
+// connections.
+func Measure(ctx context.Context, protocols []string, conns []int, d time.Duration) *result.Floor {
 	d = min(max(d, MinDuration), MaxDuration)
+	levels := slices.Clone(conns)
+	if len(levels) == 0 {
+		levels = []int{1}
+	}
+	for i := range levels {
+		levels[i] = min(max(levels[i], 1), MaxConnections)
+	}
+	slices.Sort(levels)
+	levels = slices.Compact(levels)
 	f := &result.Floor{Seconds: d.Seconds()}
 	for _, p := range Protocols() {
-		for _, q := range protocols {
-			if q == p {
-				f.Protocols = append(f.Protocols, measureOne(ctx, p, d))
-				break
+		if slices.Contains(protocols, p) {
+			for _, n := range levels {
+				f.Protocols = append(f.Protocols, measureOne(ctx, p, n, d))
 			}
 		}
 	}
@@ -73,9 +87,10 @@ func Measure(ctx context.Context, protocols []string, d time.Duration) *result.F
 	return f
 }
 
-// measureOne drives one protocol's driver against its null peer.
-func measureOne(ctx context.Context, protocol string, d time.Duration) result.FloorEntry {
-	e := result.FloorEntry{Protocol: protocol}
+// measureOne drives one protocol's driver against its null peer over
+// conns connections.
+func measureOne(ctx context.Context, protocol string, conns int, d time.Duration) result.FloorEntry {
+	e := result.FloorEntry{Protocol: protocol, Connections: conns}
 	np := peers[protocol]
 	p, err := startPeer(np.New)
 	if err != nil {
@@ -89,7 +104,7 @@ func measureOne(ctx context.Context, protocol string, d time.Duration) result.Fl
 		return e
 	}
 	u0, s0 := proc.SelfCPU()
-	res, warm, err := drive(ctx, drv, d)
+	res, warm, err := drive(ctx, drv, conns, d)
 	peerCPU, perr := p.close() // after the engine closed its connection: every peer thread has ended
 	u1, s1 := proc.SelfCPU()
 	switch {
@@ -114,10 +129,10 @@ func measureOne(ctx context.Context, protocol string, d time.Duration) result.Fl
 	return e
 }
 
-// drive opens one connection, warms it up and records a window; warm is
-// the number of warm-up requests (their CPU is in the process's too).
-func drive(ctx context.Context, drv driver.Driver, d time.Duration) (*result.Load, int64, error) {
-	eng, err := load.New(load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}}, drv)
+// drive opens conns connections, warms them up and records a window; warm
+// is the number of warm-up requests (their CPU is in the process's too).
+func drive(ctx context.Context, drv driver.Driver, conns int, d time.Duration) (*result.Load, int64, error) {
+	eng, err := load.New(load.Config{EngineConfig: result.EngineConfig{Connections: conns, Pipeline: 1}}, drv)
 	if err != nil {
 		return nil, 0, err
 	}

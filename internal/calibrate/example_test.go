@@ -9,7 +9,7 @@ import (
 )
 
 func ExampleMeasure() {
-	f := calibrate.Measure(context.Background(), []string{"resp"}, 100*time.Millisecond)
+	f := calibrate.Measure(context.Background(), []string{"resp"}, nil, 100*time.Millisecond)
 	e := f.Entry("resp")
 	fmt.Println(e.Protocol, e.Error == "", e.Requests > 0, e.P99US >= e.P50US)
 	// Output: resp true true true

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,34 +26,72 @@ func BeforeRun(ctx context.Context, p *suite.Plan, skip bool, stderr io.Writer) 
 	if skip {
 		return &result.Floor{Skipped: "--no-calibrate"}
 	}
-	seen := map[string]bool{}
+	levels := map[string][]int{}
 	var protocols []string
 	for _, c := range p.Cells {
-		if q := string(c.Protocol); !seen[q] {
-			seen[q] = true
+		q := string(c.Protocol)
+		if _, seen := levels[q]; !seen {
 			protocols = append(protocols, q)
 		}
+		levels[q] = append(levels[q], c.Connections)
 	}
 	t0 := time.Now()
-	f := calibrate.Measure(ctx, protocols, calibrate.RunFloor)
+	f := &result.Floor{Seconds: calibrate.RunFloor.Seconds()}
+	for _, q := range protocols {
+		f.Protocols = append(f.Protocols, calibrate.Measure(ctx, []string{q}, RunLevels(levels[q]), calibrate.RunFloor).Protocols...)
+	}
 	if stderr != nil {
 		fmt.Fprintf(stderr, "%s [measured in %s]\n", report.FloorLine(f), time.Since(t0).Round(10*time.Millisecond))
 	}
 	return f
 }
 
+// maxRunLevels bounds the levels measured before a run, per protocol
+// (calibrate.RunFloor each).
+const maxRunLevels = 4
+
+// RunLevels are the connection counts at which a run measures a protocol's
+// floor: one connection (the floor as `benchrig calibrate` states it) and
+// the run's own counts, so each case's client CPU per request can be read
+// against the floor at its level; at most maxRunLevels (one, the smallest
+// and largest of the run's and the one in the middle), each capped at
+// calibrate.MaxConnections.
+func RunLevels(conns []int) []int {
+	var ls []int
+	for _, n := range conns {
+		ls = append(ls, min(max(n, 1), calibrate.MaxConnections))
+	}
+	slices.Sort(ls)
+	ls = slices.Compact(ls)
+	if len(ls) > 0 && ls[0] == 1 {
+		ls = ls[1:]
+	}
+	if len(ls) > maxRunLevels-1 {
+		ls = []int{ls[0], ls[len(ls)/2], ls[len(ls)-1]}
+	}
+	return append([]int{1}, ls...)
+}
+
 // Calibrate is `benchrig calibrate`: the floor of each protocol measured
 // for d, printed as a table and the floor line, or as JSON.
-func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols []string, asJSON bool) error {
+func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols []string, conns []int, asJSON bool) error {
 	if d < calibrate.MinDuration || d > calibrate.MaxDuration {
 		return exitcode.Usagef("--duration must be between %s and %s, got %s", calibrate.MinDuration, calibrate.MaxDuration, d)
+	}
+	if len(conns) == 0 || len(conns) > 8 {
+		return exitcode.Usagef("--connections: give 1 to 8 connection counts, got %d", len(conns))
+	}
+	for _, n := range conns {
+		if n < 1 || n > calibrate.MaxConnections {
+			return exitcode.Usagef("--connections: each count must be between 1 and %d (the null peer serves each connection on a thread), got %d", calibrate.MaxConnections, n)
+		}
 	}
 	for _, p := range protocols {
 		if !isCalibrated(p) {
 			return exitcode.Usagef("--protocols: unknown protocol %q; accepted: %s", p, strings.Join(calibrate.Protocols(), ", "))
 		}
 	}
-	f := calibrate.Measure(ctx, protocols, d)
+	f := calibrate.Measure(ctx, protocols, conns, d)
 	if asJSON {
 		b, err := json.MarshalIndent(f, "", "  ")
 		if err != nil {
@@ -61,7 +100,7 @@ func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	}
-	fmt.Fprintf(stdout, "benchrig's own floor: one connection, closed loop, %s per protocol against a null peer on 127.0.0.1\n\n", d)
+	fmt.Fprintf(stdout, "benchrig's own floor: closed loop, %s per protocol and connection count against a null peer on 127.0.0.1\n\n", d)
 	if err := report.FloorTable(stdout, f); err != nil {
 		return err
 	}

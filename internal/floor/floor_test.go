@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,12 +18,16 @@ func TestCalibrateRefusesBadFlags(t *testing.T) {
 	for _, tc := range []struct {
 		d         time.Duration
 		protocols []string
+		conns     []int
 		want      string
 	}{
-		{10 * time.Millisecond, []string{"http"}, "--duration must be between 100ms and 1m0s, got 10ms"},
-		{time.Second, []string{"h3"}, `--protocols: unknown protocol "h3"; accepted: http, pg, resp`},
+		{10 * time.Millisecond, []string{"http"}, []int{1}, "--duration must be between 100ms and 1m0s, got 10ms"},
+		{time.Second, []string{"h3"}, []int{1}, `--protocols: unknown protocol "h3"; accepted: http, pg, resp`},
+		{time.Second, []string{"http"}, []int{1, 0}, "--connections: each count must be between 1 and 256 (the null peer serves each connection on a thread), got 0"},
+		{time.Second, []string{"http"}, []int{257}, "--connections: each count must be between 1 and 256 (the null peer serves each connection on a thread), got 257"},
+		{time.Second, []string{"http"}, nil, "--connections: give 1 to 8 connection counts, got 0"},
 	} {
-		err := Calibrate(context.Background(), io.Discard, tc.d, tc.protocols, false)
+		err := Calibrate(context.Background(), io.Discard, tc.d, tc.protocols, tc.conns, false)
 		if err == nil || err.Error() != tc.want || !errors.As(err, &u) {
 			t.Errorf("%s %v: %v, want the usage error %q", tc.d, tc.protocols, err, tc.want)
 		}
@@ -33,5 +38,20 @@ func TestCalibrateRefusesBadFlags(t *testing.T) {
 func TestBeforeRunSkipped(t *testing.T) {
 	if f := BeforeRun(context.Background(), nil, true, nil); f == nil || f.Skipped != "--no-calibrate" || len(f.Protocols) != 0 {
 		t.Errorf("skipped floor %+v", f)
+	}
+}
+
+// TestRunLevels: one connection, then the run's own counts, at most four
+// levels in all, each within the null peer's bound.
+func TestRunLevels(t *testing.T) {
+	for _, tc := range []struct{ in, want []int }{
+		{nil, []int{1}},
+		{[]int{10}, []int{1, 10}},
+		{[]int{64, 1, 8, 64}, []int{1, 8, 64}},
+		{[]int{4, 16, 64, 256, 1000}, []int{1, 4, 64, 256}},
+	} {
+		if got := RunLevels(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("RunLevels(%v) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }

@@ -57,6 +57,10 @@ func ReportDoc(src *Source) *Doc {
 	}
 	d.Sections = append(d.Sections, lat)
 
+	resources := []column{healthy}
+	if fc, ok := floorColumn(src.Floor); ok {
+		resources = []column{fc, healthy}
+	}
 	d.Sections = append(d.Sections, Section{
 		Title: "Resources",
 		Text: []string{"Server: user+system CPU of the target's whole process tree over the load window (cores, and µs per completed request); " +
@@ -64,7 +68,7 @@ func ReportDoc(src *Source) *Doc {
 			"Client: benchrig's own CPU over the load window; a client above 90 % of its usable cores measures itself, not the server."},
 		Charts: []Chart{g.scaledBars(mServerUS, "Server CPU µs per request")},
 		Tables: []Table{
-			g.byCell("Server and client", []metric{mServerCores, mServerUS, mPeakMiB, mClientCores, mClientUS}, healthy),
+			g.byCell("Server and client", []metric{mServerCores, mServerUS, mPeakMiB, mClientCores, mClientUS}, resources...),
 			g.memoryTable(),
 		},
 	})

@@ -18,8 +18,11 @@ type Floor struct {
 // FloorEntry is the floor of one protocol's driver.
 type FloorEntry struct {
 	Protocol string `json:"protocol"`
-	// Requests completed against the null peer over one connection,
-	// closed loop.
+	// Connections is how many connections drove the null peer, closed
+	// loop (0, in a file written before levels were measured: one).
+	Connections int `json:"connections,omitempty"`
+	// Requests completed against the null peer over Connections
+	// connections, closed loop.
 	Requests int64 `json:"requests"`
 	// P50US and P99US are the latency percentiles, in microseconds.
 	P50US int64 `json:"p50_us"`
@@ -35,14 +38,38 @@ type FloorEntry struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Entry returns the floor of protocol p, or nil.
+// Conns is the entry's connection count (1 when the file did not say).
+func (e *FloorEntry) Conns() int { return max(e.Connections, 1) }
+
+// Entry returns the floor of protocol p at one connection (else its first
+// level), or nil.
 func (f *Floor) Entry(p string) *FloorEntry {
 	if f == nil {
 		return nil
 	}
+	var first *FloorEntry
 	for i := range f.Protocols {
-		if f.Protocols[i].Protocol == p {
-			return &f.Protocols[i]
+		if e := &f.Protocols[i]; e.Protocol == p {
+			if e.Conns() == 1 {
+				return e
+			}
+			if first == nil {
+				first = e
+			}
+		}
+	}
+	return first
+}
+
+// At returns the floor of protocol p measured at conns connections, or
+// nil.
+func (f *Floor) At(p string, conns int) *FloorEntry {
+	if f == nil {
+		return nil
+	}
+	for i := range f.Protocols {
+		if e := &f.Protocols[i]; e.Protocol == p && e.Conns() == conns {
+			return e
 		}
 	}
 	return nil
