@@ -3,7 +3,7 @@
 # (internal/sample) cost? Builds bench/sampleroverhead, which starts a tree of
 # 100 processes (a shell and 99 sleeps), samples it at 1 s and at 100 ms for
 # DURATION each, and prints the sampler's own CPU as a percentage of one core.
-# Goal: under 1 % of one core at 1 s.
+# Goal: under 0.5 % of one core at 1 s.
 #
 # usage: bench/sampler-overhead.sh [DURATION]     (default 20s; env DURATION too)
 #        PROCS=200 INTERVALS=1s,500ms,100ms bench/sampler-overhead.sh 10s
