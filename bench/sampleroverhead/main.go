@@ -45,6 +45,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pgidFile := fs.String("pgid-file", "", "while the tree runs, write its process group id to this file (removed once the tree is ended)")
 	pssEvery := fs.Duration("pss-interval", 0, "the sampler's PSSInterval (0: its default; up to the interval: PSS at every sample)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the measurements to this file")
+	hold := fs.String("hold-file", "", "once the tree is full, write this file and wait for SIGUSR1 before measuring (to attach strace -c)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,6 +74,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	if *hold != "" {
+		if err := holdFor(ctx, *hold); err != nil {
+			return err
+		}
+	}
+
 	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err != nil {
@@ -96,6 +103,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			m.cpu.Round(time.Millisecond), m.percent(), m.perSample().Round(time.Microsecond))
 	}
 	return tw.Flush()
+}
+
+// holdFor writes path and waits for SIGUSR1 (or the end of ctx): the
+// script attaches strace to every thread meanwhile, so that the syscalls it
+// counts are the measurement's only, not the tree's start.
+func holdFor(ctx context.Context, path string) error {
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
+	if err := os.WriteFile(path, []byte("ready\n"), 0o644); err != nil {
+		return fmt.Errorf("-hold-file: %w", err)
+	}
+	select {
+	case <-usr1:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // parseIntervals parses the -intervals list.

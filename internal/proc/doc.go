@@ -12,6 +12,10 @@
 //	st, err := fs.Stat(pid)
 //	if proc.Vanished(err) || st.Exited() { … }
 //
+// A reader that reads the same files at every tick (the sampler) keeps them
+// open as Files and reads them with pread: one system call per reading, and
+// a descriptor that names one process, so a reused PID is never misread.
+//
 // # What counts as exited
 //
 // A process has exited when its stat file is missing (ENOENT, or ESRCH

@@ -117,7 +117,7 @@ func readSmall(path string, buf []byte) ([]byte, error) {
 		return nil, &os.PathError{Op: "read", Path: path, Err: err}
 	}
 	if n >= len(buf) {
-		return nil, fmt.Errorf("%s: %w: longer than %d bytes", path, ErrFormat, len(buf))
+		return nil, &longError{path: path, size: len(buf)}
 	}
 	return buf[:n], nil
 }

@@ -9,19 +9,21 @@ import (
 	"time"
 )
 
+// step is one state of a fake tree and what a sample of it must show.
+type step struct {
+	procs      []fakeProc
+	user, sys  float64 // cumulative seconds expected after this step
+	procsCount int
+	sched      uint64
+	pssUnavail bool
+	exited     bool // the root is gone: no sample for this step
+}
+
 // TestFixtureChanges samples a fake tree that changes between samples, as
 // real trees do: children exit and are reaped, leave the tree, PIDs are
 // reused, threads come and go, the root exits.
 func TestFixtureChanges(t *testing.T) {
 	init := fakeProc{pid: 1, utime: 7}
-	type step struct {
-		procs      []fakeProc
-		user, sys  float64 // cumulative seconds expected after this step
-		procsCount int
-		sched      uint64
-		pssUnavail bool
-		exited     bool // the root is gone: no sample for this step
-	}
 	tests := []struct {
 		name  string
 		steps []step
@@ -78,48 +80,60 @@ func TestFixtureChanges(t *testing.T) {
 			{procs: []fakeProc{init, {pid: 10, ppid: 1, utime: 1, start: 5}}, exited: true},
 		}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
-			writeTree(t, root, tc.steps[0].procs...)
-			s := startFixture(t, root, 10)
-			for i, st := range tc.steps {
-				if i > 0 {
-					writeTree(t, root, st.procs...)
-					s.Mark(fmt.Sprintf("step %d", i))
-				}
-				samples := s.Samples()
-				status := s.Status()
-				if st.exited {
-					if !status.RootExited || status.ExitedAt.IsZero() || len(samples) != i {
-						t.Fatalf("step %d: status %+v with %d samples; want the root's exit noticed and %d samples kept", i, status, len(samples), i)
-					}
-					continue
-				}
-				if status.RootExited || len(samples) != i+1 {
-					t.Fatalf("step %d: status %+v with %d samples; want %d", i, status, len(samples), i+1)
-				}
-				x := samples[i]
-				if !approx(x.CPUUser, st.user) || !approx(x.CPUSystem, st.sys) {
-					t.Errorf("step %d: CPU user %v system %v; want %v %v", i, x.CPUUser, x.CPUSystem, st.user, st.sys)
-				}
-				if x.Processes != st.procsCount {
-					t.Errorf("step %d: %d processes, want %d", i, x.Processes, st.procsCount)
-				}
-				if x.SchedRunNS != st.sched {
-					t.Errorf("step %d: sched %d ns, want %d", i, x.SchedRunNS, st.sched)
-				}
-				if x.PSSUnavailable != st.pssUnavail || (st.pssUnavail && x.PSS != 0) {
-					t.Errorf("step %d: PSS %d unavailable %v; want unavailable %v", i, x.PSS, x.PSSUnavailable, st.pssUnavail)
-				}
+	for _, mode := range []readMode{modeWalk, modeScan} {
+		for _, tc := range tests {
+			t.Run(mode.String()+"/"+tc.name, func(t *testing.T) {
+				fixtureChangesCase(t, mode, tc.steps)
+			})
+		}
+	}
+}
+
+// fixtureChangesCase runs one case of TestFixtureChanges with the reader
+// in the given mode.
+func fixtureChangesCase(t *testing.T, mode readMode, steps []step) {
+	root := t.TempDir()
+	writeTree(t, root, steps[0].procs...)
+	s, err := Start(context.Background(), Config{Root: root, Interval: never, PID: 10, readMode: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	for i, st := range steps {
+		if i > 0 {
+			writeTree(t, root, st.procs...)
+			s.Mark(fmt.Sprintf("step %d", i))
+		}
+		samples := s.Samples()
+		status := s.Status()
+		if st.exited {
+			if !status.RootExited || status.ExitedAt.IsZero() || len(samples) != i {
+				t.Fatalf("step %d: status %+v with %d samples; want the root's exit noticed and %d samples kept", i, status, len(samples), i)
 			}
-			// After the root's exit Mark only sets the phase.
-			n := len(s.Samples())
-			s.Mark("after")
-			if s.Status().RootExited && len(s.Samples()) != n {
-				t.Errorf("Mark sampled after the root exited")
-			}
-		})
+			continue
+		}
+		if status.RootExited || len(samples) != i+1 {
+			t.Fatalf("step %d: status %+v with %d samples; want %d", i, status, len(samples), i+1)
+		}
+		x := samples[i]
+		if !approx(x.CPUUser, st.user) || !approx(x.CPUSystem, st.sys) {
+			t.Errorf("step %d: CPU user %v system %v; want %v %v", i, x.CPUUser, x.CPUSystem, st.user, st.sys)
+		}
+		if x.Processes != st.procsCount {
+			t.Errorf("step %d: %d processes, want %d", i, x.Processes, st.procsCount)
+		}
+		if x.SchedRunNS != st.sched {
+			t.Errorf("step %d: sched %d ns, want %d", i, x.SchedRunNS, st.sched)
+		}
+		if x.PSSUnavailable != st.pssUnavail || (st.pssUnavail && x.PSS != 0) {
+			t.Errorf("step %d: PSS %d unavailable %v; want unavailable %v", i, x.PSS, x.PSSUnavailable, st.pssUnavail)
+		}
+	}
+	// After the root's exit Mark only sets the phase.
+	n := len(s.Samples())
+	s.Mark("after")
+	if s.Status().RootExited && len(s.Samples()) != n {
+		t.Errorf("Mark sampled after the root exited")
 	}
 }
 
@@ -134,6 +148,7 @@ func TestIncrementalScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.mode = modeScan // a fixture with children files would be walked
 	start, err := r.rootStart(10)
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,9 @@ type Config struct {
 	// clock, when set, is the sampler's clock for its PSS decisions (a
 	// test's, so that no decision depends on how fast the machine was).
 	clock func() time.Time
+	// readMode, when set, is how the reader finds the tree (a test's: walk
+	// or scan), instead of walk where the kernel has children files.
+	readMode readMode
 	// Interval is the time between periodic samples. Zero means
 	// DefaultInterval; anything else below MinInterval is an error.
 	Interval time.Duration `json:"interval"`

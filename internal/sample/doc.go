@@ -5,21 +5,27 @@
 // PSS per phase).
 //
 // The sampler takes a PID, not a target: the tree is that process and all
-// its descendants, found again at every sample from the PPIDs in
-// /proc/*/stat, so children that come and go (a PostgreSQL backend per
-// connection) are counted while they live. Processes that vanish while a
+// its descendants, found again at every sample (through the children files
+// of the tree's threads, /proc/PID/task/TID/children, or from the PPIDs in
+// /proc/*/stat where the kernel has no such files), so children that come
+// and go (a PostgreSQL backend per connection) are counted while they live. Processes that vanish while a
 // sample is read are skipped. Only /proc is read (cgroups are not assumed to
 // be delegated); Config.Root points the sampler at a fixture tree in tests.
 //
 // # Cost
 //
 // The sampler runs on the machine it measures, so it keeps its own cost
-// small (bench/sampler-overhead.sh measures it): it reads the stat and
-// schedstat files itself, in one read each; it reads the stat of processes
-// outside the tree only when they are new and at a full scan every 10 s (a
-// process outside the tree cannot join it); and it reads PSS, for which the
-// kernel walks every mapped page, only every Config.PSSInterval (5 s by
-// default) and at every Mark.
+// small (bench/sampler-overhead.sh measures it): it keeps the files of the
+// tree's processes open and reads each with one pread per sample (stat, and
+// per thread schedstat and children), parsing without allocating; it finds
+// new children in the children files rather than by listing every process
+// on the machine (which it still does every 30 s, as a safety net); and it
+// reads PSS, for which the kernel walks every mapped page, only every
+// Config.PSSInterval (5 s by default) and at every Mark. A held descriptor
+// names one process: once that process is reaped, reading it fails with
+// ESRCH, so a reused PID is never taken for the old process. The reader
+// holds at most 4096 descriptors and reads the files of further processes
+// by path.
 //
 // # CPU accounting
 //

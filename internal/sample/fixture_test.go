@@ -130,6 +130,10 @@ func writeTree(t *testing.T, root string, procs ...fakeProc) {
 			t.Fatal(err)
 		}
 	}
+	kids := make(map[int]string)
+	for _, p := range procs {
+		kids[p.ppid] += fmt.Sprint(p.pid) + " "
+	}
 	for _, p := range procs {
 		dir := filepath.Join(root, fmt.Sprint(p.pid))
 		state, start, sched := p.state, p.start, p.sched
@@ -154,6 +158,12 @@ func writeTree(t *testing.T, root string, procs ...fakeProc) {
 		}
 		for tid, ns := range sched {
 			write(t, filepath.Join(dir, "task", fmt.Sprint(tid), "schedstat"), fmt.Sprintf("%d 0 0\n", ns))
+			// The children files, as the kernel's: the leader's lists them.
+			children := ""
+			if tid == p.pid || len(sched) == 1 {
+				children = kids[p.pid]
+			}
+			write(t, filepath.Join(dir, "task", fmt.Sprint(tid), "children"), children)
 			if tid == p.pid {
 				write(t, filepath.Join(dir, "schedstat"), fmt.Sprintf("%d 0 0\n", ns))
 			}

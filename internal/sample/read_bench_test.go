@@ -9,8 +9,8 @@ import (
 )
 
 // BenchmarkRead measures one reading of a one-process tree (this test) on
-// the real /proc, with and without the stat scan of every process on the
-// machine and the PSS reading.
+// the real /proc: walking the children files (held open), and the scan of
+// every process on the machine, with and without the PSS reading.
 func BenchmarkRead(b *testing.B) {
 	for _, bc := range []struct {
 		name      string
@@ -18,7 +18,8 @@ func BenchmarkRead(b *testing.B) {
 	}{
 		{"full scan, PSS", true, true},
 		{"full scan", true, false},
-		{"incremental", false, false},
+		{"walk", false, false},
+		{"walk, PSS", false, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			r, err := newReader(DefaultRoot)
@@ -30,6 +31,9 @@ func BenchmarkRead(b *testing.B) {
 				b.Fatal(err)
 			}
 			now := time.Now()
+			if bc.full {
+				r.mode = modeScan
+			}
 			for b.Loop() {
 				if bc.full {
 					r.lastFull = time.Time{}

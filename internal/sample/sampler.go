@@ -73,6 +73,7 @@ func Start(ctx context.Context, cfg Config) (*Sampler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start sampler of pid %d: %w", cfg.PID, err)
 	}
+	r.mode = cfg.readMode
 	rootStart, err := r.rootStart(cfg.PID)
 	if err != nil {
 		return nil, fmt.Errorf("start sampler: %w", err)
@@ -100,6 +101,9 @@ func Start(ctx context.Context, cfg Config) (*Sampler, error) {
 	err = s.takeLocked(true)
 	exited := s.status.RootExited
 	s.mu.Unlock()
+	if err != nil || exited {
+		r.close()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start sampler: first sample of pid %d: %w", cfg.PID, err)
 	}
@@ -113,9 +117,16 @@ func Start(ctx context.Context, cfg Config) (*Sampler, error) {
 // Config returns the resolved configuration the sampler runs with.
 func (s *Sampler) Config() Config { return s.cfg }
 
-// loop takes a sample at every tick until Stop, ctx or the root's exit.
+// loop takes a sample at every tick until Stop, ctx or the root's exit,
+// then closes the reader's files.
 func (s *Sampler) loop(ctx context.Context) {
 	defer close(s.finished)
+	defer func() {
+		s.mu.Lock()
+		s.done = true
+		s.reader.close()
+		s.mu.Unlock()
+	}()
 	ticker := time.NewTicker(s.cfg.Interval)
 	defer ticker.Stop()
 	for {

@@ -2,8 +2,6 @@ package sample
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/proc"
@@ -13,9 +11,14 @@ import (
 // 1/USER_HZ.
 const secondsPerTick = 1.0 / proc.UserHZ
 
-// fullScanEvery is how often the reader reads the stat file of every process
-// on the machine, not only of the tree and of new PIDs (see reader).
+// fullScanEvery is how often a reader without children files (scan mode)
+// reads the stat file of every process on the machine, not only of the tree
+// and of new PIDs (see reader).
 const fullScanEvery = 10 * time.Second
+
+// rescanEvery is how often a reader that walks the children files lists
+// every process on the machine all the same, as a safety net (see reader).
+const rescanEvery = 30 * time.Second
 
 // procInfo is what one reading holds of one process of the tree.
 type procInfo struct {
@@ -54,27 +57,88 @@ type tree struct {
 }
 
 // reader reads process trees from one procfs mount. It is not safe for
-// concurrent use.
+// concurrent use; close releases its descriptors.
 //
-// Finding the tree takes the PPID of every process on the machine, and
-// reading the stat file of hundreds of processes at every tick would be most
-// of the sampler's cost. But a process outside the tree never joins it: a
-// process's parent changes only when the parent exits, and the new parent (a
-// subreaper or init) is an ancestor, so it was in the tree only if the
-// process already was. The reader therefore remembers the PIDs it found
-// outside the tree and reads their stat again only every fullScanEvery; it
-// reads every tick the tree's processes and PIDs it has not seen. A PID
-// reused within that time by a new child of the tree is found at the next
-// full scan; its CPU is not lost meanwhile, since a process new to the tree
-// brings all its counters (and if it exits first, its parent's cutime
-// does).
+// It finds the tree in one of two ways, chosen at the first reading:
+//
+//   - walk mode, where the kernel has /proc/PID/task/TID/children
+//     (CONFIG_PROC_CHILDREN): from the roots down, reading each tree
+//     process's stat and the children files of its threads. A process the
+//     children files list is the tree's when its stat names a tree process
+//     as its parent; a process of the last reading that the walk did not
+//     reach is read again and kept when its parent is the tree's (the
+//     children files are not exact while the tree changes). Every
+//     rescanEvery the reader lists and reads every process on the machine
+//     instead, as a safety net.
+//   - scan mode, the fallback: every process on the machine is listed and
+//     the tree found from the PPIDs in stat. A process outside the tree
+//     never joins it (a process's parent changes only when the parent
+//     exits, and the new parent, a subreaper or init, is an ancestor, so it
+//     was in the tree only if the process already was), so the reader
+//     remembers the PIDs it found outside and reads their stat again only
+//     every fullScanEvery; it reads every tick the tree's processes and
+//     PIDs it has not seen. A PID reused within that time by a new child of
+//     the tree is found at the next full scan; its CPU is not lost
+//     meanwhile, since a process new to the tree brings all its counters
+//     (and if it exits first, its parent's cutime does).
+//
+// In both, the files of the tree's processes (stat, and per thread
+// schedstat and children, smaps_rollup once PSS is read) stay open from one
+// reading to the next and are read with pread (see procFiles), up to
+// maxHeld descriptors; a held descriptor names one process, so a PID reused
+// by another never reads as the old process.
 type reader struct {
-	fs       proc.FS
-	root     string // the mount point
-	buf      []byte // for stat and schedstat files
+	fs   proc.FS
+	root string // the mount point
+	buf  []byte // for stat, schedstat and smaps_rollup files
+	kbuf []byte // for children files; grows
+	// hold says descriptors are kept: root is a procfs (a fixture tree of
+	// plain files is read by path, so that tests can rewrite it).
+	hold    bool
+	held    int // descriptors held
+	maxHeld int
+	mode    readMode
+
+	// procs holds the files of the tree's processes, by PID; gen is the
+	// reading that last found each in the tree.
+	procs map[int]*procFiles
+	gen   uint64
+
+	// Per reading, reused: every stat read, the files opened for processes
+	// not yet in procs, the tree's PIDs in the order found, children lists.
+	stats   map[int]proc.Stat
+	pending map[int]*proc.File
+	members []int
+	kids    []int
+
+	// scan mode
 	outside  map[int]uint64
 	lastFull time.Time
+	ppidKids map[int][]int
 }
+
+// readMode is how the reader finds the tree.
+type readMode int
+
+const (
+	modeUnknown readMode = iota
+	modeWalk
+	modeScan
+)
+
+func (m readMode) String() string {
+	switch m {
+	case modeWalk:
+		return "walk"
+	case modeScan:
+		return "scan"
+	}
+	return "unknown"
+}
+
+// defaultMaxHeld bounds the descriptors a reader holds: benchrig's load
+// generators need theirs (thousands of connections).
+const defaultMaxHeld = 4096
 
 // newReader opens the procfs mounted at root.
 func newReader(root string) (*reader, error) {
@@ -82,7 +146,18 @@ func newReader(root string) (*reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open procfs at %q: %w", root, err)
 	}
-	return &reader{fs: pfs, root: root, buf: make([]byte, 4096)}, nil
+	return &reader{
+		fs:       pfs,
+		root:     root,
+		buf:      make([]byte, 4096),
+		kbuf:     make([]byte, 1024),
+		hold:     proc.IsProcfs(root),
+		maxHeld:  defaultMaxHeld,
+		procs:    make(map[int]*procFiles),
+		stats:    make(map[int]proc.Stat),
+		pending:  make(map[int]*proc.File),
+		ppidKids: make(map[int][]int),
+	}, nil
 }
 
 // rootStart returns the start time of process pid, to identify it later, or
@@ -100,66 +175,61 @@ func (r *reader) rootStart(pid int) (uint64, error) {
 
 // read reads the tree rooted at process root, which started at rootStart,
 // with the trees of the further roots also (PID → start time) that still
-// run, at time now; it reads PSS only when withPSS. Processes that vanish while it
-// reads are skipped; an error is returned only when the process list cannot
-// be read or the root's stat is unreadable for another reason than its
-// exit.
+// run, at time now; it reads PSS only when withPSS. Processes that vanish
+// while it reads are skipped; an error is returned only when the process
+// list cannot be read or the root's stat is unreadable for another reason
+// than its exit.
 func (r *reader) read(root int, rootStart uint64, also map[int]uint64, withPSS bool, now time.Time) (tree, error) {
-	all, err := r.fs.PIDs()
-	if err != nil {
-		return tree{}, fmt.Errorf("list processes in %q: %w", r.root, err)
+	if r.mode == modeUnknown {
+		r.mode = modeScan
+		if f, err := proc.OpenFile(r.threadPath(root, root, "children"), false); err == nil {
+			f.Close()
+			r.mode, r.lastFull = modeWalk, now
+		}
 	}
-	full := now.Sub(r.lastFull) >= fullScanEvery
-	if full {
+	r.gen++
+	clear(r.stats)
+	r.members = r.members[:0]
+	defer r.endReading()
+
+	var gone bool
+	var err error
+	switch {
+	case r.mode == modeWalk && now.Sub(r.lastFull) < rescanEvery:
+		gone, err = r.walk(root, rootStart, also)
+		if err == errNoChildren {
+			r.mode = modeScan
+			return r.read(root, rootStart, also, withPSS, now)
+		}
+	case r.mode == modeWalk:
 		r.lastFull = now
-	}
-	stats := make(map[int]proc.Stat)
-	children := make(map[int][]int)
-	outside := make(map[int]uint64, len(r.outside))
-	for _, pid := range all {
-		if start, ok := r.outside[pid]; ok && !full {
-			outside[pid] = start
-			continue
+		gone, err = r.scan(root, rootStart, also, true)
+	default:
+		full := now.Sub(r.lastFull) >= fullScanEvery
+		if full {
+			r.lastFull = now
 		}
-		st, err := r.fs.ReadStat(pid, r.buf)
-		if err != nil {
-			if pid == root && !proc.Vanished(err) {
-				return tree{}, fmt.Errorf("read stat of root process %d: %w", root, err)
-			}
-			continue // exited since the listing, or unreadable: not ours to judge
-		}
-		stats[pid] = st
-		children[st.PPID] = append(children[st.PPID], pid)
+		gone, err = r.scan(root, rootStart, also, full)
 	}
+	if err != nil || gone {
+		return tree{rootGone: gone}, err
+	}
+	return r.sum(withPSS), nil
+}
 
-	rs, ok := stats[root]
-	if !ok || rs.StartTime != rootStart || rs.Exited() {
-		return tree{rootGone: true}, nil
+// sum reads the threads (and PSS when withPSS) of the tree's processes
+// found by walk or scan and adds up the reading.
+func (r *reader) sum(withPSS bool) tree {
+	t := tree{
+		procs:   make(map[int]procInfo, len(r.members)),
+		sched:   make(map[int]uint64, len(r.members)),
+		alive:   make(map[int]uint64, len(r.stats)-len(r.members)+len(r.outside)),
+		pssRead: withPSS,
 	}
-
-	t := tree{procs: make(map[int]procInfo), sched: make(map[int]uint64), pssRead: withPSS}
-	queue := []int{root}
-	for pid, start := range also {
-		if st, ok := stats[pid]; ok && st.StartTime == start && !st.Exited() {
-			queue = append(queue, pid)
-		}
-	}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		if _, seen := t.procs[pid]; seen {
-			continue // guards against a PPID cycle in a corrupt fixture
-		}
-		queue = append(queue, children[pid]...)
-		st := stats[pid]
+	for _, pid := range r.members {
+		st := r.stats[pid]
 		user, system := st.TreeCPUTicks()
-		info := procInfo{
-			ppid:   st.PPID,
-			start:  st.StartTime,
-			zombie: st.Exited(),
-			user:   user,
-			system: system,
-		}
+		info := procInfo{ppid: st.PPID, start: st.StartTime, zombie: st.Exited(), user: user, system: system}
 		t.procs[pid] = info
 		if info.zombie {
 			continue // no memory or threads left; CPU counted above
@@ -167,69 +237,120 @@ func (r *reader) read(root int, rootStart uint64, also map[int]uint64, withPSS b
 		t.processes++
 		t.threads += st.NumThreads
 		t.rss += st.ResidentMemory()
+		p := r.procs[pid]
 		if withPSS {
-			r.readPSS(&t, pid)
+			r.readPSS(&t, p)
 		}
-		r.readSched(&t, pid, st.NumThreads)
+		r.readSched(&t, p, st)
 	}
-	for pid, st := range stats {
-		if _, in := t.procs[pid]; !in {
-			outside[pid] = st.StartTime
+	for pid, st := range r.stats {
+		if !r.inTree(pid) {
+			t.alive[pid] = st.StartTime
 		}
 	}
-	r.outside = outside
-	t.alive = outside
-	return t, nil
+	if r.mode == modeScan {
+		for pid, start := range r.outside {
+			t.alive[pid] = start
+		}
+	}
+	return t
 }
 
-// readPSS adds the PSS of process pid to t, or flags PSS as unavailable.
-func (r *reader) readPSS(t *tree, pid int) {
-	sm, err := r.fs.SmapsRollup(pid)
-	switch {
-	case err == nil:
-		t.pss += sm.Pss
-	case proc.Vanished(err) && !r.exists(strconv.Itoa(pid)):
-		// exited while being read: it holds no memory any more
-	default:
-		t.pssUnavailable = true
-	}
-}
-
-// readSched adds the scheduler run time of each thread of process pid to t,
-// or flags schedstat as unavailable. A process with one thread is read from
-// /proc/PID/schedstat (its only thread is the leader, TID = PID), which
-// saves listing its task directory.
-func (r *reader) readSched(t *tree, pid, threads int) {
-	if threads == 1 {
-		ns, err := r.fs.ReadSchedstat(pid, r.buf)
-		switch {
-		case err == nil:
-			t.sched[pid] = uint64(ns)
-		case !proc.Vanished(err) || r.exists(strconv.Itoa(pid)):
-			t.schedUnavailable = true
-		}
-		return
-	}
-	tids, err := r.fs.Threads(pid)
+// walk finds the tree from its roots down through the children files (walk
+// mode). It returns errNoChildren when a children file is missing.
+func (r *reader) walk(root int, rootStart uint64, also map[int]uint64) (rootGone bool, err error) {
+	st, ok, err := r.stat(root)
 	if err != nil {
-		if !proc.Vanished(err) || r.exists(strconv.Itoa(pid)) {
-			t.schedUnavailable = true
-		}
-		return
+		return false, fmt.Errorf("read stat of root process %d: %w", root, err)
 	}
-	for _, tid := range tids {
-		ns, err := r.fs.ReadThreadSchedstat(pid, tid, r.buf)
-		switch {
-		case err == nil:
-			t.sched[tid] = uint64(ns)
-		case !proc.Vanished(err) || r.exists(strconv.Itoa(pid), "task", strconv.Itoa(tid)):
-			t.schedUnavailable = true
+	if !ok || st.StartTime != rootStart || st.Exited() {
+		return true, nil
+	}
+	r.accept(root)
+	for pid, start := range also {
+		if st, ok, _ := r.stat(pid); ok && st.StartTime == start && !st.Exited() && !r.inTree(pid) {
+			r.accept(pid)
+		}
+	}
+	for done := 0; ; {
+		for ; done < len(r.members); done++ {
+			pid := r.members[done]
+			if err := r.children(pid); err != nil {
+				return false, err
+			}
+			for _, c := range r.kids {
+				if r.inTree(c) {
+					continue
+				}
+				if st, ok, _ := r.stat(c); ok && r.inTree(st.PPID) {
+					r.accept(c)
+				}
+			}
+		}
+		// Processes of the last reading the walk did not reach.
+		for pid, p := range r.procs {
+			if p.gen == r.gen {
+				continue
+			}
+			if st, ok, _ := r.stat(pid); ok && r.inTree(st.PPID) {
+				r.accept(pid)
+			}
+		}
+		if done == len(r.members) {
+			return false, nil
 		}
 	}
 }
 
-// exists reports whether a path under the procfs mount exists.
-func (r *reader) exists(elem ...string) bool {
-	_, err := os.Stat(r.fs.Path(elem...))
-	return err == nil
+// scan finds the tree from the PPIDs of every process listed (scan mode,
+// and walk mode's safety net); without full it skips the PIDs it found
+// outside the tree before.
+func (r *reader) scan(root int, rootStart uint64, also map[int]uint64, full bool) (rootGone bool, err error) {
+	all, err := r.fs.PIDs()
+	if err != nil {
+		return false, fmt.Errorf("list processes in %q: %w", r.root, err)
+	}
+	for k, v := range r.ppidKids {
+		r.ppidKids[k] = v[:0]
+	}
+	outside := make(map[int]uint64, len(r.outside))
+	for _, pid := range all {
+		if start, ok := r.outside[pid]; ok && !full {
+			outside[pid] = start
+			continue
+		}
+		st, ok, err := r.stat(pid)
+		if err != nil && pid == root {
+			return false, fmt.Errorf("read stat of root process %d: %w", root, err)
+		}
+		if ok {
+			r.ppidKids[st.PPID] = append(r.ppidKids[st.PPID], pid)
+		}
+	}
+	rs, ok := r.stats[root]
+	if !ok || rs.StartTime != rootStart || rs.Exited() {
+		return true, nil
+	}
+	r.accept(root)
+	for pid, start := range also {
+		if st, ok := r.stats[pid]; ok && st.StartTime == start && !st.Exited() && !r.inTree(pid) {
+			r.accept(pid)
+		}
+	}
+	for i := 0; i < len(r.members); i++ {
+		for _, c := range r.ppidKids[r.members[i]] {
+			if !r.inTree(c) { // also guards against a PPID cycle in a corrupt fixture
+				r.accept(c)
+			}
+		}
+	}
+	if r.mode == modeScan {
+		for pid, st := range r.stats {
+			if !r.inTree(pid) {
+				outside[pid] = st.StartTime
+			}
+		}
+		r.outside = outside
+	}
+	return false, nil
 }
