@@ -54,7 +54,7 @@ for run in $(seq "$RUNS"); do
 	reqs=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/out")
 	echo "h2load $reqs $DURATION $cpu" >>"$work/rows"
 
-	cpu=$(GOMAXPROCS=1 measure ./bin/benchrig http "$url" "${flags[@]}" $(nocal ./bin/benchrig) -c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
+	cpu=$(GOMAXPROCS=$(brprocs) measure ./bin/benchrig http "$url" "${flags[@]}" $(nocal ./bin/benchrig) -c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
 	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 	echo "benchrig $reqs $secs $cpu" >>"$work/rows"
 	echo "run $run done" >&2

@@ -69,7 +69,7 @@ for run in $(seq "$RUNS"); do
 	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
-		cpu=$(GOMAXPROCS=1 measure "$bin" http "$url" $(nocal "$bin") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" $(nocal "$bin") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
 	done
@@ -96,7 +96,7 @@ for run in $(seq "$RUNS"); do
 	for tool in benchrig-https ${BENCHRIG_BEFORE:+benchrig-before-https}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before-https ] && bin=$BENCHRIG_BEFORE
-		cpu=$(GOMAXPROCS=1 measure "$bin" http "$url" --insecure $(nocal "$bin") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" --insecure $(nocal "$bin") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
 	done

@@ -94,7 +94,7 @@ benchrig_row() {
 	local tool=$1 rows=$2 cpu bin=$benchrig
 	shift 2
 	case "$tool" in benchrig-before*) bin=$BENCHRIG_BEFORE ;; esac
-	cpu=$(GOMAXPROCS=1 measure "$bin" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
+	cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
 		--baseline 0 --warmup 0 --settle 0 --recovery 0 $(nocal "$bin") --json "$@" | cpu_of)
 	python3 - "$work/out" "$tool" "$cpu" >>"$rows" <<'PY'
 import json, sys

@@ -157,7 +157,7 @@ print(n, n / float(m.group(1)))' "$work/out" "$(((n / CONNECTIONS) * CONNECTIONS
 			[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
 			[ "$tool" = benchrig-novalidate ] && extra=
 			# shellcheck disable=SC2086
-			cpu=$(GOMAXPROCS=1 measure "$bin" resp --addr "127.0.0.1:$port" $brflags $extra $(nocal "$bin") --keyspace 64 \
+			cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" resp --addr "127.0.0.1:$port" $brflags $extra $(nocal "$bin") --keyspace 64 \
 				-c "$CONNECTIONS" -p "$p" -n "$n" --json | cpu_of)
 			read -r reqs secs bytes < <(python3 -c 'import json,sys
 s=[json.loads(x) for x in open(sys.argv[1]) if x.strip() and json.loads(x).get("type") == "sample"][0]; l=s["load"]; st=s.get("stats") or {}

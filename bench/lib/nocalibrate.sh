@@ -5,3 +5,15 @@
 # leave that fixed cost out, as `benchrig calibrate` reports it apart. An
 # older build (BENCHRIG_BEFORE, BENCHRIG) has no floor and no flag.
 nocal() { "$1" http --help 2>&1 | grep -q -- '--no-calibrate' && echo --no-calibrate; true; }
+
+# PINNED=0 is the unpinned case: the server and every client may use every
+# CPU (taskset over all of them) and benchrig picks its own GOMAXPROCS and
+# event loops, as a run without pinning flags does. brprocs prints the
+# GOMAXPROCS benchrig is given: 1 pinned (its one CPU), nothing unpinned.
+PINNED=${PINNED:-1}
+if [ "$PINNED" = 0 ]; then
+	all_cpus="0-$(($(nproc) - 1))"
+	SERVER_CPU=$all_cpus
+	CLIENT_CPU=$all_cpus
+fi
+brprocs() { [ "$PINNED" = 0 ] || echo 1; }
