@@ -126,7 +126,8 @@ func Wall(now int64) time.Time { return epoch.Add(time.Duration(now)) }
 // connections from one goroutine (an event loop), which costs the client
 // less CPU than a goroutine per connection: responses that arrive together
 // are read in one pass and the next requests leave in a burst. The engine
-// uses it for closed-loop windows only.
+// uses it for closed-loop windows, and for constant-rate windows when its
+// loops pace (PacedLoop).
 type Multiplexer interface {
 	// OpenLoop opens conns connections driven by one Loop. Any failure is
 	// a setup error: nothing stays open.
@@ -155,6 +156,35 @@ type Loop interface {
 	// Close closes every connection. It is idempotent and safe to call
 	// concurrently with Run, which it ends.
 	Close() error
+}
+
+// PacedLoop is a Loop whose Run also drives an open loop: given a
+// PacedWork, it sends each request on a connection with none in flight
+// when the request is due (a timer armed for the next due time, so one
+// wake-up sends every request due by then), never calling Claim, and
+// reports each outcome with Record's sent as its send time.
+type PacedLoop interface {
+	Loop
+	// Paces reports that Run accepts a PacedWork.
+	Paces() bool
+}
+
+// PacedWork is the LoopWork of an open loop (a constant rate): the
+// schedule and the backlog of due requests waiting for a connection are
+// the work's; the loop only says when it has connections free and takes
+// the due requests.
+type PacedWork interface {
+	LoopWork
+	// Due moves every request due by now into the backlog (those beyond
+	// free, the connections able to take one at once, are late; a full
+	// backlog drops them) and returns when the next one is due
+	// (math.MaxInt64: none is left to schedule) and whether any request
+	// is left, scheduled or waiting.
+	Due(now int64, free int) (next int64, more bool)
+	// Take takes the backlog's oldest request for a send at now (unique
+	// per request: a loop sending several in one pass gives each its own
+	// now); ok is false when the backlog is empty.
+	Take(now int64) (seq uint64, ok bool)
 }
 
 // LoopWork is the engine's side of a Loop's Run, called from Run's

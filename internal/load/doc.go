@@ -6,12 +6,17 @@
 // Config.Pipeline requests in flight and sends the next as soon as one
 // completes (as wrk and redis-benchmark do), on the driver's epoll event
 // loop when it is a driver.Multiplexer, else a goroutine per connection.
-// Constant rate (Config.Rate): one dispatcher follows an absolute
-// schedule (constant or Poisson) across all connections, and latency is
-// measured both from each request's due time (corrected: a slow server's
-// queueing is measured, not hidden, as wrk2 does) and from its actual send
-// (service time); due requests that find no free connection wait in a
-// bounded backlog, beyond which they are dropped and counted.
+// Constant rate (Config.Rate): an absolute schedule (constant or Poisson)
+// across all connections, and latency is measured both from each
+// request's due time (corrected: a slow server's queueing is measured, not
+// hidden, as wrk2 does) and from its actual send (service time); due
+// requests that find no free connection wait in a bounded backlog, beyond
+// which they are dropped and counted. On a driver whose event loops pace
+// (driver.PacedLoop) each loop follows its share of the schedule (every
+// L-th request) with a timer armed for the next due time, so one wake-up
+// sends every request due by then; otherwise one dispatcher sleeps until
+// each due time (clock_nanosleep) and hands the request to a goroutine per
+// connection.
 //
 // A window ends on time (Window.Duration) or by count (Window.Requests):
 // the requests still outstanding at its end are counted as such, with the

@@ -284,6 +284,11 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	}
 	var rs *rateState
 	switch {
+	case e.loops != nil && e.cfg.Rate > 0:
+		var err error
+		if rs, err = e.runPacedLoops(ctx, w, start, deadline, recs); err != nil {
+			return nil, err
+		}
 	case e.loops != nil:
 		if err := e.runLoops(ctx, w, deadline, recs); err != nil {
 			return nil, err

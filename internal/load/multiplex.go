@@ -52,6 +52,11 @@ func (w *loopWork) Claim(n int) (uint64, int) {
 // send.
 func (w *loopWork) Record(o *driver.Outcome, sent int64) {
 	w.rec.record(o, sent, sent)
+	w.count(o)
+}
+
+// count counts a recorded outcome as sent and in the progress counters.
+func (w *loopWork) count(o *driver.Outcome) {
 	if o.Class == driver.Drained {
 		return // reported (and counted as sent) as Outstanding before
 	}
@@ -74,14 +79,15 @@ func (w *loopWork) Reconnected(cause string, resent int) {
 }
 
 // openLoops opens the connections on the driver's event loops, when the
-// driver has them and the window is a closed loop. One loop runs on one OS
+// driver has them, for a closed loop, or for a constant rate when they pace
+// (driver.PacedLoop). One loop runs on one OS
 // thread, so the connections are spread over as many loops as the client may
 // use cores (like wrk's -t), and never more loops than connections. It
 // reports whether it did: not when the driver's OpenLoop says
 // driver.ErrNoLoop for its configuration.
 func (e *Engine) openLoops(ctx context.Context) (bool, error) {
 	mx, ok := e.drv.(driver.Multiplexer)
-	if !ok || e.cfg.Rate > 0 || e.cfg.Share != nil { // loops claim contiguous sequence numbers
+	if !ok || (e.cfg.Rate == 0 && e.cfg.Share != nil) { // closed loops claim contiguous sequence numbers
 		return false, nil
 	}
 	n := min(UsableCores(), e.cfg.Connections)
@@ -107,6 +113,13 @@ func (e *Engine) openLoops(ctx context.Context) (bool, error) {
 		}
 		opened += conns
 		e.loops = append(e.loops, l)
+		if pl, ok := l.(driver.PacedLoop); e.cfg.Rate > 0 && (!ok || !pl.Paces()) {
+			for _, l := range e.loops { // a constant rate needs loops that pace
+				_ = l.Close()
+			}
+			e.loops = nil
+			return false, nil
+		}
 	}
 	return true, nil
 }

@@ -28,6 +28,7 @@ package evloop
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -52,6 +53,8 @@ const WakeTag = -1
 type Poller struct {
 	events     []unix.EpollEvent
 	epfd, evfd int
+	tfd        int             // the timer (Arm), -1 until first armed
+	armed      int64           // when it is armed for, math.MaxInt64: not armed
 	ep         *os.File        // epfd, registered with the runtime's poller
 	rc         syscall.RawConn // ep's
 	deadline   time.Time       // ep's read deadline as last set
@@ -69,7 +72,7 @@ type Poller struct {
 // close the loop's own sockets. After a failed Init, Shutdown releases what
 // was created.
 func (p *Poller) Init(nevents int, closeConns func()) error {
-	p.epfd, p.evfd, p.closeConns = -1, -1, closeConns
+	p.epfd, p.evfd, p.tfd, p.armed, p.closeConns = -1, -1, -1, math.MaxInt64, closeConns
 	p.events = make([]unix.EpollEvent, max(nevents, 1))
 	var err error
 	if p.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
@@ -232,6 +235,9 @@ func (p *Poller) shutdownLocked() {
 	}
 	if p.evfd >= 0 {
 		_ = unix.Close(p.evfd)
+	}
+	if p.tfd >= 0 {
+		_ = unix.Close(p.tfd)
 	}
 	switch {
 	case p.ep != nil:

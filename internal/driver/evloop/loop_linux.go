@@ -2,6 +2,7 @@ package evloop
 
 import (
 	"context"
+	"math"
 
 	"golang.org/x/sys/unix"
 
@@ -40,6 +41,14 @@ type Loop struct {
 	ended    bool  // the deadline passed: the in-flight requests were reported Outstanding
 	stale    int   // connections whose requests were reported Outstanding, answers not all in
 	ready    []*Conn
+
+	// an open loop's (Run with a driver.PacedWork)
+	paced  driver.PacedWork
+	idle   []*Conn // open connections with nothing in flight
+	stamp  int64   // the last send's time: each send gets its own
+	wakeAt int64   // when the next due request wants a wake-up
+	// dueAtEnd: the work was told what fell due by the deadline
+	dueAtEnd bool
 }
 
 // State is where a loop connection stands.
@@ -68,6 +77,7 @@ type Conn struct {
 	Resend   int    // requests to send again once the new socket is open
 	Out      Outbox // the unwritten rest of the requests
 	queued   bool   // in Loop.ready
+	idle     bool   // in Loop.idle (an open loop's)
 }
 
 // Handler is a protocol's side of a Loop. Its methods are called on the
@@ -127,7 +137,17 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 
 	l.Ctx, l.W, l.Pipeline, l.Deadline, l.Stopping, l.Inflight = ctx, w, max(pipeline, 1), deadline, false, 0
 	l.ended, l.stale = false, 0
-	defer func() { l.W, l.Ctx = nil, nil }()
+	l.paced, _ = w.(driver.PacedWork)
+	if l.paced != nil {
+		l.Pipeline = 1 // each request is sent when due
+		for _, c := range l.idle {
+			c.idle = false
+		}
+		clear(l.idle)
+		l.idle, l.wakeAt, l.dueAtEnd = l.idle[:0], math.MaxInt64, false
+		defer func() { _ = l.P.Arm(driver.Now(), math.MaxInt64) }()
+	}
+	defer func() { l.W, l.Ctx, l.paced = nil, nil, nil }()
 	if l.IdleFirst {
 		evs, err := l.P.Wait(0)
 		if err != nil {
@@ -149,7 +169,11 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		}
 	}
 	for {
-		l.sendReady()
+		if l.paced != nil {
+			l.sendDue()
+		} else {
+			l.sendReady()
+		}
 		if l.Deadline != 0 && l.Stopping {
 			if now := driver.Now(); now >= l.Deadline {
 				if !l.ended {
@@ -163,7 +187,13 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		if l.Stopping && l.Inflight == 0 && l.stale == 0 {
 			return nil
 		}
-		evs, err := l.P.Wait(l.Alarm.WaitMS(driver.Now()))
+		now := driver.Now()
+		if l.paced != nil {
+			if err := l.P.Arm(now, l.wakeAt); err != nil {
+				return err
+			}
+		}
+		evs, err := l.P.Wait(l.Alarm.WaitMS(now))
 		if err != nil {
 			return err
 		}
@@ -184,8 +214,8 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 // dispatch handles a wait's events.
 func (l *Loop) dispatch(evs []unix.EpollEvent) {
 	for _, ev := range evs {
-		if ev.Fd == WakeTag {
-			continue // Run checks the cancellation
+		if ev.Fd == WakeTag || ev.Fd == TimerTag {
+			continue // Run checks the cancellation; a timer only wakes
 		}
 		c := l.Conns[ev.Fd]
 		if uint32(ev.Pad) != c.Gen {

@@ -1,0 +1,195 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/benchrig/benchrig/internal/driver"
+)
+
+// pacedWork is the engine's side of one event loop in a constant-rate
+// window (driver.PacedWork): the loop's share of the schedule (every L-th
+// request of the engine's, L the loop count), its backlog of due requests
+// waiting for a free connection, and the due time of each request in
+// flight, keyed by its send time, so that latency runs from the due time
+// (corrected for coordinated omission) and service time from the send.
+type pacedWork struct {
+	loopWork
+	cfg    *Config
+	pacer  Pacer
+	share  Share  // the loop's share of the engine's requests
+	start  int64  // the window's start
+	dur    int64  // its duration (0: count-bound only)
+	limit  uint64 // the loop's request count (0: none)
+	j      uint64 // the loop's requests scheduled so far
+	nextAt int64  // the next request's offset from start
+	ended  bool   // the schedule has no more
+	back   *overflow
+	due    map[int64]int64 // send time → due time, of the requests in flight
+
+	scheduled, late, dropped int64
+}
+
+var _ driver.PacedWork = (*pacedWork)(nil)
+
+// newPacedWork makes loop i of n's work for window w: its own pacer over
+// the engine's schedule (the engine's share of the cell, then the loop's
+// of the engine's), a backlog of its share of the engine's.
+func (e *Engine) newPacedWork(i, n int, w Window, start int64, rec *recorder, backlog int) (*pacedWork, error) {
+	var base Pacer
+	var err error
+	if e.cfg.Arrival == "poisson" {
+		base, err = NewPoissonPacer(e.cfg.Rate, e.cfg.Seed)
+	} else {
+		base, err = NewConstantPacer(e.cfg.Rate)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.cfg.Share != nil {
+		base = SharePacer(base, *e.cfg.Share)
+	}
+	sh := Share{Index: i, Count: n}
+	pw := &pacedWork{
+		loopWork: loopWork{rec: rec, prog: &e.prog},
+		cfg:      &e.cfg, pacer: SharePacer(base, sh), share: sh, start: start, dur: int64(w.Duration),
+		back: newOverflow(max(1, backlog/n)), due: make(map[int64]int64, 2*len(e.loops)),
+	}
+	if lim := e.cfg.shareLimit(uint64(w.Requests)); lim > 0 {
+		pw.limit = uint64(sh.Requests(int64(min(lim, math.MaxInt64))))
+		pw.ended = pw.limit == 0
+	}
+	if !pw.ended {
+		pw.advance()
+	}
+	return pw, nil
+}
+
+// advance draws the next request's due time, or ends the schedule.
+func (pw *pacedWork) advance() {
+	if pw.limit != 0 && pw.j >= pw.limit {
+		pw.ended = true
+		return
+	}
+	pw.nextAt = pw.pacer.Next()
+	if pw.dur > 0 && pw.nextAt >= pw.dur {
+		pw.ended = true
+	}
+}
+
+// Due implements driver.PacedWork.
+func (pw *pacedWork) Due(now int64, free int) (int64, bool) {
+	for !pw.ended && pw.start+pw.nextAt <= now {
+		t := ticket{seq: pw.cfg.seqOf(pw.share.Seq(pw.j)), due: pw.start + pw.nextAt}
+		pw.scheduled++
+		if pw.back.n >= free {
+			pw.late++ // no connection free when it was due
+		}
+		if !pw.back.push(t) {
+			pw.dropped++
+			pw.prog.failures.Add(1)
+		}
+		pw.j++
+		pw.advance()
+	}
+	if pw.ended {
+		return math.MaxInt64, pw.back.n > 0
+	}
+	return pw.start + pw.nextAt, true
+}
+
+// Take implements driver.PacedWork.
+func (pw *pacedWork) Take(now int64) (uint64, bool) {
+	if pw.back.n == 0 {
+		return 0, false
+	}
+	t := pw.back.front()
+	pw.back.pop()
+	_ = pw.rec.lag.RecordValue(us(now - t.due))
+	pw.due[now] = t.due
+	return t.seq, true
+}
+
+// Record implements driver.LoopWork: latency from the request's due time.
+func (pw *pacedWork) Record(o *driver.Outcome, sent int64) {
+	from := sent
+	if d, ok := pw.due[sent]; ok {
+		from = d
+		delete(pw.due, sent)
+	}
+	pw.rec.record(o, from, sent)
+	pw.count(o)
+}
+
+// finish counts, at the window's end, the requests still waiting and those
+// due before the end that the loop never moved to its backlog (it fell
+// behind) as scheduled and dropped.
+func (pw *pacedWork) finish() {
+	n := int64(pw.back.n)
+	pw.back.n = 0
+	var missed int64 // the one drawn and each after it, due before the end
+	for !pw.ended && pw.dur > 0 && missed < maxMissedDraws {
+		missed++
+		pw.j++
+		pw.advance()
+	}
+	pw.scheduled += missed
+	n += missed
+	pw.dropped += n
+	if n > 0 {
+		pw.prog.failures.Add(n)
+	}
+	clear(pw.due)
+}
+
+// runPacedLoops is the open loop driven by the driver's event loops (they
+// pace: driver.PacedLoop), one goroutine, recorder and share of the
+// schedule each: no dispatcher, no sleep per request.
+func (e *Engine) runPacedLoops(ctx context.Context, w Window, start, deadline int64, recs []*recorder) (*rateState, error) {
+	rs := &rateState{rate: e.cfg.Rate, full: e.cfg.Rate, arrival: e.cfg.Arrival, backlog: min(e.cfg.backlog(), MaxBacklog)}
+	if e.cfg.Share != nil {
+		rs.rate = e.cfg.Share.Rate(e.cfg.Rate)
+	}
+	if rs.arrival == "" {
+		rs.arrival = "constant"
+	}
+	works := make([]*pacedWork, len(e.loops))
+	for i := range e.loops {
+		pw, err := e.newPacedWork(i, len(e.loops), w, start, recs[i], rs.backlog)
+		if err != nil {
+			rs.err = err
+			return rs, nil
+		}
+		works[i] = pw
+	}
+	errs := make([]error, len(e.loops))
+	var wg sync.WaitGroup
+	for i, l := range e.loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.Run(ctx, 1, deadline, works[i])
+		}()
+	}
+	wg.Wait()
+	for _, pw := range works {
+		pw.finish()
+		rs.scheduled += pw.scheduled
+		rs.late += pw.late
+		rs.dropped += pw.dropped
+	}
+	err := errors.Join(errs...)
+	if err == nil || ctx.Err() != nil {
+		return rs, nil
+	}
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return rs, nil
+	}
+	return rs, fmt.Errorf("event loop: %w", err)
+}

@@ -1,0 +1,73 @@
+package load
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	httpdriver "github.com/benchrig/benchrig/internal/protocol/http/driver"
+	"github.com/benchrig/benchrig/internal/result"
+)
+
+// TestPacedLoopsAtRate: a constant rate on a driver whose event loops pace
+// runs on those loops (no dispatcher, no worker goroutines): every request
+// of the schedule is accounted for (sent and answered, or dropped), the
+// server sees exactly the completed ones, the constant schedule is counted
+// exactly, each request's latency runs from its due time (at least its
+// service time), and the schedule lag is recorded. Closed-loop windows on
+// the same engine still work.
+func TestPacedLoopsAtRate(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		_, _ = w.Write([]byte("ok\n"))
+	}))
+	t.Cleanup(srv.Close)
+	for _, arrival := range []string{"constant", "poisson"} {
+		drv, err := httpdriver.New(httpdriver.Config{URL: srv.URL + "/", Method: "GET", Timeout: 10 * time.Second, DialTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := New(Config{EngineConfig: result.EngineConfig{Connections: 4, Pipeline: 1, Rate: 2000, Arrival: arrival, Seed: 7}}, drv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(e.loops) == 0 {
+			t.Fatalf("%s: the rate runs on goroutines, not on the driver's pacing loops", arrival)
+		}
+		served.Store(0)
+		res, err := e.Run(context.Background(), Window{Duration: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Rate
+		if r == nil {
+			t.Fatalf("%s: no rate figures", arrival)
+		}
+		if arrival == "constant" && r.Scheduled != 2000 {
+			t.Errorf("constant: %d scheduled in 1 s at 2000/s, want 2000", r.Scheduled)
+		}
+		failed := res.Errors + res.Timeouts + res.Unexpected
+		if got := res.Requests + failed + res.OutstandingAtEnd + r.Dropped; got != r.Scheduled {
+			t.Errorf("%s: %d completed + %d failed + %d outstanding + %d dropped = %d, want the %d scheduled",
+				arrival, res.Requests, failed, res.OutstandingAtEnd, r.Dropped, got, r.Scheduled)
+		}
+		if served.Load() < res.Requests {
+			t.Errorf("%s: the server answered %d, the engine counts %d completed", arrival, served.Load(), res.Requests)
+		}
+		if r.Lag.Count == 0 || res.Service == nil || res.Latency.P(50) < res.Service.P(50) {
+			t.Errorf("%s: lag %+v; latency p50 %d µs, service p50 %v", arrival, r.Lag, res.Latency.P(50), res.Service)
+		}
+		closed, err := e.Run(context.Background(), Window{Requests: 100})
+		if err != nil || closed.Requests+closed.Errors == 0 {
+			t.Errorf("%s: a count-bound window after the rate: %v, %+v", arrival, err, closed)
+		}
+		e.Close()
+	}
+}
