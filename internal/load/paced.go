@@ -56,7 +56,7 @@ func (e *Engine) newPacedWork(i, n int, w Window, start int64, rec *recorder, ba
 	pw := &pacedWork{
 		loopWork: loopWork{rec: rec, prog: &e.prog},
 		cfg:      &e.cfg, pacer: SharePacer(base, sh), share: sh, start: start, dur: int64(w.Duration),
-		back: newOverflow(max(1, backlog/n)), due: make(map[int64]int64, 2*len(e.loops)),
+		back: newOverflow(max(1, backlog/n)), due: make(map[int64]int64, 2*(e.cfg.Connections/n+1)),
 	}
 	if lim := e.cfg.shareLimit(uint64(w.Requests)); lim > 0 {
 		pw.limit = uint64(sh.Requests(int64(min(lim, math.MaxInt64))))
@@ -124,14 +124,15 @@ func (pw *pacedWork) Record(o *driver.Outcome, sent int64) {
 	pw.count(o)
 }
 
-// finish counts, at the window's end, the requests still waiting and those
-// due before the end that the loop never moved to its backlog (it fell
-// behind) as scheduled and dropped.
-func (pw *pacedWork) finish() {
+// finish counts, at the window's end, the requests still waiting as
+// dropped, and, unless the window was interrupted, those due before its
+// end that the loop never moved to its backlog (it fell behind) as
+// scheduled and dropped.
+func (pw *pacedWork) finish(interrupted bool) {
 	n := int64(pw.back.n)
 	pw.back.n = 0
 	var missed int64 // the one drawn and each after it, due before the end
-	for !pw.ended && pw.dur > 0 && missed < maxMissedDraws {
+	for !interrupted && !pw.ended && pw.dur > 0 && missed < maxMissedDraws {
 		missed++
 		pw.j++
 		pw.advance()
@@ -176,7 +177,7 @@ func (e *Engine) runPacedLoops(ctx context.Context, w Window, start, deadline in
 	}
 	wg.Wait()
 	for _, pw := range works {
-		pw.finish()
+		pw.finish(ctx.Err() != nil)
 		rs.scheduled += pw.scheduled
 		rs.late += pw.late
 		rs.dropped += pw.dropped
