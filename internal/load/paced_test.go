@@ -9,6 +9,7 @@ import (
 	"time"
 
 	httpdriver "github.com/benchrig/benchrig/internal/protocol/http/driver"
+	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/result"
 )
 
@@ -69,5 +70,35 @@ func TestPacedLoopsAtRate(t *testing.T) {
 			t.Errorf("%s: a count-bound window after the rate: %v, %+v", arrival, err, closed)
 		}
 		e.Close()
+	}
+}
+
+// TestPacedWorkAllocatesNothing: in the steady state an open loop's work
+// moves a due request to its backlog, hands it out and records its
+// outcome without allocating.
+func TestPacedWorkAllocatesNothing(t *testing.T) {
+	e := &Engine{cfg: Config{EngineConfig: result.EngineConfig{Connections: 4, Pipeline: 1, Rate: 1e6}}}
+	start := driver.Now()
+	rec := newRecorder(start, 0, 1, true, &timeline{secs: map[int]*secondAgg{}})
+	pw, err := e.newPacedWork(0, 1, Window{Duration: time.Hour}, start, rec, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := start
+	step := func() {
+		now += 1000 // one request due every µs
+		pw.Due(now, 1)
+		seq, ok := pw.Take(now)
+		if !ok {
+			t.Fatal("nothing to take")
+		}
+		_ = seq
+		pw.Record(&driver.Outcome{Class: driver.OK, Done: now + 50_000, Bytes: 100}, now)
+	}
+	for range 5000 { // warm: the backlog, the map and the recorder's second
+		step()
+	}
+	if n := testing.AllocsPerRun(2000, step); n != 0 {
+		t.Errorf("%.2f allocations per request, want 0", n)
 	}
 }
