@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	httpdriver "github.com/benchrig/benchrig/internal/protocol/http/driver"
 	"github.com/benchrig/benchrig/internal/driver"
+	httpdriver "github.com/benchrig/benchrig/internal/protocol/http/driver"
 	"github.com/benchrig/benchrig/internal/result"
 )
 
