@@ -113,6 +113,28 @@ func (pw *pacedWork) Take(now int64) (uint64, bool) {
 	return t.seq, true
 }
 
+// Claim implements driver.LoopWork for a loop's failure paths (a reopen
+// that failed, bytes nobody asked for): a request to fail in the
+// connection's name, as a goroutine's failed reconnect fails the request
+// it held. It is the oldest waiting, else the next of the schedule (drawn
+// early: it counts as scheduled); k is 0 only when the schedule is over.
+// A paced loop sends through Due and Take, never Claim.
+func (pw *pacedWork) Claim(int) (uint64, int) {
+	if pw.back.n > 0 {
+		t := pw.back.front()
+		pw.back.pop()
+		return t.seq, 1
+	}
+	if pw.ended {
+		return 0, 0
+	}
+	seq := pw.cfg.seqOf(pw.share.Seq(pw.j))
+	pw.scheduled++
+	pw.j++
+	pw.advance()
+	return seq, 1
+}
+
 // Record implements driver.LoopWork: latency from the request's due time.
 func (pw *pacedWork) Record(o *driver.Outcome, sent int64) {
 	from := sent

@@ -102,3 +102,28 @@ func TestPacedWorkAllocatesNothing(t *testing.T) {
 		t.Errorf("%.2f allocations per request, want 0", n)
 	}
 }
+
+// TestPacedClaimForFailures: a loop's failure paths claim through Claim:
+// the oldest waiting request first, then the schedule's next, drawn early
+// and counted as scheduled; 0 only once the schedule is over.
+func TestPacedClaimForFailures(t *testing.T) {
+	e := &Engine{cfg: Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 1000}}}
+	start := driver.Now()
+	rec := newRecorder(start, 0, 1, true, &timeline{secs: map[int]*secondAgg{}})
+	pw, err := e.newPacedWork(0, 1, Window{Requests: 3}, start, rec, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw.Due(start+int64(time.Millisecond), 0) // requests 0 and 1 due, no connection free
+	for i, want := range []uint64{0, 1, 2} {
+		if seq, k := pw.Claim(1); k != 1 || seq != want {
+			t.Fatalf("claim %d: %d, %d; want request %d", i, seq, k, want)
+		}
+	}
+	if _, k := pw.Claim(1); k != 0 {
+		t.Errorf("a claim past the window's 3 requests was granted")
+	}
+	if pw.scheduled != 3 || pw.late != 2 {
+		t.Errorf("scheduled %d, late %d; want 3 and 2", pw.scheduled, pw.late)
+	}
+}
