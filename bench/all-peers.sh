@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export RUNS=${RUNS:-5}
 PINNING=${PINNING:-"1 0"}
-SCRIPTS=${SCRIPTS:-"http h2 pg resp"}
+SCRIPTS=${SCRIPTS:-"http h2 pg resp ratecpu"}
 make -s build >/dev/null
 commit=$(git rev-parse --short HEAD)
 out=${OUT:-bench/results/all-peers-$(date -u +%F)-$commit.txt}
