@@ -32,10 +32,11 @@ type loop struct {
 	family      int
 	dial        int64 // connect timeout in ns
 
-	conns []*lconn // Loop.Conns, as the connections they are part of
-	buf   []byte   // the read buffer, shared: one goroutine reads
-	cbuf  []byte   // over TLS: the ciphertext read buffer, shared likewise
-	pipe  []byte   // the request repeated Pipeline times
+	conns []*lconn       // Loop.Conns, as the connections they are part of
+	buf   []byte         // the read buffer, shared: one goroutine reads
+	cbuf  []byte         // over TLS: the ciphertext read buffer, shared likewise
+	pipe  []byte         // the request repeated Pipeline times
+	out   driver.Outcome // a response's outcome, reused (Record takes a pointer)
 }
 
 // OpenLoop implements driver.Multiplexer: conns connections on one epoll

@@ -292,7 +292,10 @@ func (l *loop) complete(c *lconn, now int64) bool {
 		return true // unsolicited: nothing to account it to
 	}
 	r := &c.p.r
-	o := driver.Outcome{Class: driver.OK, Bytes: r.bytes, Done: now}
+	// the loop's own outcome: a local one would escape to the heap
+	// through the interface call, an allocation per response
+	o := &l.out
+	*o = driver.Outcome{Class: driver.OK, Bytes: r.bytes, Done: now}
 	if t := l.d.t; t.ops != nil {
 		o.Op = t.op(c.idx[len(c.idx)-c.Inflight])
 	}
@@ -301,12 +304,12 @@ func (l *loop) complete(c *lconn, now int64) bool {
 	}
 	c.used = true
 	if l.Answered(&c.Conn) {
-		l.W.Record(&o, c.Sent)
+		l.W.Record(o, c.Sent)
 	} else if o.Class == driver.OK {
 		// outstanding at a window's end: counted then, and now only as
 		// answered after it
 		o.Class = driver.Drained
-		l.W.Record(&o, c.Sent)
+		l.W.Record(o, c.Sent)
 	}
 	if t := l.d.t; t.multi() && c.Inflight > 0 {
 		c.done++
