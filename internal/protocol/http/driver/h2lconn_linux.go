@@ -59,6 +59,7 @@ type h2lc struct {
 	used           bool   // a stream ended on this socket
 
 	slots  []h2slot // streams on the wire (id 0: a free slot)
+	byID   []int32  // slot of stream id at (id/2) mod len: a hint, checked
 	resend []h2slot // requests to send (again) on the next socket, or when the window opens
 }
 

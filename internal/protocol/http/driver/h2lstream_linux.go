@@ -40,6 +40,11 @@ const (
 func (l *h2loop) fill(c *h2lc, now int64) {
 	if len(c.slots) < l.pipeline {
 		c.slots = append(c.slots, make([]h2slot, l.pipeline-len(c.slots))...)
+		n := 1
+		for n < 2*len(c.slots) {
+			n <<= 1
+		}
+		c.byID = make([]int32, n)
 	}
 	if c.goaway {
 		return // no new stream: reopened once the last one ends
@@ -98,6 +103,7 @@ func (l *h2loop) start(c *h2lc, w *h2slot, now int64) bool {
 	*s = *w
 	s.resp, s.got, s.recv, s.stale = response{body: rb}, false, 0, false
 	s.id = c.nextID
+	c.byID[(s.id>>1)&uint32(len(c.byID)-1)] = int32(i)
 	c.nextID += 2
 	if c.nextID > h2MaxStreamID-2 {
 		c.goaway, c.goCause = true, "stream IDs used up"
@@ -287,8 +293,15 @@ func (l *h2loop) frames(c *h2lc, data []byte, now int64) {
 	l.queue(c)
 }
 
-// slot returns the index of c's stream id on the wire.
+// slot returns the index of c's stream id on the wire: where byID says
+// (the slot of the last stream whose ID fell on that entry), else by a
+// scan (a stream that outlived 2×streams younger ones).
 func (c *h2lc) slot(id uint32) (int, bool) {
+	if len(c.byID) > 0 {
+		if i := c.byID[(id>>1)&uint32(len(c.byID)-1)]; c.slots[i].id == id && id != 0 {
+			return int(i), true
+		}
+	}
 	for i := range c.slots {
 		if c.slots[i].id == id && id != 0 {
 			return i, true
