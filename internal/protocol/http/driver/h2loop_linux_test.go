@@ -31,6 +31,10 @@ import (
 // at once, as it saw them.
 type h2Canned struct {
 	maxStreams uint32 // SETTINGS_MAX_CONCURRENT_STREAMS, 0: not sent
+	// windowBack: the connection's flow-control window is handed back as
+	// request bodies are read (else bodies are read and the window kept)
+	windowBack bool
+	bodyBytes  int
 	answerAt   int
 	total      int // with answerAt: once this many streams came, every one is answered
 	hold       func(conn, n int) bool
@@ -109,7 +113,27 @@ func (s *h2Canned) serve(c net.Conn) {
 			if !f.IsAck() {
 				_ = fr.WriteSettingsAck()
 			}
+		case *http2.DataFrame:
+			s.mu.Lock()
+			s.bodyBytes += len(f.Data())
+			s.mu.Unlock()
+			if s.windowBack && f.Length > 0 {
+				_ = fr.WriteWindowUpdate(0, f.Length)
+			}
+			if !f.StreamEnded() {
+				continue
+			}
+			pending = append(pending, f.StreamID)
+			s.mu.Lock()
+			s.maxOpen = max(s.maxOpen, len(pending))
+			s.mu.Unlock()
 		case *http2.HeadersFrame:
+			if !f.StreamEnded() {
+				s.mu.Lock()
+				s.received++
+				s.mu.Unlock()
+				continue // its body follows
+			}
 			n++
 			if held == 0 && s.hold != nil && s.hold(ci, n) {
 				held, answered = f.StreamID, 0
@@ -308,4 +332,45 @@ func TestH2LoopZeroAllocsPerRequest(t *testing.T) {
 		l := openH2(t, Config{URL: "https://" + ln.Addr().String() + "/", HTTP2: true, TLS: &TLSConfig{CACert: cert.CertFile}}, 2)
 		perRequestAllocs(t, l, 8, "crypto/tls.(*Conn).readFromUntil")
 	})
+}
+
+// flowWatch is a tally that checks the connection's send window at every
+// outcome: never below 0, and whether requests were held for it.
+type flowWatch struct {
+	*tally
+	l        *h2loop
+	negative int
+	held     int
+}
+
+func (w *flowWatch) Record(o *driver.Outcome, sent int64) {
+	c := w.l.conns[0]
+	if c.sendWindow < 0 {
+		w.negative++
+	}
+	if len(c.resend) > 0 && c.st == evloop.Open {
+		w.held++
+	}
+	w.tally.Record(o, sent)
+}
+
+// Request bodies that overrun the server's connection window (65,535
+// bytes: 8 streams of 20,000) wait for its WINDOW_UPDATEs: every request
+// is answered, every body byte arrives, the window never goes below 0.
+func TestH2LoopBodiesWaitForTheWindow(t *testing.T) {
+	srv := &h2Canned{windowBack: true}
+	body := strings.Repeat("b", 20000)
+	l := openH2(t, Config{URL: srv.start(t), Method: "POST", Body: body, Timeout: 60 * time.Second}, 1)
+	w := &flowWatch{tally: newTally(200), l: l}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := l.Run(ctx, 8, 0, w); err != nil {
+		t.Fatal(err)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if w.ok != 200 || srv.bodyBytes != 200*len(body) || w.negative != 0 || w.held == 0 {
+		t.Errorf("%d ok (%v), server read %d body bytes, window negative %d times, requests held at %d outcomes; want 200, %d, 0, some",
+			w.ok, w.msgs, srv.bodyBytes, w.negative, w.held, 200*len(body))
+	}
 }
