@@ -269,7 +269,7 @@ func (w *classTally) Record(o *driver.Outcome, sent int64) {
 // Run, a reconnect of cause driver.CauseWindowEnd.
 func TestH2LoopDeadlineOutstanding(t *testing.T) {
 	const streams = 3
-	srv := &h2Canned{hold: func(conn, n int) bool { return conn == 0 && n == 10 }} // never released
+	srv := &h2Canned{hold: func(conn, n int) bool { return conn == 0 && n == 2 }} // never released, held from the first streams
 	l := openH2(t, Config{URL: srv.start(t), Timeout: 60 * time.Second}, 2)
 	w := &classTally{tally: newTally(1 << 40), classes: map[driver.Class]int{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
