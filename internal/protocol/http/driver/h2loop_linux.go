@@ -306,6 +306,7 @@ func (l *h2loop) cutStale() {
 func (l *h2loop) abort() {
 	for _, c := range l.conns {
 		l.drop(c)
+		c.resend = c.resend[:0]
 		c.reopen = true
 		c.cause = driver.CauseError
 	}

@@ -74,9 +74,6 @@ func (l *h2loop) fill(c *h2lc, now int64) {
 			c.resend = append(c.resend, s) // held until the window opens
 		}
 	}
-	if to := int64(l.d.cfg.Timeout); to > 0 {
-		l.alarm.Set(now + to)
-	}
 }
 
 // start opens a stream for request w in a free slot; false when its body
@@ -102,6 +99,9 @@ func (l *h2loop) start(c *h2lc, w *h2slot, now int64) bool {
 	rb := s.resp.body[:0]
 	*s = *w
 	s.resp, s.got, s.recv, s.stale = response{body: rb}, false, 0, false
+	if to := int64(l.d.cfg.Timeout); to > 0 {
+		l.alarm.Set(s.sent + to) // a re-sent stream: from its first send
+	}
 	s.id = c.nextID
 	c.byID[(s.id>>1)&uint32(len(c.byID)-1)] = int32(i)
 	c.nextID += 2
