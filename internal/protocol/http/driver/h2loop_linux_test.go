@@ -374,3 +374,29 @@ func TestH2LoopBodiesWaitForTheWindow(t *testing.T) {
 			w.ok, w.msgs, srv.bodyBytes, w.negative, w.held, 200*len(body))
 	}
 }
+
+// A stream the server never answers times out (Config.Timeout from its
+// send); the connection is replaced, as the HTTP/1.1 loop replaces one,
+// its other streams failed with it, and the run goes on to its count.
+func TestH2LoopStreamTimeout(t *testing.T) {
+	srv := &h2Canned{hold: func(conn, n int) bool { return conn == 0 && n == 1 }} // never released
+	l := openH2(t, Config{URL: srv.start(t), Timeout: 200 * time.Millisecond}, 1)
+	w := newTally(300)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := l.Run(ctx, 3, 0, w); err != nil {
+		t.Fatal(err)
+	}
+	timeouts := w.msgs["timeout: timeout"]
+	if timeouts < 1 || timeouts > 3 || w.ok+timeouts != 300 || w.badSent != 0 {
+		t.Errorf("%d ok, %v; want 1–3 timeouts (the held stream's connection), the rest ok", w.ok, w.msgs)
+	}
+	// replaced: at once when the run goes on, else by the next Run
+	next := newTally(10)
+	if err := l.Run(ctx, 3, 0, next); err != nil {
+		t.Fatal(err)
+	}
+	if next.ok != 10 || w.causes[driver.CauseError]+next.causes[driver.CauseError] != 1 {
+		t.Errorf("next run: %d ok, reconnects %v then %v; want 10 ok, one %q", next.ok, w.causes, next.causes, driver.CauseError)
+	}
+}
