@@ -9,6 +9,7 @@
 #   bench/h2-peers.sh                                  # 10 connections × 10 streams, 5 s, 3 runs
 #   CONNECTIONS=4 STREAMS=100 DURATION=10 RUNS=5 bench/h2-peers.sh
 #   H2C=1 bench/h2-peers.sh     # cleartext HTTP/2 (prior knowledge) instead of TLS
+#   BENCHRIG_BEFORE=/tmp/old-benchrig bench/h2-peers.sh   # also an older build, interleaved, as "benchrig-before"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
@@ -54,9 +55,13 @@ for run in $(seq "$RUNS"); do
 	reqs=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/out")
 	echo "h2load $reqs $DURATION $cpu" >>"$work/rows"
 
-	cpu=$(GOMAXPROCS=$(brprocs) measure ./bin/benchrig http "$url" "${flags[@]}" $(nocal ./bin/benchrig) -c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
-	read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
-	echo "benchrig $reqs $secs $cpu" >>"$work/rows"
+	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before}; do
+		bin=./bin/benchrig
+		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
+		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" "${flags[@]}" $(nocal "$bin") -c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
+		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
+		echo "$tool $reqs $secs $cpu" >>"$work/rows"
+	done
 	echo "run $run done" >&2
 done
 echo

@@ -3,6 +3,9 @@
 # server on CPU 0 (GOMAXPROCS=1), every client on CPU 1, same connections and
 # duration, each tool RUNS times, interleaved. Prints req/s and requests per
 # client CPU-second as median [min–max], and each tool's ratio to wrk.
+# The cleartext case has a row "floor" too: bench/floor/floor.c, the
+# syscall floor of a client (fixed request, fixed-size responses counted,
+# nothing parsed), so every tool reads as a fraction of it.
 # Then the same over TLS: wrk and benchrig against a pinned nginx (one
 # worker, TLS 1.3, AES-128-GCM for both; bench/lib/nginx.sh).
 #
@@ -43,6 +46,7 @@ if [ ! -x bench/.tools/node_modules/.bin/autocannon ]; then
 fi
 autocannon=bench/.tools/node_modules/.bin/autocannon
 make -s build >/dev/null
+floor=$(bench/floor/floor.sh build "$work")
 
 measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
@@ -62,6 +66,10 @@ for run in $(seq "$RUNS"); do
 	reqs=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$work/out")
 	echo "wrk $reqs $DURATION $cpu" >>"$work/rows"
 
+	cpu=$(measure "$floor" http "${addr%:*}" "${addr##*:}" "$CONNECTIONS" "$DURATION" | cpu_of)
+	read -r _ reqs _ secs <"$work/out"
+	echo "floor $reqs $secs $cpu" >>"$work/rows"
+
 	cpu=$(measure "$autocannon" -c "$CONNECTIONS" -d "$DURATION" -j "$url" | cpu_of)
 	reqs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"]["total"])' "$work/out")
 	echo "autocannon $reqs $DURATION $cpu" >>"$work/rows"
@@ -78,6 +86,8 @@ done
 echo
 echo "HTTP GET against a pinned Go hello server, $CONNECTIONS connections, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage):"
 python3 bench/lib/summary.py wrk <"$work/rows"
+echo "The same, each tool's ratio to the floor (bench/floor/floor.c: what any client must spend in system calls):"
+python3 bench/lib/summary.py floor <"$work/rows"
 kill "$server_pid" 2>/dev/null || true
 wait "$server_pid" 2>/dev/null || true
 server_pid=

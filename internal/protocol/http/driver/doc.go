@@ -39,16 +39,24 @@
 // tls.Conn over an in-memory pipe the loop feeds with ciphertext, read
 // without blocking because crypto/tls keeps only non-temporary read
 // errors; the handshake itself is blocking, right after the connect.
-// HTTP/2 runs on the goroutine-per-connection path (OpenLoop answers
-// driver.ErrNoLoop). Without Config.HTTP2 an https:// server is spoken to
+// Closed-loop HTTP/2 runs on event loops of its own (h2loop_linux.go),
+// which refill streams one by one. Without Config.HTTP2 an https:// server is spoken to
 // in HTTP/1.1 unless it offers only h2 (resolve). Negotiated reports the
 // protocol, TLS version, cipher and ALPN, recorded with each sample.
 //
-// HTTP/2 (h2conn.go, h2read.go) is built on x/net's http2.Framer and
-// hpack: Do opens one stream per request of its batch (the engine's
-// pipeline is the streams in flight per connection, h2load's -m), all
-// written in one flush, and reads frames until every stream ended. The
-// receive windows are opened to 1 GiB at once; GOAWAY is a reconnect
+// HTTP/2 is built on x/net's http2.Framer and hpack; the engine's
+// pipeline is the streams in flight per connection (h2load's -m). In
+// closed-loop windows (h2loop_linux.go, h2lconn_linux.go,
+// h2lstream_linux.go, h2lctl_linux.go) each stream that ends is replaced
+// at once by a new request on its connection, as h2load does, within the
+// server's SETTINGS_MAX_CONCURRENT_STREAMS and flow-control window; the
+// new streams of one pass leave in one write per connection, and every
+// stream is timed from its own send. DATA, HEADERS and CONTINUATION are
+// read without the Framer (it makes an object per HEADERS frame): no
+// allocation per request. Elsewhere (constant rate) Do (h2conn.go,
+// h2read.go) opens one stream per request of its batch, all written in
+// one flush, and reads frames until every stream ended. The receive
+// windows are opened to 1 GiB at once; GOAWAY is a reconnect
 // (CauseGoaway) whose unprocessed streams are sent again; RST_STREAM and
 // unexpected statuses are counted by message.
 //

@@ -12,7 +12,7 @@ import (
 // cannedServer answers every request head (requests without a body) with
 // the same small response, from a buffer it reuses: the server allocates
 // nothing per request, so allocs/op is the loop's.
-func cannedServer(b *testing.B) string {
+func cannedServer(b testing.TB) string {
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
 	return serveConns(b, func(c net.Conn) {
 		buf := make([]byte, 64<<10)

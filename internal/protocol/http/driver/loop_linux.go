@@ -32,10 +32,11 @@ type loop struct {
 	family      int
 	dial        int64 // connect timeout in ns
 
-	conns []*lconn // Loop.Conns, as the connections they are part of
-	buf   []byte   // the read buffer, shared: one goroutine reads
-	cbuf  []byte   // over TLS: the ciphertext read buffer, shared likewise
-	pipe  []byte   // the request repeated Pipeline times
+	conns []*lconn       // Loop.Conns, as the connections they are part of
+	buf   []byte         // the read buffer, shared: one goroutine reads
+	cbuf  []byte         // over TLS: the ciphertext read buffer, shared likewise
+	pipe  []byte         // the request repeated Pipeline times
+	out   driver.Outcome // a response's outcome, reused (Record takes a pointer)
 }
 
 // OpenLoop implements driver.Multiplexer: conns connections on one epoll
@@ -47,10 +48,6 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 	if err := d.resolve(ctx); err != nil {
 		return nil, err
 	}
-	if d.w.h2 {
-		// HTTP/2's streams are driven per connection: a goroutine each.
-		return nil, fmt.Errorf("%w: HTTP/2 connections run on a goroutine each", driver.ErrNoLoop)
-	}
 	sa, family, err := resolve(ctx, d.t.addr)
 	if err != nil {
 		return nil, err
@@ -58,6 +55,10 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 	dial := d.cfg.DialTimeout
 	if dial <= 0 {
 		dial = 5 * time.Second
+	}
+	if d.w.h2 {
+		// streams refilled one by one (h2loop_linux.go)
+		return d.openH2Loop(ctx, conns, sa, family, dial)
 	}
 	l := &loop{d: d, sa: sa, family: family, dial: int64(dial), buf: make([]byte, maxLine)}
 	l.Timeout, l.IdleFirst = int64(d.cfg.Timeout), true

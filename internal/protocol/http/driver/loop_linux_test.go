@@ -266,3 +266,47 @@ func TestLoopResentRequestTimesOut(t *testing.T) {
 		t.Errorf("%d ok, %d re-sent, %v", w.ok, w.resent, w.msgs)
 	}
 }
+
+// A server answering with the same bytes most of the time: the loop
+// compares them with the last response instead of parsing (lconn.fixed),
+// and counts exactly what parsing counts when they change (a 503 every
+// 5th, another body every 7th), pipelined or not.
+func TestLoopFixedResponses(t *testing.T) {
+	const a = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+	url := rawServer(t, func(c net.Conn, _ *bufio.Reader, n int) bool {
+		switch {
+		case n%5 == 0:
+			io.WriteString(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy")
+		case n%7 == 0:
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello!")
+		default:
+			io.WriteString(c, a)
+		}
+		return true
+	})
+	for _, pipe := range []int{1, 4} {
+		d, err := New(Config{URL: url, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		l, err := d.OpenLoop(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := newTally(699)
+		if err := l.Run(ctx, pipe, 0, w); err != nil {
+			t.Fatal(err)
+		}
+		// n counts from 1 on the one connection: 139 multiples of 5
+		if w.ok != 560 || w.msgs["unexpected: status 503"] != 139 || w.failed != 139 {
+			t.Errorf("pipeline %d: %d ok, %v; want 560 ok, 139 × status 503", pipe, w.ok, w.msgs)
+		}
+		t.Logf("pipeline %d: kept %q", pipe, l.(*loop).conns[0].fixed)
+		if got := string(l.(*loop).conns[0].fixed); got != a {
+			t.Errorf("pipeline %d: last response kept to compare %q, want %q", pipe, got, a)
+		}
+		l.Close()
+		cancel()
+	}
+}

@@ -41,6 +41,7 @@ type tlsPipe struct {
 	blocking bool      // during the handshake: read and write the socket, waiting
 	until    time.Time // the handshake's deadline
 	in       []byte    // ciphertext read, not yet consumed by tls
+	ibuf     []byte    // in's array, reused once tls consumed it all
 	eof      bool      // the socket ended
 	out      []byte    // ciphertext written by tls, for the outbox
 	sbuf     []byte    // seal's buffer, reused per batch
@@ -74,6 +75,19 @@ func (p *tlsPipe) Read(b []byte) (int, error) {
 	n := copy(b, p.in)
 	p.in = p.in[n:]
 	return n, nil
+}
+
+// feed appends ciphertext read from the socket for tls to read, in the
+// same array every time (Read consumes in from its front: appending to
+// what it left would reallocate, an allocation per read).
+func (p *tlsPipe) feed(b []byte) {
+	if len(p.in) == 0 {
+		p.in = p.ibuf[:0]
+	}
+	p.in = append(p.in, b...)
+	if cap(p.in) > cap(p.ibuf) {
+		p.ibuf = p.in[:0]
+	}
 }
 
 func (p *tlsPipe) Write(b []byte) (int, error) {
@@ -168,7 +182,7 @@ func (l *loop) readTLS(c *lconn) {
 	case n == 0:
 		c.tp.eof = true
 	}
-	c.tp.in = append(c.tp.in, l.cbuf[:n]...)
+	c.tp.feed(l.cbuf[:n])
 	tc := c.tc
 	for c.tc == tc {
 		m := copy(l.buf, c.pend)

@@ -3,6 +3,7 @@
 package http
 
 import (
+	"bytes"
 	"crypto/tls"
 	"errors"
 
@@ -21,6 +22,11 @@ type lconn struct {
 	done  int    // several requests: responses of the batch completed
 	wbuf  []byte // several requests: the batch's bytes
 	pend  []byte // unparsed bytes (at most a partial line)
+	// fixed is the last response parsed, when it was read whole (one
+	// request, no Connection: close, at most maxFixed bytes): a server
+	// that answers with the same bytes (a fixed body; its Date changes
+	// once a second) has the next ones compared, not parsed (consume).
+	fixed []byte
 	p     parser
 	tc    *tls.Conn // over TLS: the session, over tp (loop_tls_linux.go)
 	tp    *tlsPipe
@@ -144,7 +150,7 @@ func (l *loop) drop(c *lconn) {
 	if c.Fd >= 0 {
 		_ = unix.Close(c.Fd) // also leaves the epoll set
 	}
-	c.Fd, c.St, c.pend = -1, evloop.Down, c.pend[:0]
+	c.Fd, c.St, c.pend, c.fixed = -1, evloop.Down, c.pend[:0], c.fixed[:0]
 	c.tc, c.tp = nil, nil
 	c.Out.Reset()
 	c.p.reset()
@@ -244,14 +250,27 @@ func (l *loop) consume(c *lconn, data []byte, now int64) bool {
 		return false
 	}
 	for len(data) > 0 {
-		k, done, err := c.p.parse(data)
-		data = data[k:]
-		if err != nil {
-			l.fail(c, err)
-			return false
-		}
-		if !done {
-			break
+		if n := len(c.fixed); n > 0 && !c.p.started && len(data) >= n && bytes.Equal(data[:n], c.fixed) {
+			// the same bytes as the response parsed last, which c.p.r
+			// still holds: the same outcome, without parsing them again
+			data = data[n:]
+		} else {
+			fresh := !c.p.started
+			k, done, err := c.p.parse(data)
+			raw := data[:k]
+			data = data[k:]
+			if err != nil {
+				l.fail(c, err)
+				return false
+			}
+			if !done {
+				c.fixed = c.fixed[:0]
+				break
+			}
+			c.fixed = c.fixed[:0]
+			if r := &c.p.r; fresh && !r.close && !r.tooBig && k <= maxFixed && !l.d.t.multi() {
+				c.fixed = append(c.fixed, raw...)
+			}
 		}
 		if c.Inflight == 1 && len(data) > 0 {
 			l.fail(c, errUnsolicited)
@@ -292,7 +311,10 @@ func (l *loop) complete(c *lconn, now int64) bool {
 		return true // unsolicited: nothing to account it to
 	}
 	r := &c.p.r
-	o := driver.Outcome{Class: driver.OK, Bytes: r.bytes, Done: now}
+	// the loop's own outcome: a local one would escape to the heap
+	// through the interface call, an allocation per response
+	o := &l.out
+	*o = driver.Outcome{Class: driver.OK, Bytes: r.bytes, Done: now}
 	if t := l.d.t; t.ops != nil {
 		o.Op = t.op(c.idx[len(c.idx)-c.Inflight])
 	}
@@ -301,12 +323,12 @@ func (l *loop) complete(c *lconn, now int64) bool {
 	}
 	c.used = true
 	if l.Answered(&c.Conn) {
-		l.W.Record(&o, c.Sent)
+		l.W.Record(o, c.Sent)
 	} else if o.Class == driver.OK {
 		// outstanding at a window's end: counted then, and now only as
 		// answered after it
 		o.Class = driver.Drained
-		l.W.Record(&o, c.Sent)
+		l.W.Record(o, c.Sent)
 	}
 	if t := l.d.t; t.multi() && c.Inflight > 0 {
 		c.done++
@@ -333,6 +355,9 @@ func (l *loop) complete(c *lconn, now int64) bool {
 	}
 	return true
 }
+
+// maxFixed bounds the responses consume compares instead of parsing.
+const maxFixed = 1024
 
 var errCloseInPipeline = errors.New("server closed the connection inside a pipeline")
 
