@@ -58,6 +58,9 @@ type Poller struct {
 	ep         *os.File        // epfd, registered with the runtime's poller
 	rc         syscall.RawConn // ep's
 	deadline   time.Time       // ep's read deadline as last set
+	ready      func(uintptr) bool
+	k          int        // the last poll's events, in Wait's park
+	errno      unix.Errno // and its error
 	closeConns func()
 
 	mu        sync.Mutex
@@ -95,6 +98,7 @@ func (p *Poller) Init(nevents int, closeConns func()) error {
 		return fmt.Errorf("epoll set: %w", err)
 	}
 	p.rc = rc
+	p.ready = p.readyOnce
 	return nil
 }
 
@@ -120,25 +124,37 @@ func (p *Poller) Wait(ms int) ([]unix.EpollEvent, error) {
 	}
 	var dl time.Time
 	if ms > 0 {
-		dl = time.Now().Add(time.Duration(ms) * time.Millisecond)
+		now := time.Now()
+		dl = now.Add(time.Duration(ms) * time.Millisecond)
+		// The deadline set before serves if it ends the wait no later
+		// and at most a twentieth of it earlier (an early wake-up only
+		// waits again): moving the runtime's timer on every park costs
+		// more than the rare early wake.
+		if old := p.deadline; !old.IsZero() && !old.After(dl) && dl.Sub(old) <= dl.Sub(now)/20 {
+			dl = old
+		}
 	}
-	if dl != p.deadline {
+	if !dl.Equal(p.deadline) {
 		if err := p.ep.SetReadDeadline(dl); err != nil {
 			return nil, fmt.Errorf("epoll set deadline: %w", err)
 		}
 		p.deadline = dl
 	}
-	err := p.rc.Read(func(uintptr) bool {
-		k, errno = p.poll()
-		return k > 0 || errno != 0
-	})
+	err := p.rc.Read(p.ready)
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("epoll_wait: %w", err)
 	}
-	return p.result(k, errno)
+	return p.result(p.k, p.errno)
+}
+
+// readyOnce is the runtime poller's callback of Wait (made once, in Init:
+// a closure per park would allocate): it polls, keeping the answer.
+func (p *Poller) readyOnce(uintptr) bool {
+	p.k, p.errno = p.poll()
+	return p.k > 0 || p.errno != 0
 }
 
 // poll is epoll_wait without blocking, as a raw system call: it never
