@@ -28,7 +28,8 @@ type Conn struct {
 	keys  []int64
 	rows  []any // the last read's rows, one per key; nil for a missing row
 	vals  []any
-	byKey map[int64]any
+	byKey map[int64]any // Fetch's any path: rows by key
+	idx   keyIndex      // the hot path's any path: positions by key
 	batch pgx.Batch
 	bytes int64 // response bytes of the current operation
 
@@ -89,6 +90,7 @@ func (c *Conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 		op, keys := c.d.wl.Keys(r.Seq, c.keys)
 		out[i] = driver.Outcome{Op: c.d.wl.Index(op)}
 		c.bytes = 0
+		c.dec.reset()
 		c.arm()
 		var err error
 		switch {

@@ -68,6 +68,7 @@ func BenchmarkDecode(b *testing.B) {
 		c := newConn()
 		perRow(b)
 		for b.Loop() {
+			c.dec.reset()
 			for j, r := range rows {
 				v, err := c.decodeFast(r, j)
 				if err != nil {
@@ -82,6 +83,7 @@ func BenchmarkDecode(b *testing.B) {
 			c := newConn()
 			perRow(b)
 			for b.Loop() {
+				c.dec.reset()
 				c.sqlStart()
 				if err := c.sqlRow(raw, &fd, fd.Format, 64); err != nil {
 					b.Fatal(err)

@@ -237,7 +237,7 @@ func (c *Conn) readAnyFast(keys []int64) error {
 		return err
 	}
 	rr := c.exec(s)
-	clear(c.byKey)
+	c.idx.build(keys)
 	var err error
 	j := 0
 	for rr.NextRow() {
@@ -258,20 +258,14 @@ func (c *Conn) readAnyFast(keys []int64) error {
 		c.bytes += int64(len(vals[0]) + len(vals[1]))
 		var v any
 		if v, err = c.decodeFast(vals[1], j); err == nil {
-			c.byKey[pk] = v
+			c.idx.place(c.rows, pk, v)
 			j++
 		}
 	}
 	if _, cerr := rr.Close(); cerr != nil {
 		return cerr
 	}
-	if err != nil {
-		return err
-	}
-	for i, k := range keys {
-		c.rows[i] = c.byKey[k]
-	}
-	return nil
+	return err
 }
 
 // updateFast runs the update statement for one key; it must change one

@@ -172,6 +172,7 @@ func BenchmarkRowDecoder(b *testing.B) {
 		m := map[string]any{}
 		b.ReportAllocs()
 		for b.Loop() {
+			d.reset()
 			if _, err := d.decode(raw, m); err != nil {
 				b.Fatal(err)
 			}

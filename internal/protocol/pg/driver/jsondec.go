@@ -11,15 +11,24 @@ import (
 // (objects map[string]any, arrays []any, numbers float64, strings, bools,
 // nil) for the load's hot path, with less work: one pass instead of a
 // validation pass and a decoding pass, object keys interned (column names
-// repeat in every row), and the top-level map of each row reused from one
-// request to the next. Every value is still materialised; the rows of a
-// request stay valid until the connection's next request. Not for
-// concurrent use.
+// repeat in every row, in the same order), the top-level map of each row
+// reused from one request to the next, and strings and numbers held in
+// reused slabs (jsonvalues.go). Every value is still materialised; the
+// rows of a request stay valid until the connection's next request, which
+// calls reset. Rows of scalars allocate nothing once the slabs and maps
+// have grown; nested arrays and objects are allocated. Not for concurrent
+// use.
 type rowDecoder struct {
 	keys map[string]string // interned object keys
+	last []string          // the keys of the last top-level object, in order
 	buf  []byte            // unescaping scratch
 	sbuf []byte            // a row's JSON text unescaped from a JSON string
+	vals values            // the strings and numbers of the request
 }
+
+// reset starts a request: the values of the previous one may be
+// overwritten.
+func (d *rowDecoder) reset() { d.vals.reset() }
 
 // maxInterned bounds the interned keys of one connection.
 const maxInterned = 1024
@@ -77,7 +86,7 @@ func (p *jsonParser) value(reuse map[string]any, depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return string(b), nil
+		return p.d.vals.str(b), nil
 	case c == 't':
 		return true, p.literal("true")
 	case c == 'f':
@@ -85,7 +94,11 @@ func (p *jsonParser) value(reuse map[string]any, depth int) (any, error) {
 	case c == 'n':
 		return nil, p.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
-		return p.number()
+		f, err := p.number()
+		if err != nil {
+			return nil, err
+		}
+		return p.d.vals.num(f), nil
 	}
 	return nil, errJSON
 }
@@ -111,7 +124,7 @@ func (p *jsonParser) object(reuse map[string]any, depth int) (any, error) {
 		p.i++
 		return m, nil
 	}
-	for {
+	for n := 0; ; n++ {
 		p.skipSpace()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
 			return nil, errJSON
@@ -120,7 +133,12 @@ func (p *jsonParser) object(reuse map[string]any, depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		key := p.d.intern(kb)
+		var key string
+		if reuse != nil {
+			key = p.d.rowKey(n, kb)
+		} else {
+			key = p.d.intern(kb)
+		}
 		p.skipSpace()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {
 			return nil, errJSON
@@ -181,7 +199,7 @@ func (p *jsonParser) array(depth int) (any, error) {
 
 // number parses a JSON number (the grammar strictly: no leading zeros, no
 // leading '+', digits after '.' and 'e') as float64.
-func (p *jsonParser) number() (any, error) {
+func (p *jsonParser) number() (float64, error) {
 	start := p.i
 	if p.s[p.i] == '-' {
 		p.i++
@@ -192,12 +210,12 @@ func (p *jsonParser) number() (any, error) {
 	case p.i < len(p.s) && p.s[p.i] >= '1' && p.s[p.i] <= '9':
 		p.digits()
 	default:
-		return nil, errJSON
+		return 0, errJSON
 	}
 	if p.i < len(p.s) && p.s[p.i] == '.' {
 		p.i++
 		if !p.digits() {
-			return nil, errJSON
+			return 0, errJSON
 		}
 	}
 	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
@@ -206,7 +224,7 @@ func (p *jsonParser) number() (any, error) {
 			p.i++
 		}
 		if !p.digits() {
-			return nil, errJSON
+			return 0, errJSON
 		}
 	}
 	if n, ok := smallInt(p.s[start:p.i]); ok {
@@ -214,7 +232,7 @@ func (p *jsonParser) number() (any, error) {
 	}
 	f, err := strconv.ParseFloat(string(p.s[start:p.i]), 64)
 	if err != nil {
-		return nil, errJSON // out of range, as encoding/json reports
+		return 0, errJSON // out of range, as encoding/json reports
 	}
 	return f, nil
 }
@@ -399,6 +417,23 @@ func (p *jsonParser) hex4() (rune, bool) {
 	}
 	p.i += 4
 	return r, true
+}
+
+// rowKey is intern for the nth key of a row's object: rows have the same
+// keys in the same order, so the key at n in the last row is tried first,
+// without a lookup.
+func (d *rowDecoder) rowKey(n int, b []byte) string {
+	if n < len(d.last) && d.last[n] == string(b) {
+		return d.last[n]
+	}
+	s := d.intern(b)
+	switch {
+	case n < len(d.last):
+		d.last[n] = s
+	case n == len(d.last) && n < maxInterned:
+		d.last = append(d.last, s)
+	}
+	return s
 }
 
 // intern returns b as a string, the same string for the same bytes.

@@ -112,6 +112,7 @@ func (l *loop) start(c *lconn, seq uint64, now int64) {
 	c.keys, c.seq, c.op, c.Sent, c.Inflight = keys, seq, op, now, 1
 	c.ki, c.n, c.j, c.affected, c.err, c.srvErr = 0, 0, 0, 0, nil, ""
 	c.c.bytes = 0
+	c.c.dec.reset()
 	l.Inflight++
 	var err error
 	switch {
@@ -128,7 +129,7 @@ func (l *loop) start(c *lconn, seq uint64, now int64) {
 		}
 		c.c.rows = rows
 		if l.d.cfg.Path == Any || l.d.cfg.Path == SQL {
-			clear(c.c.byKey)
+			c.c.idx.build(keys)
 			c.c.sqlStart()
 			err = c.c.encodeRead(keys)
 		} else {

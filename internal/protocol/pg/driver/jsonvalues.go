@@ -1,0 +1,78 @@
+package pg
+
+import (
+	"math"
+	"unsafe"
+)
+
+// The decoder's scalar values live in per-connection slabs, reused from one
+// request to the next, so that decoding a row allocates nothing once the
+// slabs have grown: a string's bytes are copied into text and its header
+// kept in strs, a number kept in nums, and the any that holds each refers
+// to its slab element instead of a copy on the heap (what converting a
+// string or a float64 to an interface allocates).
+//
+// This is what the rows' documented lifetime allows: the rows of a request
+// are valid until the connection's next request, whose reset makes the
+// slabs' elements free to be overwritten. A slab that grows during a
+// request leaves the values already handed out in the old array, which
+// nothing overwrites again.
+type values struct {
+	text []byte    // the bytes of the request's strings
+	strs []string  // their headers
+	nums []float64 // the request's numbers
+}
+
+// reset frees the slabs for the next request: the values handed out so far
+// may be overwritten from here on.
+func (v *values) reset() {
+	v.text, v.strs, v.nums = v.text[:0], v.strs[:0], v.nums[:0]
+}
+
+// str returns b as a string held in the slabs.
+func (v *values) str(b []byte) any {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(v.text)-len(v.text) < len(b) {
+		// A new array: the strings made so far keep the old one.
+		v.text = make([]byte, 0, max(2*cap(v.text), len(b), 4096))
+	}
+	off := len(v.text)
+	v.text = append(v.text, b...)
+	v.strs = append(v.strs, unsafe.String(&v.text[off], len(b)))
+	return box(stringType, unsafe.Pointer(&v.strs[len(v.strs)-1]))
+}
+
+// num returns f as a float64 held in the slabs.
+func (v *values) num(f float64) any {
+	if f == 0 && !math.Signbit(f) {
+		return float64(0) // +0 is boxed without allocating
+	}
+	v.nums = append(v.nums, f)
+	return box(float64Type, unsafe.Pointer(&v.nums[len(v.nums)-1]))
+}
+
+// eface is the layout of an empty interface: its dynamic type, and a
+// pointer to its value for a type that is not pointer-shaped.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+var (
+	stringType  = typeOf("")
+	float64Type = typeOf(float64(0))
+)
+
+// typeOf is the dynamic type word of x.
+func typeOf(x any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&x)).typ }
+
+// box is the interface value of dynamic type typ whose value is at p, as
+// converting *p to any would give, without copying *p to the heap.
+func box(typ, p unsafe.Pointer) any {
+	var x any
+	e := (*eface)(unsafe.Pointer(&x))
+	e.typ, e.data = typ, p
+	return x
+}
