@@ -155,10 +155,16 @@ func (c *Conn) encodeKeys(s *stmt, keys []int64) error {
 
 // encodeRead encodes keys for the read statement of the driver's path.
 func (c *Conn) encodeRead(keys []int64) error {
-	if c.d.nparams() > 1 || (c.d.cfg.Path == Any && c.d.cfg.Form != FormParam) {
-		return c.encodeKeys(c.read1, keys)
+	if c.arrayParam() {
+		return c.encodeArray(c.read1, keys)
 	}
-	return c.encodeArray(c.read1, keys)
+	return c.encodeKeys(c.read1, keys)
+}
+
+// arrayParam reports whether the read statement of the any or sql path
+// takes the keys as one array parameter (else one parameter per key).
+func (c *Conn) arrayParam() bool {
+	return c.d.nparams() == 1 && (c.d.cfg.Path != Any || c.d.cfg.Form == FormParam)
 }
 
 // encodeArray sets c.params to the keys as a one-dimensional array in

@@ -218,11 +218,9 @@ func (l *loop) readyForQuery(c *lconn, now int64) {
 		}
 		if c.ki++; c.ki < len(c.keys) {
 			c.n = 0
-			if err := c.c.encodeKey(c.c.read1, c.keys[c.ki]); err != nil {
+			if err := l.sendKeys(c, &c.binds[0], c.c.read1, c.keys[c.ki:c.ki+1], false); err != nil {
 				l.finishErr(c, err)
-				return
 			}
-			l.send(c, c.c.read1)
 			return
 		}
 	}
