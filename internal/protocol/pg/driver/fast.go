@@ -296,10 +296,7 @@ func (c *Conn) decodeFast(raw []byte, i int) (any, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	for len(c.slots) <= i {
-		c.slots = append(c.slots, make(map[string]any, 4))
-	}
-	return c.dec.decode(raw, c.slots[i])
+	return c.dec.decode(raw, c.slot(i))
 }
 
 // arm starts the request timeout.

@@ -24,9 +24,27 @@ type values struct {
 }
 
 // reset frees the slabs for the next request: the values handed out so far
-// may be overwritten from here on.
+// may be overwritten from here on. A slab is kept at least twice as large
+// as the last request needed (and no smaller than a floor), doubling, so
+// that requests that vary in their number of values (rows present or not,
+// a column now NULL and now not) do not grow it request after request.
 func (v *values) reset() {
-	v.text, v.strs, v.nums = v.text[:0], v.strs[:0], v.nums[:0]
+	v.text = headroom(v.text, 8192)
+	v.strs = headroom(v.strs, 64)
+	v.nums = headroom(v.nums, 64)
+}
+
+// headroom empties s, first replaced by a larger slab when what the last
+// request put in it (len(s)) is more than half its capacity or the floor.
+func headroom[T any](s []T, floor int) []T {
+	c := max(cap(s), floor)
+	for 2*len(s) > c {
+		c *= 2
+	}
+	if c != cap(s) {
+		return make([]T, 0, c)
+	}
+	return s[:0]
 }
 
 // str returns b as a string held in the slabs.

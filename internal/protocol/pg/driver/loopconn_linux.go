@@ -166,8 +166,7 @@ func (l *loop) finish(c *lconn, class driver.Class, msg string, now int64) {
 		return
 	}
 	if !l.account(c, class, msg, now) && (class == driver.OK || class == driver.Miss) {
-		o := driver.Outcome{Class: driver.Drained, Op: l.d.wl.Index(c.op), Done: now}
-		l.W.Record(&o, c.Sent)
+		l.record(driver.Outcome{Class: driver.Drained, Op: l.d.wl.Index(c.op), Done: now}, c.Sent)
 	}
 	c.Backoff.Reset()
 	l.Queue(&c.Conn)
@@ -180,8 +179,7 @@ func (l *loop) account(c *lconn, class driver.Class, msg string, now int64) bool
 	if !l.Answered(&c.Conn) {
 		return false
 	}
-	o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
-	l.W.Record(&o, c.Sent)
+	l.record(driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}, c.Sent)
 	return true
 }
 
@@ -193,8 +191,7 @@ func (l *loop) unsolicited(c *lconn, msg string, now int64) {
 	l.drop(c)
 	if !l.Stopping {
 		if seq, k := l.W.Claim(1); k > 0 {
-			o := driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: now, Msg: msg}
-			l.W.Record(&o, now)
+			l.record(driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: now, Msg: msg}, now)
 		} else {
 			l.Stopping = true
 		}

@@ -82,10 +82,26 @@ func (c *Conn) sqlEnd(nkeys int) error {
 
 // slot is row slot i's reused map.
 func (c *Conn) slot(i int) map[string]any {
-	for len(c.slots) <= i {
-		c.slots = append(c.slots, make(map[string]any, 4))
+	if len(c.slots) <= i {
+		c.growSlots(i + 1)
 	}
 	return c.slots[i]
+}
+
+// eagerSlots bounds the row slots made when a connection opens.
+const eagerSlots = 1024
+
+// growSlots makes row slots up to n, each map with its first group of
+// entries already allocated (a map made small allocates it at its first
+// insertion), so that a request returning more rows than any before
+// allocates nothing either.
+func (c *Conn) growSlots(n int) {
+	for len(c.slots) < n {
+		m := make(map[string]any, 4)
+		m[""] = nil
+		clear(m) // keeps the group
+		c.slots = append(c.slots, m)
+	}
 }
 
 // place puts the next row (nil: missing) at c.sqlPlaced when it is a
