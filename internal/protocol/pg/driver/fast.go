@@ -291,13 +291,22 @@ func (c *Conn) updateFast(key int64) error {
 }
 
 // decodeFast decodes row slot i's JSON (nil for SQL NULL), reusing the
-// slot's map from the previous request.
+// slot's map from the previous request; with SkipDecode, a row is
+// Undecoded instead.
 func (c *Conn) decodeFast(raw []byte, i int) (any, error) {
 	if raw == nil {
 		return nil, nil
 	}
+	if c.d.cfg.SkipDecode {
+		return Undecoded, nil
+	}
 	return c.dec.decode(raw, c.slot(i))
 }
+
+// Undecoded stands for a row read but not decoded (Config.SkipDecode).
+var Undecoded any = undecoded{}
+
+type undecoded struct{}
 
 // arm starts the request timeout.
 func (c *Conn) arm() {
