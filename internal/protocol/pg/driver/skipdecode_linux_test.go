@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -45,6 +46,12 @@ func TestSkipDecode(t *testing.T) {
 				t.Errorf("classes %v, %d rows: want hits and misses", c1, r1)
 			}
 		})
+	}
+	// Pre-flight checks that the hot path finds the rows Fetch finds.
+	wl := workload.Config{Rows: testRows}
+	paths := []Config{{Path: Any, Workload: wl}, {Path: Any, SkipDecode: true, Workload: wl}, {Path: PreparedOne, SkipDecode: true, Workload: wl}}
+	if err := Preflight(testCtx(t), secret.NewDSN(needServer(t).DSN()), paths); err != nil {
+		t.Errorf("Preflight with skip_decode: %v", err)
 	}
 	if got := (Config{Path: Any, SkipDecode: true}).WithDefaults().Label(); got != "any[param]/nodecode" {
 		t.Errorf("label %q", got)
