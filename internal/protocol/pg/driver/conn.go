@@ -35,12 +35,13 @@ type Conn struct {
 
 	// The hot path (fast.go): the statements it runs (nil: pgx runs
 	// them), the encoded parameter, the decoder and its reused rows.
-	read1  *stmt
-	upd    *stmt
-	params [][]byte
-	pbuf   []byte
-	dec    rowDecoder
-	slots  []map[string]any
+	read1     *stmt
+	upd       *stmt
+	params    [][]byte
+	pbuf      []byte
+	dec       rowDecoder
+	slots     []*rowSlot
+	slotWidth int // the keys every slot has cells for
 	// The sql path's request in progress (sqlshape.go): DataRows seen,
 	// rows placed, rows that held an array, whether the last placed was
 	// nil.

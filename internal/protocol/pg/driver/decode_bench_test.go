@@ -57,7 +57,7 @@ func BenchmarkDecode(b *testing.B) {
 	}
 	textCol := pgconn.FieldDescription{DataTypeOID: pgtype.TextArrayOID, Format: pgtype.BinaryFormatCode}
 	jsonCol := pgconn.FieldDescription{DataTypeOID: pgtype.JSONOID}
-	newConn := func() *Conn { return &Conn{rows: make([]any, 64)} }
+	newConn := func() *Conn { return &Conn{d: &Driver{}, rows: make([]any, 64)} }
 	perRow := func(b *testing.B) {
 		b.SetBytes(int64(bytes))
 		b.ReportAllocs()

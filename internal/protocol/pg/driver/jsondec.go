@@ -19,11 +19,12 @@ import (
 // have grown; nested arrays and objects are allocated. Not for concurrent
 // use.
 type rowDecoder struct {
-	keys map[string]string // interned object keys
-	last []string          // the keys of the last top-level object, in order
-	buf  []byte            // unescaping scratch
-	sbuf []byte            // a row's JSON text unescaped from a JSON string
-	vals values            // the strings and numbers of the request
+	keys  map[string]string // interned object keys
+	last  []string          // the keys of the last top-level object, in order
+	width int               // the most keys a row had
+	buf   []byte            // unescaping scratch
+	sbuf  []byte            // a row's JSON text unescaped from a JSON string
+	vals  values            // the strings and numbers of the request
 }
 
 // reset starts a request: the values of the previous one may be
@@ -36,12 +37,12 @@ const maxInterned = 1024
 // maxDepth bounds nesting, as encoding/json does (10000).
 const maxDepth = 10000
 
-// decode decodes one JSON document. When it is an object and reuse is not
-// nil, reuse is cleared and filled instead of a new map.
-func (d *rowDecoder) decode(raw []byte, reuse map[string]any) (any, error) {
+// decode decodes one JSON document. When it is an object and slot is not
+// nil, it is decoded into the slot (jsonrow.go) instead of a new map.
+func (d *rowDecoder) decode(raw []byte, slot *rowSlot) (any, error) {
 	p := jsonParser{d: d, s: raw}
 	p.skipSpace()
-	v, err := p.value(reuse, 0)
+	v, err := p.value(slot, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +73,15 @@ func (p *jsonParser) skipSpace() {
 	}
 }
 
-func (p *jsonParser) value(reuse map[string]any, depth int) (any, error) {
+func (p *jsonParser) value(slot *rowSlot, depth int) (any, error) {
 	if p.i >= len(p.s) || depth > maxDepth {
 		return nil, errJSON
 	}
 	switch c := p.s[p.i]; {
+	case c == '{' && slot != nil:
+		return p.row(slot, depth)
 	case c == '{':
-		return p.object(reuse, depth)
+		return p.object(depth)
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
@@ -111,20 +114,16 @@ func (p *jsonParser) literal(word string) error {
 	return nil
 }
 
-func (p *jsonParser) object(reuse map[string]any, depth int) (any, error) {
+// object decodes an object nested in a row (a row's own goes to its slot).
+func (p *jsonParser) object(depth int) (any, error) {
 	p.i++ // {
-	m := reuse
-	if m == nil {
-		m = make(map[string]any)
-	} else {
-		clear(m)
-	}
+	m := make(map[string]any)
 	p.skipSpace()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
 		return m, nil
 	}
-	for n := 0; ; n++ {
+	for {
 		p.skipSpace()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
 			return nil, errJSON
@@ -133,12 +132,7 @@ func (p *jsonParser) object(reuse map[string]any, depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		var key string
-		if reuse != nil {
-			key = p.d.rowKey(n, kb)
-		} else {
-			key = p.d.intern(kb)
-		}
+		key := p.d.intern(kb)
 		p.skipSpace()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {
 			return nil, errJSON

@@ -52,14 +52,22 @@ func (v *values) str(b []byte) any {
 	if len(b) == 0 {
 		return ""
 	}
+	v.strs = append(v.strs, v.bytes(b))
+	return box(stringType, unsafe.Pointer(&v.strs[len(v.strs)-1]))
+}
+
+// bytes returns a string of b's bytes copied into the text slab.
+func (v *values) bytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
 	if cap(v.text)-len(v.text) < len(b) {
 		// A new array: the strings made so far keep the old one.
 		v.text = make([]byte, 0, max(2*cap(v.text), len(b), 4096))
 	}
 	off := len(v.text)
 	v.text = append(v.text, b...)
-	v.strs = append(v.strs, unsafe.String(&v.text[off], len(b)))
-	return box(stringType, unsafe.Pointer(&v.strs[len(v.strs)-1]))
+	return unsafe.String(&v.text[off], len(b))
 }
 
 // num returns f as a float64 held in the slabs.
