@@ -26,6 +26,12 @@
 #               bigint[] parameter, rows decoded from JSON and put back in
 #               key order on the client, which pgbench does not do).
 #
+# benchrig--nodecode (64 keys, without the sampler's PSS readings) reads,
+# frames, counts and places the rows without parsing their JSON, as
+# pgbench discards them (pg driver Config.SkipDecode): what decoding costs
+# the client. It runs when the binary takes --skip-decode; otherwise the
+# script says so.
+#
 # Client CPU is user+sys of the whole client process (bench/lib/measure.py,
 # getrusage of the children): for benchrig that includes its start-up,
 # pre-flight and the resource sampler, so a second benchrig row gives the CPU
@@ -61,6 +67,11 @@ if [ -z "$benchrig" ]; then
 	go build -o "$work/benchrig" ./cmd/benchrig
 	benchrig=$work/benchrig
 fi
+
+# nodecode BIN: the flag that skips decoding, when BIN has it.
+nodecode() { "$1" pg --help 2>&1 | grep -q -- '--skip-decode' && echo --skip-decode; true; }
+skip=$(nodecode "$benchrig")
+[ -n "$skip" ] || echo "benchrig pg has no --skip-decode: no benchrig--nodecode rows" >&2
 
 pg_start "$CONNECTIONS" "$SERVER_CPU"
 pg_items "$ROWS"
@@ -119,6 +130,7 @@ for run in $(seq "$RUNS"); do
 	pgbench_row pgbench "$work/any.sql" "$work/rows64"
 	benchrig_row benchrig "$work/rows64" --path any --batch 64
 	benchrig_row benchrig--no-pss "$work/rows64" --path any --batch 64 --no-pss
+	if [ -n "$skip" ]; then benchrig_row benchrig--nodecode "$work/rows64" --path any --batch 64 --no-pss "$skip"; fi
 	if [ -n "${BENCHRIG_BEFORE:-}" ]; then benchrig_row benchrig-before "$work/rows64" --path any --batch 64; fi
 	echo "run $run done" >&2
 done
