@@ -9,6 +9,7 @@
 #   bench/pg-peers.sh                  # 64 connections, 5 s, 3 runs
 #   CONNECTIONS=16 DURATION=10 RUNS=5 bench/pg-peers.sh
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/pg-peers.sh   # also an older build, interleaved, as "benchrig-before"
+#   SERVER_CPU=0,1 CLIENT_CPU=0,1 BENCHRIG_PROCS=all bench/pg-peers.sh   # unpinned, benchrig on every core
 #
 # The two workloads, with the items table of `benchrig pg --ephemeral`
 # (4096 rows: id bigint primary key, revision, a 128-byte payload):
@@ -51,6 +52,10 @@ RUNS=${RUNS:-3}
 ROWS=${ROWS:-4096}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
+# GOMAXPROCS of benchrig: 1 (one client core, as pgbench -j 1 has one
+# thread), or all (the default of a user's run: every core it may use).
+BENCHRIG_PROCS=${BENCHRIG_PROCS:-1}
+[ "$BENCHRIG_PROCS" = all ] && BENCHRIG_PROCS=$(taskset -c "$CLIENT_CPU" nproc)
 
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
 
@@ -84,7 +89,7 @@ printf '\\set id random(1, %d)\nSELECT row_to_json(t) FROM items t WHERE id = :i
 	printf ']::bigint[]);\n'
 } >"$work/any.sql"
 
-echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
+echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU (benchrig GOMAXPROCS=$BENCHRIG_PROCS); $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
 
 measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
@@ -99,13 +104,13 @@ pgbench_row() {
 	echo "$1 $n $(python3 -c "print($n / $tps)") $cpu" >>"$3"
 }
 
-# benchrig_row TOOL ROWS ARGS…: one benchrig pg run, GOMAXPROCS=1, no idle
-# phases; also a row with the client CPU of the load window alone.
+# benchrig_row TOOL ROWS ARGS…: one benchrig pg run, GOMAXPROCS=BENCHRIG_PROCS,
+# no idle phases; also a row with the client CPU of the load window alone.
 benchrig_row() {
 	local tool=$1 rows=$2 cpu bin=$benchrig
 	shift 2
 	case "$tool" in benchrig-before*) bin=$BENCHRIG_BEFORE ;; esac
-	cpu=$(GOMAXPROCS=1 measure "$bin" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
+	cpu=$(GOMAXPROCS=$BENCHRIG_PROCS measure "$bin" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
 		--baseline 0 --warmup 0 --settle 0 --recovery 0 $(nocal "$bin") --json "$@" | cpu_of)
 	python3 - "$work/out" "$tool" "$cpu" >>"$rows" <<'PY'
 import json, sys
