@@ -9,6 +9,8 @@
 #   bench/pg-peers.sh                  # 64 connections, 5 s, 3 runs
 #   CONNECTIONS=16 DURATION=10 RUNS=5 bench/pg-peers.sh
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/pg-peers.sh   # also an older build, interleaved, as "benchrig-before"
+#   PINNED=0 bench/pg-peers.sh      # unpinned: every process on every CPU, benchrig's own GOMAXPROCS
+#   SERVER_CPU=0,1 CLIENT_CPU=0,1 BENCHRIG_PROCS=all bench/pg-peers.sh   # the same, GOMAXPROCS given
 #
 # The two workloads, with the items table of `benchrig pg --ephemeral`
 # (4096 rows: id bigint primary key, revision, a 128-byte payload):
@@ -25,6 +27,12 @@
 #               benchrig: --path any --batch 64 --workload uniform (one
 #               bigint[] parameter, rows decoded from JSON and put back in
 #               key order on the client, which pgbench does not do).
+#
+# benchrig--nodecode (64 keys, without the sampler's PSS readings) reads,
+# frames, counts and places the rows without parsing their JSON, as
+# pgbench discards them (pg driver Config.SkipDecode): what decoding costs
+# the client. It runs when the binary takes --skip-decode; otherwise the
+# script says so.
 #
 # Client CPU is user+sys of the whole client process (bench/lib/measure.py,
 # getrusage of the children): for benchrig that includes its start-up,
@@ -45,6 +53,11 @@ RUNS=${RUNS:-3}
 ROWS=${ROWS:-4096}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
+# GOMAXPROCS of benchrig: 1 (one client core, as pgbench -j 1 has one
+# thread), or all (the default of a user's run: every core it may use).
+# pinned: 1; unpinned (PINNED=0, bench/lib/nocalibrate.sh): benchrig's own
+BENCHRIG_PROCS=${BENCHRIG_PROCS:-$(brprocs)}
+[ "$BENCHRIG_PROCS" = all ] && BENCHRIG_PROCS=$(taskset -c "$CLIENT_CPU" nproc)
 
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
 
@@ -62,6 +75,11 @@ if [ -z "$benchrig" ]; then
 	benchrig=$work/benchrig
 fi
 
+# nodecode BIN: the flag that skips decoding, when BIN has it.
+nodecode() { "$1" pg --help 2>&1 | grep -q -- '--skip-decode' && echo --skip-decode; true; }
+skip=$(nodecode "$benchrig")
+[ -n "$skip" ] || echo "benchrig pg has no --skip-decode: no benchrig--nodecode rows" >&2
+
 pg_start "$CONNECTIONS" "$SERVER_CPU"
 pg_items "$ROWS"
 
@@ -73,7 +91,7 @@ printf '\\set id random(1, %d)\nSELECT row_to_json(t) FROM items t WHERE id = :i
 	printf ']::bigint[]);\n'
 } >"$work/any.sql"
 
-echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
+echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU (benchrig GOMAXPROCS=$BENCHRIG_PROCS); $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
 
 measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
@@ -88,13 +106,13 @@ pgbench_row() {
 	echo "$1 $n $(python3 -c "print($n / $tps)") $cpu" >>"$3"
 }
 
-# benchrig_row TOOL ROWS ARGS…: one benchrig pg run, GOMAXPROCS=1, no idle
-# phases; also a row with the client CPU of the load window alone.
+# benchrig_row TOOL ROWS ARGS…: one benchrig pg run, GOMAXPROCS=BENCHRIG_PROCS,
+# no idle phases; also a row with the client CPU of the load window alone.
 benchrig_row() {
 	local tool=$1 rows=$2 cpu bin=$benchrig
 	shift 2
 	case "$tool" in benchrig-before*) bin=$BENCHRIG_BEFORE ;; esac
-	cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
+	cpu=$(GOMAXPROCS=$BENCHRIG_PROCS measure "$bin" pg --dsn "$dsn" -c "$CONNECTIONS" -d "${DURATION}s" --rows "$ROWS" --workload uniform \
 		--baseline 0 --warmup 0 --settle 0 --recovery 0 $(nocal "$bin") --json "$@" | cpu_of)
 	python3 - "$work/out" "$tool" "$cpu" >>"$rows" <<'PY'
 import json, sys
@@ -119,6 +137,7 @@ for run in $(seq "$RUNS"); do
 	pgbench_row pgbench "$work/any.sql" "$work/rows64"
 	benchrig_row benchrig "$work/rows64" --path any --batch 64
 	benchrig_row benchrig--no-pss "$work/rows64" --path any --batch 64 --no-pss
+	if [ -n "$skip" ]; then benchrig_row benchrig--nodecode "$work/rows64" --path any --batch 64 --no-pss "$skip"; fi
 	if [ -n "${BENCHRIG_BEFORE:-}" ]; then benchrig_row benchrig-before "$work/rows64" --path any --batch 64; fi
 	echo "run $run done" >&2
 done

@@ -129,6 +129,14 @@ type Config struct {
 	// 4 KiB … 1 GiB): a longer one fails the request and the connection
 	// instead of being buffered.
 	MaxMessage int64 `json:"max_message,omitempty"`
+	// SkipDecode leaves the rows of the prepared-one and any paths
+	// undecoded on the load's hot path: they are still read, framed,
+	// counted and put back at their keys (a key without a row is still a
+	// miss), but their JSON is not parsed, as pgbench discards the rows it
+	// reads. For measuring what decoding costs the client, never for
+	// comparing access paths (label "/nodecode"). Fetch and Preflight
+	// decode as always.
+	SkipDecode bool `json:"skip_decode,omitempty"`
 	// Workload derives each operation's class and keys from its seq.
 	Workload workload.Config `json:"workload"`
 	// Timeout bounds one operation (default 10s).
@@ -210,6 +218,9 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("pg.plan_cache_mode %q: accepted modes are auto, force_generic_plan, force_custom_plan", c.PlanCacheMode)
 	}
+	if c.SkipDecode && c.Path != PreparedOne && c.Path != Any {
+		return fmt.Errorf("pg.skip_decode: only the prepared-one and any paths read rows without decoding them, not %s", c.Path)
+	}
 	if c.MaxMessage < MinMaxMessage || c.MaxMessage > MaxMaxMessage {
 		return fmt.Errorf("pg.max_message %d: must be %d … %d bytes", c.MaxMessage, MinMaxMessage, MaxMaxMessage)
 	}
@@ -228,7 +239,7 @@ func (c Config) Validate() error {
 // Label names the path for reports and errors: "prepared-one",
 // "prepared-one/pipeline", "any[param]", "any[array]", "any[in]", "sql",
 // "update"; a plan_cache_mode other than auto adds "/generic" or
-// "/custom" ("any[array]/generic").
+// "/custom" ("any[array]/generic"), SkipDecode "/nodecode".
 func (c Config) Label() string {
 	l := string(c.Path)
 	if c.Path == PreparedOne && c.BatchMode == Pipeline {
@@ -248,6 +259,9 @@ func (c Config) Label() string {
 		l += "/generic"
 	case PlanCustom:
 		l += "/custom"
+	}
+	if c.SkipDecode {
+		l += "/nodecode"
 	}
 	return l
 }

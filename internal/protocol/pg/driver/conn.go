@@ -28,18 +28,20 @@ type Conn struct {
 	keys  []int64
 	rows  []any // the last read's rows, one per key; nil for a missing row
 	vals  []any
-	byKey map[int64]any
+	byKey map[int64]any // Fetch's any path: rows by key
+	idx   keyIndex      // the hot path's any path: positions by key
 	batch pgx.Batch
 	bytes int64 // response bytes of the current operation
 
 	// The hot path (fast.go): the statements it runs (nil: pgx runs
 	// them), the encoded parameter, the decoder and its reused rows.
-	read1  *stmt
-	upd    *stmt
-	params [][]byte
-	pbuf   []byte
-	dec    rowDecoder
-	slots  []map[string]any
+	read1     *stmt
+	upd       *stmt
+	params    [][]byte
+	pbuf      []byte
+	dec       rowDecoder
+	slots     []*rowSlot
+	slotWidth int // the keys every slot has cells for
 	// The sql path's request in progress (sqlshape.go): DataRows seen,
 	// rows placed, rows that held an array, whether the last placed was
 	// nil.
@@ -89,6 +91,7 @@ func (c *Conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 		op, keys := c.d.wl.Keys(r.Seq, c.keys)
 		out[i] = driver.Outcome{Op: c.d.wl.Index(op)}
 		c.bytes = 0
+		c.dec.reset()
 		c.arm()
 		var err error
 		switch {

@@ -57,7 +57,7 @@ func BenchmarkDecode(b *testing.B) {
 	}
 	textCol := pgconn.FieldDescription{DataTypeOID: pgtype.TextArrayOID, Format: pgtype.BinaryFormatCode}
 	jsonCol := pgconn.FieldDescription{DataTypeOID: pgtype.JSONOID}
-	newConn := func() *Conn { return &Conn{rows: make([]any, 64)} }
+	newConn := func() *Conn { return &Conn{d: &Driver{}, rows: make([]any, 64)} }
 	perRow := func(b *testing.B) {
 		b.SetBytes(int64(bytes))
 		b.ReportAllocs()
@@ -68,6 +68,7 @@ func BenchmarkDecode(b *testing.B) {
 		c := newConn()
 		perRow(b)
 		for b.Loop() {
+			c.dec.reset()
 			for j, r := range rows {
 				v, err := c.decodeFast(r, j)
 				if err != nil {
@@ -82,6 +83,7 @@ func BenchmarkDecode(b *testing.B) {
 			c := newConn()
 			perRow(b)
 			for b.Loop() {
+				c.dec.reset()
 				c.sqlStart()
 				if err := c.sqlRow(raw, &fd, fd.Format, 64); err != nil {
 					b.Fatal(err)

@@ -45,15 +45,24 @@
 // sql and update statements run through pgconn with their integer
 // parameters (or integer array) encoded in binary into a reused buffer,
 // SQL arrays are read in binary, rows are decoded by a one-pass
-// decoder that gives encoding/json's values and reuses each row slot's map,
-// and the per-request timeout is a timer per connection (on expiry: a
-// cancel request, then a socket deadline) instead of a context per request.
-// Do checks ctx between requests; the engine aborts one in flight with
-// Close. Fetch, used by Preflight, keeps pgx and encoding/json. The event
-// loop (loop_linux.go) drives every path but prepared-one/pipeline with the
-// same encoders and decoder, and refuses a backend message longer than
-// Config.MaxMessage (default 64 MiB) as soon as its header arrives; pgconn
-// applies the same bound on the per-connection path.
+// decoder that gives encoding/json's values into each row slot's reused
+// map, its strings and numbers held in per-connection slabs and cells
+// (jsonvalues.go, jsonrow.go: valid until the connection's next request),
+// the any path's rows are put at their keys' positions through a reused
+// index (keyindex.go), and the per-request timeout is a timer per
+// connection (on expiry: a cancel request, then a socket deadline) instead
+// of a context per request. Do checks ctx between requests; the engine
+// aborts one in flight with Close. Fetch, used by Preflight, keeps pgx and
+// encoding/json. The event loop (loop_linux.go) drives every path but
+// prepared-one/pipeline with the same encoders and decoder, one write per
+// request (the last request's Bind of the same statement and key count
+// with the keys patched in, loopbind_linux.go), allocates nothing per
+// request in the steady state (alloc_linux_test.go), and refuses a
+// backend message longer than Config.MaxMessage (default 64 MiB) as soon
+// as its header arrives; pgconn applies the same bound on the
+// per-connection path (which allocates inside pgconn, 3 times per
+// request). Config.SkipDecode reads rows without parsing their JSON, as
+// pgbench does, to measure what decoding costs.
 //
 // Example:
 //

@@ -253,6 +253,9 @@ func (d *Driver) OpenConn(ctx context.Context) (*Conn, error) {
 	if upd.fastKey() {
 		c.upd = upd
 	}
+	if c.read1 != nil {
+		c.growSlots(min(d.wl.Batch(), eagerSlots))
+	}
 	c.timer = time.AfterFunc(time.Hour, c.onTimeout)
 	c.timer.Stop()
 	return c, nil

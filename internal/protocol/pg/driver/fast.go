@@ -155,10 +155,16 @@ func (c *Conn) encodeKeys(s *stmt, keys []int64) error {
 
 // encodeRead encodes keys for the read statement of the driver's path.
 func (c *Conn) encodeRead(keys []int64) error {
-	if c.d.nparams() > 1 || (c.d.cfg.Path == Any && c.d.cfg.Form != FormParam) {
-		return c.encodeKeys(c.read1, keys)
+	if c.arrayParam() {
+		return c.encodeArray(c.read1, keys)
 	}
-	return c.encodeArray(c.read1, keys)
+	return c.encodeKeys(c.read1, keys)
+}
+
+// arrayParam reports whether the read statement of the any or sql path
+// takes the keys as one array parameter (else one parameter per key).
+func (c *Conn) arrayParam() bool {
+	return c.d.nparams() == 1 && (c.d.cfg.Path != Any || c.d.cfg.Form == FormParam)
 }
 
 // encodeArray sets c.params to the keys as a one-dimensional array in
@@ -237,7 +243,7 @@ func (c *Conn) readAnyFast(keys []int64) error {
 		return err
 	}
 	rr := c.exec(s)
-	clear(c.byKey)
+	c.idx.build(keys)
 	var err error
 	j := 0
 	for rr.NextRow() {
@@ -258,20 +264,14 @@ func (c *Conn) readAnyFast(keys []int64) error {
 		c.bytes += int64(len(vals[0]) + len(vals[1]))
 		var v any
 		if v, err = c.decodeFast(vals[1], j); err == nil {
-			c.byKey[pk] = v
+			c.idx.place(c.rows, pk, v)
 			j++
 		}
 	}
 	if _, cerr := rr.Close(); cerr != nil {
 		return cerr
 	}
-	if err != nil {
-		return err
-	}
-	for i, k := range keys {
-		c.rows[i] = c.byKey[k]
-	}
-	return nil
+	return err
 }
 
 // updateFast runs the update statement for one key; it must change one
@@ -291,16 +291,22 @@ func (c *Conn) updateFast(key int64) error {
 }
 
 // decodeFast decodes row slot i's JSON (nil for SQL NULL), reusing the
-// slot's map from the previous request.
+// slot's map from the previous request; with SkipDecode, a row is
+// Undecoded instead.
 func (c *Conn) decodeFast(raw []byte, i int) (any, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	for len(c.slots) <= i {
-		c.slots = append(c.slots, make(map[string]any, 4))
+	if c.d.cfg.SkipDecode {
+		return Undecoded, nil
 	}
-	return c.dec.decode(raw, c.slots[i])
+	return c.dec.decode(raw, c.slot(i))
 }
+
+// Undecoded stands for a row read but not decoded (Config.SkipDecode).
+var Undecoded any = undecoded{}
+
+type undecoded struct{}
 
 // arm starts the request timeout.
 func (c *Conn) arm() {

@@ -111,18 +111,27 @@ var decoderCases = []string{
 	``, `{`, `{"a"}`, `{"a":}`, `[1,]`, `01`, `-`, `1.`, `1e`, `+1`, `"\x"`, "\"ctl \x01\"", `tru`, `{"a":1}x`, `1e400`,
 }
 
+// checkDecoder decodes text into a slot that held another row, then again
+// into the same slot (the second time, a row of the same shape only
+// writes its values), as encoding/json decodes it.
 func checkDecoder(t *testing.T, text string) {
 	t.Helper()
 	var want any
 	wantErr := json.Unmarshal([]byte(text), &want)
 	var d rowDecoder
-	reuse := map[string]any{"stale": 1}
-	got, err := d.decode([]byte(text), reuse)
-	if (err != nil) != (wantErr != nil) {
-		t.Fatalf("decode(%q): error %v, encoding/json %v", text, err, wantErr)
+	slot := newRowSlot(0)
+	if _, err := d.decode([]byte(`{"stale":1,"id":"x"}`), slot); err != nil {
+		t.Fatal(err)
 	}
-	if err == nil && !reflect.DeepEqual(got, want) {
-		t.Fatalf("decode(%q) = %#v, encoding/json %#v", text, got, want)
+	for range 2 {
+		d.reset()
+		got, err := d.decode([]byte(text), slot)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("decode(%q): error %v, encoding/json %v", text, err, wantErr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("decode(%q) = %#v, encoding/json %#v", text, got, want)
+		}
 	}
 }
 
@@ -145,17 +154,64 @@ func TestRowDecoderMatchesEncodingJSON(t *testing.T) {
 		checkDecoder(t, n)
 	}
 
-	// The reused map is cleared and refilled; keys are interned.
+	// One slot through rows of changing shapes: each decoded as
+	// encoding/json decodes it, and the row before it, kept, unchanged
+	// until the next request (reset) starts.
 	var d rowDecoder
-	m := map[string]any{}
-	for _, text := range []string{`{"a":1,"b":2}`, `{"a":3}`} {
-		if _, err := d.decode([]byte(text), m); err != nil {
+	slot := newRowSlot(0)
+	var prev any
+	var prevWant any
+	for i, text := range slotSequence {
+		if i%2 == 0 {
+			d.reset()
+			prev = nil
+		}
+		var want any
+		if err := json.Unmarshal([]byte(text), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.decode([]byte(text), slot)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("row %d %s: %#v, %v; want %#v", i, text, got, err, want)
+		}
+		if prev != nil {
+			if s, ok := prev.(string); !ok || s != prevWant {
+				t.Fatalf("row %d: the request's previous value became %#v, want %#v", i, prev, prevWant)
+			}
+		}
+		// A value of the same request that is not the slot's: a string
+		// in the slab, which the next decode must leave alone.
+		prevWant = "held " + text
+		held, _ := json.Marshal(prevWant)
+		if prev, err = d.decode(held, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if !reflect.DeepEqual(m, map[string]any{"a": float64(3)}) {
-		t.Errorf("reused map %v", m)
-	}
+}
+
+// slotSequence is rows one slot decodes in turn: the same shape (values
+// written in place), then new keys, fewer keys, another order, kinds
+// changing (null, bool, number, string, nested), a repeated key, an empty
+// object and a row that is not an object.
+var slotSequence = []string{
+	`{"id":1,"revision":0,"payload":"a"}`,
+	`{"id":2,"revision":5,"payload":"bb"}`,
+	`{"id":3,"revision":-0,"payload":""}`,
+	`{"id":4,"revision":6,"payload":"dd","extra":true}`,
+	`{"id":5,"revision":7}`,
+	`{"revision":8,"id":6}`,
+	`{"revision":null,"id":"seven"}`,
+	`{"revision":false,"id":8}`,
+	`{"revision":[1,"x"],"id":{"n":9}}`,
+	`{"revision":[2],"id":{"n":10}}`,
+	`{"a":1,"a":2}`,
+	`{"a":3,"a":4}`,
+	`{"a":"x","a":[5]}`,
+	`{}`,
+	`{"id":11,"revision":0,"payload":"k"}`,
+	`[1,2]`,
+	`{"id":12,"revision":0,"payload":"l"}`,
+	`{"id":13,"revision":0,"payload":"m"}`,
 }
 
 func FuzzRowDecoder(f *testing.F) {
@@ -169,10 +225,11 @@ func BenchmarkRowDecoder(b *testing.B) {
 	raw := []byte(`{"id":1234,"revision":0,"payload":"` + pgclient.Payload(1234, 128) + `"}`)
 	b.Run("rowDecoder", func(b *testing.B) {
 		var d rowDecoder
-		m := map[string]any{}
+		slot := newRowSlot(0)
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := d.decode(raw, m); err != nil {
+			d.reset()
+			if _, err := d.decode(raw, slot); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -11,15 +11,25 @@ import (
 // (objects map[string]any, arrays []any, numbers float64, strings, bools,
 // nil) for the load's hot path, with less work: one pass instead of a
 // validation pass and a decoding pass, object keys interned (column names
-// repeat in every row), and the top-level map of each row reused from one
-// request to the next. Every value is still materialised; the rows of a
-// request stay valid until the connection's next request. Not for
-// concurrent use.
+// repeat in every row, in the same order), the top-level map of each row
+// reused from one request to the next, and strings and numbers held in
+// reused slabs (jsonvalues.go). Every value is still materialised; the
+// rows of a request stay valid until the connection's next request, which
+// calls reset. Rows of scalars allocate nothing once the slabs and maps
+// have grown; nested arrays and objects are allocated. Not for concurrent
+// use.
 type rowDecoder struct {
-	keys map[string]string // interned object keys
-	buf  []byte            // unescaping scratch
-	sbuf []byte            // a row's JSON text unescaped from a JSON string
+	keys  map[string]string // interned object keys
+	last  []string          // the keys of the last top-level object, in order
+	width int               // the most keys a row had
+	buf   []byte            // unescaping scratch
+	sbuf  []byte            // a row's JSON text unescaped from a JSON string
+	vals  values            // the strings and numbers of the request
 }
+
+// reset starts a request: the values of the previous one may be
+// overwritten.
+func (d *rowDecoder) reset() { d.vals.reset() }
 
 // maxInterned bounds the interned keys of one connection.
 const maxInterned = 1024
@@ -27,12 +37,12 @@ const maxInterned = 1024
 // maxDepth bounds nesting, as encoding/json does (10000).
 const maxDepth = 10000
 
-// decode decodes one JSON document. When it is an object and reuse is not
-// nil, reuse is cleared and filled instead of a new map.
-func (d *rowDecoder) decode(raw []byte, reuse map[string]any) (any, error) {
+// decode decodes one JSON document. When it is an object and slot is not
+// nil, it is decoded into the slot (jsonrow.go) instead of a new map.
+func (d *rowDecoder) decode(raw []byte, slot *rowSlot) (any, error) {
 	p := jsonParser{d: d, s: raw}
 	p.skipSpace()
-	v, err := p.value(reuse, 0)
+	v, err := p.value(slot, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -63,13 +73,15 @@ func (p *jsonParser) skipSpace() {
 	}
 }
 
-func (p *jsonParser) value(reuse map[string]any, depth int) (any, error) {
+func (p *jsonParser) value(slot *rowSlot, depth int) (any, error) {
 	if p.i >= len(p.s) || depth > maxDepth {
 		return nil, errJSON
 	}
 	switch c := p.s[p.i]; {
+	case c == '{' && slot != nil:
+		return p.row(slot, depth)
 	case c == '{':
-		return p.object(reuse, depth)
+		return p.object(depth)
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
@@ -77,7 +89,7 @@ func (p *jsonParser) value(reuse map[string]any, depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return string(b), nil
+		return p.d.vals.str(b), nil
 	case c == 't':
 		return true, p.literal("true")
 	case c == 'f':
@@ -85,7 +97,11 @@ func (p *jsonParser) value(reuse map[string]any, depth int) (any, error) {
 	case c == 'n':
 		return nil, p.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
-		return p.number()
+		f, err := p.number()
+		if err != nil {
+			return nil, err
+		}
+		return p.d.vals.num(f), nil
 	}
 	return nil, errJSON
 }
@@ -98,14 +114,10 @@ func (p *jsonParser) literal(word string) error {
 	return nil
 }
 
-func (p *jsonParser) object(reuse map[string]any, depth int) (any, error) {
+// object decodes an object nested in a row (a row's own goes to its slot).
+func (p *jsonParser) object(depth int) (any, error) {
 	p.i++ // {
-	m := reuse
-	if m == nil {
-		m = make(map[string]any)
-	} else {
-		clear(m)
-	}
+	m := make(map[string]any)
 	p.skipSpace()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -181,7 +193,7 @@ func (p *jsonParser) array(depth int) (any, error) {
 
 // number parses a JSON number (the grammar strictly: no leading zeros, no
 // leading '+', digits after '.' and 'e') as float64.
-func (p *jsonParser) number() (any, error) {
+func (p *jsonParser) number() (float64, error) {
 	start := p.i
 	if p.s[p.i] == '-' {
 		p.i++
@@ -192,12 +204,12 @@ func (p *jsonParser) number() (any, error) {
 	case p.i < len(p.s) && p.s[p.i] >= '1' && p.s[p.i] <= '9':
 		p.digits()
 	default:
-		return nil, errJSON
+		return 0, errJSON
 	}
 	if p.i < len(p.s) && p.s[p.i] == '.' {
 		p.i++
 		if !p.digits() {
-			return nil, errJSON
+			return 0, errJSON
 		}
 	}
 	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
@@ -206,7 +218,7 @@ func (p *jsonParser) number() (any, error) {
 			p.i++
 		}
 		if !p.digits() {
-			return nil, errJSON
+			return 0, errJSON
 		}
 	}
 	if n, ok := smallInt(p.s[start:p.i]); ok {
@@ -214,7 +226,7 @@ func (p *jsonParser) number() (any, error) {
 	}
 	f, err := strconv.ParseFloat(string(p.s[start:p.i]), 64)
 	if err != nil {
-		return nil, errJSON // out of range, as encoding/json reports
+		return 0, errJSON // out of range, as encoding/json reports
 	}
 	return f, nil
 }
@@ -399,6 +411,23 @@ func (p *jsonParser) hex4() (rune, bool) {
 	}
 	p.i += 4
 	return r, true
+}
+
+// rowKey is intern for the nth key of a row's object: rows have the same
+// keys in the same order, so the key at n in the last row is tried first,
+// without a lookup.
+func (d *rowDecoder) rowKey(n int, b []byte) string {
+	if n < len(d.last) && d.last[n] == string(b) {
+		return d.last[n]
+	}
+	s := d.intern(b)
+	switch {
+	case n < len(d.last):
+		d.last[n] = s
+	case n == len(d.last) && n < maxInterned:
+		d.last = append(d.last, s)
+	}
+	return s
 }
 
 // intern returns b as a string, the same string for the same bytes.

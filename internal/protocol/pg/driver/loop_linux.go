@@ -40,6 +40,17 @@ type loop struct {
 
 	// onRows, when set (tests), sees the rows of every successful read.
 	onRows func(seq uint64, rows []any)
+
+	// out is the outcome being recorded: a field, not a variable whose
+	// address, passed to the LoopWork interface, would move it to the
+	// heap on every request.
+	out driver.Outcome
+}
+
+// record records o, sent at sent.
+func (l *loop) record(o driver.Outcome, sent int64) {
+	l.out = o
+	l.W.Record(&l.out, sent)
 }
 
 // loopSupported says why the loop cannot drive d's configuration ("" when
@@ -218,8 +229,7 @@ func (l *loop) reconnect(c *lconn, now int64) {
 		return
 	}
 	done := driver.Now()
-	o := driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: done, Msg: "connect: " + shortMsg(err)}
-	l.W.Record(&o, now)
+	l.record(driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: done, Msg: "connect: " + shortMsg(err)}, now)
 	l.Pause(&c.Conn, done)
 }
 

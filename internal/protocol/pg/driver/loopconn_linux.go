@@ -4,7 +4,6 @@ package pg
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -27,8 +26,9 @@ type lconn struct {
 	nc          net.Conn // the hijacked socket, kept referenced until closed
 	pid         uint32   // the backend's process ID
 
-	wbuf  []byte // the request's messages, for Conn.Out
-	rbuf  []byte // received bytes not yet parsed (a partial message)
+	wbuf  []byte      // a simple query's message
+	binds [2]bindTmpl // the last request of the read and update statements
+	rbuf  []byte      // received bytes not yet parsed (a partial message)
 	anyPK pgconn.FieldDescription
 
 	// the request in flight
@@ -112,13 +112,12 @@ func (l *loop) start(c *lconn, seq uint64, now int64) {
 	c.keys, c.seq, c.op, c.Sent, c.Inflight = keys, seq, op, now, 1
 	c.ki, c.n, c.j, c.affected, c.err, c.srvErr = 0, 0, 0, 0, nil, ""
 	c.c.bytes = 0
+	c.c.dec.reset()
 	l.Inflight++
 	var err error
 	switch {
 	case op == workload.Write:
-		if err = c.c.encodeKey(c.c.upd, keys[0]); err == nil {
-			l.send(c, c.c.upd)
-		}
+		err = l.sendKeys(c, &c.binds[1], c.c.upd, keys[:1], false)
 	case len(keys) == 0:
 		err = errUnexpected("no keys: the cold workload has read every row")
 	default:
@@ -128,49 +127,16 @@ func (l *loop) start(c *lconn, seq uint64, now int64) {
 		}
 		c.c.rows = rows
 		if l.d.cfg.Path == Any || l.d.cfg.Path == SQL {
-			clear(c.c.byKey)
+			c.c.idx.build(keys)
 			c.c.sqlStart()
-			err = c.c.encodeRead(keys)
+			err = l.sendKeys(c, &c.binds[0], c.c.read1, keys, c.c.arrayParam())
 		} else {
-			err = c.c.encodeKey(c.c.read1, keys[0])
-		}
-		if err == nil {
-			l.send(c, c.c.read1)
+			err = l.sendKeys(c, &c.binds[0], c.c.read1, keys[:1], false)
 		}
 	}
 	if err != nil {
 		l.finishErr(c, err)
 	}
-}
-
-// send writes one statement's messages, as pgconn's ExecStatement does:
-// Bind (the encoded parameter in binary, the result formats), a Describe
-// of the portal when the statement returns no columns, Execute, Sync.
-func (l *loop) send(c *lconn, s *stmt) {
-	ps := c.c.params
-	b := append(c.wbuf[:0], 'B', 0, 0, 0, 0, 0) // unnamed portal
-	b = append(b, s.sd.Name...)
-	b = append(b, 0, 0, 1, 0, 1) // one format code for all: binary
-	b = binary.BigEndian.AppendUint16(b, uint16(len(ps)))
-	for _, p := range ps {
-		if p == nil {
-			b = append(b, 0xff, 0xff, 0xff, 0xff) // NULL
-			continue
-		}
-		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
-		b = append(b, p...)
-	}
-	b = binary.BigEndian.AppendUint16(b, uint16(len(s.resultFmt)))
-	for _, f := range s.resultFmt {
-		b = binary.BigEndian.AppendUint16(b, uint16(f))
-	}
-	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
-	if len(s.sd.Fields) == 0 {
-		b = append(b, 'D', 0, 0, 0, 6, 'P', 0)
-	}
-	b = append(b, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0, 'S', 0, 0, 0, 4)
-	c.wbuf, c.Out.Pending = b, b
-	l.write(c)
 }
 
 // write writes what is left of the request (evloop.Loop.Write; an error
@@ -200,8 +166,7 @@ func (l *loop) finish(c *lconn, class driver.Class, msg string, now int64) {
 		return
 	}
 	if !l.account(c, class, msg, now) && (class == driver.OK || class == driver.Miss) {
-		o := driver.Outcome{Class: driver.Drained, Op: l.d.wl.Index(c.op), Done: now}
-		l.W.Record(&o, c.Sent)
+		l.record(driver.Outcome{Class: driver.Drained, Op: l.d.wl.Index(c.op), Done: now}, c.Sent)
 	}
 	c.Backoff.Reset()
 	l.Queue(&c.Conn)
@@ -214,8 +179,7 @@ func (l *loop) account(c *lconn, class driver.Class, msg string, now int64) bool
 	if !l.Answered(&c.Conn) {
 		return false
 	}
-	o := driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}
-	l.W.Record(&o, c.Sent)
+	l.record(driver.Outcome{Class: class, Op: l.d.wl.Index(c.op), Bytes: c.c.bytes, Done: now, Msg: msg}, c.Sent)
 	return true
 }
 
@@ -227,8 +191,7 @@ func (l *loop) unsolicited(c *lconn, msg string, now int64) {
 	l.drop(c)
 	if !l.Stopping {
 		if seq, k := l.W.Claim(1); k > 0 {
-			o := driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: now, Msg: msg}
-			l.W.Record(&o, now)
+			l.record(driver.Outcome{Class: driver.Error, Op: l.d.wl.Index(l.d.wl.Op(seq)), Done: now, Msg: msg}, now)
 		} else {
 			l.Stopping = true
 		}

@@ -168,7 +168,7 @@ func (l *loop) dataRow(c *lconn, body []byte) bool {
 		c.c.bytes += int64(len(vals[0]) + len(vals[1]))
 		var v any
 		if v, c.err = c.c.decodeFast(vals[1], c.j); c.err == nil {
-			c.c.byKey[pk] = v
+			c.c.idx.place(c.c.rows, pk, v)
 			c.j++
 		}
 		return true
@@ -210,10 +210,7 @@ func (l *loop) readyForQuery(c *lconn, now int64) {
 			l.finishErr(c, err)
 			return
 		}
-	case Any:
-		for i, k := range c.keys {
-			c.c.rows[i] = c.c.byKey[k]
-		}
+	case Any: // each row was placed as it came
 	default:
 		if c.n > 1 {
 			l.finishErr(c, errUnexpected("%d rows for one key: is the key column unique?", c.n))
@@ -221,11 +218,9 @@ func (l *loop) readyForQuery(c *lconn, now int64) {
 		}
 		if c.ki++; c.ki < len(c.keys) {
 			c.n = 0
-			if err := c.c.encodeKey(c.c.read1, c.keys[c.ki]); err != nil {
+			if err := l.sendKeys(c, &c.binds[0], c.c.read1, c.keys[c.ki:c.ki+1], false); err != nil {
 				l.finishErr(c, err)
-				return
 			}
-			l.send(c, c.c.read1)
 			return
 		}
 	}

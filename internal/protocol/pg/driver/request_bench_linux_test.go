@@ -82,6 +82,7 @@ func BenchmarkRequest64(b *testing.B) {
 		{"sql-array_to_json", Config{Path: SQL, SQL: `SELECT array_to_json(bench_mget($1::bigint[]))`}},
 		{"sql-text[]", Config{Path: SQL, SQL: `SELECT bench_mget($1::bigint[])`}},
 		{"any", Config{Path: Any}},
+		{"any-nodecode", Config{Path: Any, SkipDecode: true}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			cfg := tc.cfg

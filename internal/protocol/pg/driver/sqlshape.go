@@ -80,12 +80,31 @@ func (c *Conn) sqlEnd(nkeys int) error {
 	return nil
 }
 
-// slot is row slot i's reused map.
-func (c *Conn) slot(i int) map[string]any {
-	for len(c.slots) <= i {
-		c.slots = append(c.slots, make(map[string]any, 4))
+// slot is row slot i. Once a row is wider than any before, every slot
+// gets cells for its width: a slot first used later (a request returning
+// more rows than any before) allocates nothing then.
+func (c *Conn) slot(i int) *rowSlot {
+	if c.dec.width > c.slotWidth {
+		c.slotWidth = c.dec.width
+		for _, s := range c.slots {
+			s.grow(c.slotWidth)
+		}
+	}
+	if len(c.slots) <= i {
+		c.growSlots(i + 1)
 	}
 	return c.slots[i]
+}
+
+// eagerSlots bounds the row slots made when a connection opens.
+const eagerSlots = 1024
+
+// growSlots makes row slots up to n (newRowSlot), so that a request
+// returning more rows than any before allocates nothing either.
+func (c *Conn) growSlots(n int) {
+	for len(c.slots) < n {
+		c.slots = append(c.slots, newRowSlot(c.slotWidth))
+	}
 }
 
 // place puts the next row (nil: missing) at c.sqlPlaced when it is a
@@ -148,7 +167,7 @@ func (c *Conn) sqlElem(p *jsonParser, nkeys int) error {
 	}
 	switch p.s[p.i] {
 	case '{':
-		v, err := p.object(c.slot(c.sqlPlaced), 1)
+		v, err := p.row(c.slot(c.sqlPlaced), 1)
 		if err != nil {
 			return err
 		}

@@ -93,11 +93,15 @@ func TestMGET64ZeroAllocAgainstTestServer(t *testing.T) {
 
 // zeroAllocDo fails unless Do of 4 pipelined requests on a connection of d
 // allocates nothing once warmed up; it returns the last outcomes.
-func zeroAllocDo(t *testing.T, d *Driver) []driver.Outcome {
+func zeroAllocDo(t *testing.T, d *Driver) []driver.Outcome { return zeroAllocDoN(t, d, 4) }
+
+// zeroAllocDoN fails unless Do of depth pipelined requests on a connection
+// of d allocates nothing once warmed up; it returns the last outcomes.
+func zeroAllocDoN(t *testing.T, d *Driver, depth int) []driver.Outcome {
 	t.Helper()
 	c := open(t, d)
-	reqs := make([]driver.Request, 4)
-	out := make([]driver.Outcome, 4)
+	reqs := make([]driver.Request, depth)
+	out := make([]driver.Outcome, depth)
 	ctx := testCtx(t)
 	seq := uint64(0)
 	var err error
@@ -118,9 +122,71 @@ func zeroAllocDo(t *testing.T, d *Driver) []driver.Outcome {
 		t.Fatal(err)
 	}
 	if allocs != 0 {
-		t.Fatalf("%.2f allocations per Do of 4 pipelined %d-key MGETs, want 0", allocs, d.cfg.Batch)
+		t.Fatalf("%.2f allocations per Do of %d pipelined %s requests (batch %d), want 0", allocs, depth, d.cfg.Command, d.cfg.Batch)
 	}
 	return out
+}
+
+// The peers scripts' cases allocate nothing per request either, against a
+// real redis-server and the test server: GET one at a time and pipelined
+// ×16, MGET of 1 key, and the seeds' JSON rows validated at 1 key and in
+// pipelined GETs; every outcome a hit or an expected nil, every validated
+// value equal to the reference.
+func TestPeerCasesZeroAlloc(t *testing.T) {
+	type tc struct {
+		name  string
+		cfg   Config
+		depth int
+	}
+	plain := func(addr string) []tc {
+		return []tc{
+			{"GET", Config{Addr: addr, Command: CommandGET, KeySpace: 128}, 1},
+			{"GET pipelined x16", Config{Addr: addr, Command: CommandGET, KeySpace: 128}, 16},
+			{"MGET 1", Config{Addr: addr, Batch: 1, KeySpace: 128}, 1},
+			{"MGET 64 pipelined x2", Config{Addr: addr, Batch: 64, KeySpace: 128}, 2},
+			{"JSON rows MGET 1 validated", Config{Addr: addr, KeyTemplate: rowsTemplate, DB: "bench", Batch: 1,
+				KeySpace: rowsKeySpace, ValidateSampled: 1, Reference: seedReference}, 1},
+			{"JSON rows GET pipelined x16 validated", Config{Addr: addr, Command: CommandGET, KeyTemplate: rowsTemplate, DB: "bench",
+				KeySpace: rowsKeySpace, ValidateSampled: 1, Reference: seedReference}, 16},
+		}
+	}
+	fill := func(set func(key, val string)) {
+		for i := 1; i <= 128; i += 2 {
+			set("item:"+strconv.Itoa(i), `{"id":`+strconv.Itoa(i)+`}`)
+		}
+		for id := int64(1); id <= rowsKeySpace; id++ {
+			if !rowsMissing(id) {
+				set(fmt.Sprintf(`CRUD:bench.public.items:{"id":%d}`, id), seedRow(id))
+			}
+		}
+	}
+	check := func(t *testing.T, c tc) {
+		c.cfg.Timeout = 10 * time.Second
+		d := newDriver(t, c.cfg)
+		for _, o := range zeroAllocDoN(t, d, c.depth) {
+			if o.Class != driver.OK && o.Class != driver.Miss { // keys left missing on purpose
+				t.Fatalf("outcome %v %q", o.Class, o.Msg)
+			}
+		}
+		st := d.Stats()
+		if st.Hits == 0 || st.Nils == 0 || st.Mismatches != 0 || (c.cfg.ValidateSampled > 0 && st.Validated != st.Hits+st.Nils) {
+			t.Fatalf("stats %+v: want hits and nils, every value validated when asked, none differing", st)
+		}
+	}
+	t.Run("redis-server", func(t *testing.T) {
+		s := startRedis(t, redisephemeral.Options{})
+		fill(func(k, v string) { redisDo(t, s, "SET", k, v) })
+		for _, c := range plain(s.Addr()) {
+			t.Run(c.name, func(t *testing.T) { check(t, c) })
+		}
+	})
+	t.Run("test server", func(t *testing.T) {
+		srv := startTestServer(t, resptest.Options{})
+		fill(func(k, v string) { srv.Set(k, []byte(v)) })
+		for _, c := range plain(srv.Addr()) {
+			t.Run(c.name, func(t *testing.T) { check(t, c) })
+		}
+	})
 }
 
 // The seeds' case allocates nothing either: 64 keys in the template form,
