@@ -118,10 +118,10 @@ func (p *Poller) Mod(fd int, events uint32, tag, gen int32) error {
 // interrupted or timed-out wait returns none and no error. It blocks in the
 // runtime's poller, not in epoll_wait (see the package comment).
 func (p *Poller) Wait(ms int) ([]unix.EpollEvent, error) {
-	k, errno := p.poll()
-	if errno != 0 || k > 0 || ms == 0 {
-		return p.result(k, errno)
+	if ms == 0 {
+		return p.result(p.poll())
 	}
+	// rc.Read polls first (ready), and parks only when nothing is ready
 	var dl time.Time
 	if ms > 0 {
 		now := time.Now()
