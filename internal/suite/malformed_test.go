@@ -102,6 +102,8 @@ func TestMalformed(t *testing.T) {
 			5, 61, "targets.app.companions[1].name", `duplicate companion name "db" (also companions[0]); give each a name`},
 		{"headline: unknown process", compSuite(`{command: [./app], companions: [{target: db}], headline: database}`),
 			5, 65, "targets.app.headline", `unknown process "database"; accepted: "app" (the target itself, the default) or a companion: "db"`},
+		{"skip_decode on the sql path", strings.Replace(pgHead, "one: {pg: {path: prepared-one}}", "one: {pg: {sql: \"SELECT 1\", skip_decode: true}}", 1) + "matrix: {targets: [db], paths: [one], connections: [4]}\n",
+			6, 44, "paths.one.pg.skip_decode", `skips decoding the rows of the prepared-one and any paths; path "sql" takes none`},
 		{"http path on a postgres target", pgHead + "matrix: {targets: [db], paths: [one, hello], connections: [4]}\n",
 			13, 38, "matrix.paths[1]", `path "hello" speaks http but target "db" serves pg; pair targets and paths explicitly with matrix.cases`},
 		{"connections < 1", okHead + strings.Replace(okMatrix, "[4]", "[4, 0]", 1),

@@ -31,6 +31,11 @@ type Path struct {
 	PlanCacheMode string `json:"plan_cache_mode,omitempty"`
 	// Timeout bounds each request (default 10s; 0s: none).
 	Timeout *suite.Duration `json:"timeout,omitempty"`
+	// SkipDecode reads, frames, counts and places the prepared-one and
+	// any paths' rows without parsing their JSON, as pgbench discards
+	// rows: what decoding costs the client, measured apart. A missing
+	// row is still a miss; its values are not checked.
+	SkipDecode bool `json:"skip_decode,omitempty"`
 }
 
 var (
@@ -65,6 +70,16 @@ func (q *Path) Validate(at suite.Field) {
 		at.Child("table").Errf("invalid table %q; accepted: a plain or schema-qualified identifier, e.g. items or public.items", q.Table)
 	}
 	at.Child("timeout").CheckTimeout(q.Timeout)
+	if q.SkipDecode && q.Path != "prepared-one" && q.Path != "any" {
+		at.Child("skip_decode").Errf("skips decoding the rows of the prepared-one and any paths; path %q takes none", cmpOr(q.Path, "sql"))
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // BatchProblem: any batch is sent (the access path decides how).

@@ -53,6 +53,7 @@ func pgCmd(a *cli.App) *cobra.Command {
 	f.StringVar(&pf.p.Bin, "pg-bin", "", "directory of initdb and postgres for --ephemeral (default: the newest installation found)")
 	f.StringVar(&pf.p.SQL, "sql", "", "the sql path's statement; $1 is the batch of keys (bigint[])")
 	f.StringVar(&pf.p.PGBatch, "pg-batch", string(pgdrv.Roundtrips), "how prepared-one sends a batch: roundtrips or pipeline")
+	f.BoolVar(&pf.p.SkipDecode, "skip-decode", false, "prepared-one and any: read and count the rows without parsing their JSON (as pgbench discards them), to see what decoding costs the client")
 	f.StringVar(&pf.p.Table, "table", pgclient.DefaultTable, "the benchmark table")
 	f.StringVar(&pf.p.Kind, "workload", string(workload.Hot), "key sequence: hot, cold, uniform or zipf (mixed: hot with --writes 5)")
 	f.Int64Var(&pf.p.Rows, "rows", pgclient.DefaultRows, "rows of the table (keys 1…rows)")

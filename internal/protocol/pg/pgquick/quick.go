@@ -28,8 +28,10 @@ type Quick struct {
 	SharedBuffers string
 	Bin           string
 
-	SQL        string
-	PGBatch    string
+	SQL     string
+	PGBatch string
+	// SkipDecode leaves the rows undecoded (--skip-decode).
+	SkipDecode bool
 	Table      string
 	Kind       string
 	Rows       int64
@@ -127,6 +129,9 @@ func (p *Quick) pathDocs() (quick.Doc, []string, error) {
 		pd := quick.Doc{"table": p.Table, "timeout": p.Timeout.String()}
 		if plan != "" {
 			pd["plan_cache_mode"] = plan
+		}
+		if p.SkipDecode {
+			pd["skip_decode"] = true
 		}
 		switch name {
 		case string(pgdrv.PreparedOne):

@@ -29,3 +29,18 @@ func TestPGAnyFormNamed(t *testing.T) {
 		t.Errorf("--path any: form %v, want param", f)
 	}
 }
+
+// --skip-decode marks every path of the run, and its label says so.
+func TestPGSkipDecode(t *testing.T) {
+	p := Quick{Paths: []string{"any", "prepared-one"}, PGBatch: "roundtrips", Timeout: 1e10, SkipDecode: true}
+	p.Changed = func(string) bool { return false }
+	paths, order, err := p.pathDocs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range order {
+		if sd := paths[k].(quick.Doc)["pg"].(quick.Doc)["skip_decode"]; sd != true {
+			t.Errorf("path %s: skip_decode %v, want true", k, sd)
+		}
+	}
+}

@@ -201,7 +201,7 @@ func (p *System) pathConfig(c suite.Cell, seed uint64) pg.Config {
 	if q.Batching != "" {
 		cfg.BatchMode = pg.BatchMode(q.Batching)
 	}
-	cfg.Form, cfg.PlanCacheMode = pg.Form(q.Form), pg.PlanCacheMode(q.PlanCacheMode)
+	cfg.Form, cfg.PlanCacheMode, cfg.SkipDecode = pg.Form(q.Form), pg.PlanCacheMode(q.PlanCacheMode), q.SkipDecode
 	if q.Timeout != nil {
 		cfg.Timeout = q.Timeout.D()
 	}
