@@ -65,6 +65,8 @@ command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; ex
 memtier=$(command -v memtier_benchmark || true)
 [ -n "$memtier" ] || echo "memtier_benchmark: not installed (Debian bookworm has no package); skipped" >&2
 go build -o "$work/benchrig" ./cmd/benchrig
+floor=$(bench/floor/floor.sh build "$work")
+FLOOR_DURATION=${FLOOR_DURATION:-3}
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 taskset -c "$SERVER_CPU" redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
@@ -152,6 +154,14 @@ print(n, n / float(m.group(1)))' "$work/out" "$(((n / CONNECTIONS) * CONNECTIONS
 			echo "$name memtier_benchmark $reqs $secs $cpu" >>"$work/rows"
 		fi
 
+		if [ "$name" = get ]; then
+			# the syscall floor (bench/floor/floor.c): GET of a fixed
+			# value (item:1, as the others), one read and one write per reply, nothing parsed
+			cpu=$(measure "$floor" resp 127.0.0.1 "$port" "$CONNECTIONS" "$FLOOR_DURATION" item:1 | cpu_of)
+			read -r _ reqs _ secs <"$work/out"
+			echo "$name floor $reqs $secs $cpu" >>"$work/rows"
+		fi
+
 		for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${checkflags:+benchrig-novalidate}; do
 			bin=$work/benchrig extra=$checkflags
 			[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
@@ -186,4 +196,9 @@ for l in sys.stdin:
 print("; ".join("%s %.1f" % kv for kv in seen.items()))')"
 	echo
 	grep "^$name " "$work/rows" | cut -d' ' -f2- | python3 bench/lib/summary.py redis-benchmark
+	if [ "$name" = get ]; then
+		echo
+		echo "The same, each tool's ratio to the floor (bench/floor/floor.c):"
+		grep "^$name " "$work/rows" | cut -d' ' -f2- | python3 bench/lib/summary.py floor
+	fi
 done
