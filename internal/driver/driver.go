@@ -169,6 +169,15 @@ type PacedLoop interface {
 	Paces() bool
 }
 
+// PaceChecker is a Multiplexer that says, before opening any connection,
+// whether its loops would pace: the engine opens loops for a constant
+// rate only when they do (else a goroutine per connection, with no
+// connections opened and closed for nothing). A Multiplexer without it is
+// asked by opening its loops.
+type PaceChecker interface {
+	LoopsPace(ctx context.Context) bool
+}
+
 // PacedWork is the LoopWork of an open loop (a constant rate): the
 // schedule and the backlog of due requests waiting for a connection are
 // the work's; the loop only says when it has connections free and takes

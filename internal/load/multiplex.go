@@ -90,6 +90,9 @@ func (e *Engine) openLoops(ctx context.Context) (bool, error) {
 	if !ok || (e.cfg.Rate == 0 && e.cfg.Share != nil) { // closed loops claim contiguous sequence numbers
 		return false, nil
 	}
+	if pc, ok := e.drv.(driver.PaceChecker); ok && e.cfg.Rate > 0 && !pc.LoopsPace(ctx) {
+		return false, nil
+	}
 	n := min(UsableCores(), e.cfg.Connections)
 	opened := 0 // connections of the loops opened so far
 	for i := 0; i < n; i++ {
