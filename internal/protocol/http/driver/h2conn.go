@@ -2,7 +2,6 @@ package http
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -49,10 +48,8 @@ type h2conn struct {
 	bw   *bufio.Writer
 	br   *bufio.Reader
 	fr   *http2.Framer
-	enc  *hpack.Encoder
 	dec  *hpack.Decoder
 	hs   headerState // the header block being read
-	eb   bytes.Buffer
 	once sync.Once
 
 	// the server's settings
@@ -68,10 +65,7 @@ type h2conn struct {
 	goCode   http2.ErrCode
 	deadline time.Time
 
-	// header block of the single request once it encodes to the same
-	// bytes every time (the second encoding: every field indexed).
-	cached  []byte
-	encodes int
+	h2headers // the request header blocks
 
 	st  []h2stream // this Do's streams: stream i has ID first+2i
 	idx []int      // request index of each stream (several requests)
@@ -113,7 +107,7 @@ func (d *Driver) openH2(ctx context.Context, nc net.Conn) (driver.Conn, error) {
 	c.dec = hpack.NewDecoder(4096, c.emitStatus)
 	c.dec.SetMaxStringLength(maxHeaderBytes)
 	c.fr.SetReuseFrames()
-	c.enc = hpack.NewEncoder(&c.eb)
+	c.resetHeaders()
 	if err := c.start(d.dialTimeout()); err != nil {
 		_ = nc.Close()
 		return nil, err
@@ -157,8 +151,7 @@ func (c *h2conn) settings(sf *http2.SettingsFrame) {
 		case http2.SettingMaxFrameSize:
 			c.peerMaxFrame = s.Val
 		case http2.SettingHeaderTableSize:
-			c.enc.SetMaxDynamicTableSizeLimit(s.Val)
-			c.cached, c.encodes = nil, 0
+			c.tableSize(s.Val)
 		}
 		return nil
 	})
@@ -260,7 +253,7 @@ func (c *h2conn) send(first uint32) error {
 		p := &t.reqs[k]
 		id := first + 2*uint32(i)
 		body := p.h2body
-		if err := c.writeHeaders(id, c.block(k), len(body) == 0); err != nil {
+		if err := writeHeaders(c.fr, c.peerMaxFrame, id, c.block(c.d.t, k), len(body) == 0); err != nil {
 			return err
 		}
 		if len(body) == 0 {
@@ -277,47 +270,6 @@ func (c *h2conn) send(first uint32) error {
 			}
 			body = body[k:]
 		}
-	}
-	return nil
-}
-
-// block returns request k's header block.
-func (c *h2conn) block(k int) []byte {
-	single := !c.d.t.multi()
-	if single && c.cached != nil {
-		return c.cached
-	}
-	c.eb.Reset()
-	for _, f := range c.d.t.reqs[k].h2 {
-		_ = c.enc.WriteField(f)
-	}
-	b := c.eb.Bytes()
-	if single {
-		// the second encoding indexes every field (sensitive ones stay
-		// literal, never indexed): it no longer changes the table.
-		if c.encodes++; c.encodes >= 2 {
-			c.cached = append([]byte(nil), b...)
-		}
-	}
-	return b
-}
-
-// writeHeaders writes a header block as HEADERS and CONTINUATION frames.
-func (c *h2conn) writeHeaders(id uint32, block []byte, end bool) error {
-	max := int(c.peerMaxFrame)
-	frag, rest := block, []byte(nil)
-	if len(block) > max {
-		frag, rest = block[:max], block[max:]
-	}
-	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: frag, EndStream: end, EndHeaders: len(rest) == 0}); err != nil {
-		return err
-	}
-	for len(rest) > 0 {
-		k := min(len(rest), max)
-		if err := c.fr.WriteContinuation(id, k == len(rest), rest[:k]); err != nil {
-			return err
-		}
-		rest = rest[k:]
 	}
 	return nil
 }

@@ -3,7 +3,6 @@
 package http
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -34,19 +33,16 @@ type h2lc struct {
 	tc      *tls.Conn // over TLS, on tp (loop_tls_linux.go)
 	tp      *tlsPipe
 
-	fr      *http2.Framer // writes frames into wbuf; reads the frames fill hands it
-	src     frameSrc
-	wbuf    []byte // frames of this pass, not yet in the outbox
-	obuf    []byte // the outbox's array
-	enc     *hpack.Encoder
-	eb      bytes.Buffer
-	dec     *hpack.Decoder
-	hs      headerState // the header block being read (stream: a slot)
-	hsOpen  bool        // a HEADERS frame without END_HEADERS: CONTINUATION must follow
-	hsID    uint32
-	pend    []byte // a partial frame
-	cached  []byte // the single request's header block, once it stopped changing
-	encodes int
+	fr        *http2.Framer // writes frames into wbuf; reads the frames fill hands it
+	src       frameSrc
+	wbuf      []byte // frames of this pass, not yet in the outbox
+	obuf      []byte // the outbox's array
+	h2headers        // the request header blocks
+	dec       *hpack.Decoder
+	hs        headerState // the header block being read (stream: a slot)
+	hsOpen    bool        // a HEADERS frame without END_HEADERS: CONTINUATION must follow
+	hsID      uint32
+	pend      []byte // a partial frame
 
 	peerMaxStreams uint32
 	peerInitWindow int64
@@ -194,12 +190,10 @@ func (l *h2loop) open(c *h2lc) error {
 func (l *h2loop) handshakeH2(c *h2lc, rw io.ReadWriter) error {
 	c.peerMaxStreams, c.peerInitWindow, c.peerMaxFrame = 1<<32-1, 65535, h2DefaultFrame
 	c.sendWindow, c.recv, c.nextID, c.goaway, c.used, c.hsOpen = 65535, 0, 1, false, false, false
-	c.cached, c.encodes = nil, 0
 	c.wbuf = append(c.wbuf[:0], http2.ClientPreface...)
 	c.fr = http2.NewFramer(frameSink{c}, &c.src)
 	c.fr.SetReuseFrames()
-	c.eb.Reset()
-	c.enc = hpack.NewEncoder(&c.eb)
+	c.resetHeaders()
 	c.dec = hpack.NewDecoder(4096, c.emitStatus)
 	c.dec.SetMaxStringLength(maxHeaderBytes)
 	_ = c.fr.WriteSettings(http2.Setting{ID: http2.SettingEnablePush, Val: 0},
@@ -237,8 +231,7 @@ func (c *h2lc) settings(sf *http2.SettingsFrame) {
 		case http2.SettingMaxFrameSize:
 			c.peerMaxFrame = s.Val
 		case http2.SettingHeaderTableSize:
-			c.enc.SetMaxDynamicTableSizeLimit(s.Val)
-			c.cached, c.encodes = nil, 0
+			c.tableSize(s.Val)
 		}
 		return nil
 	})

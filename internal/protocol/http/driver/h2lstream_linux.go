@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 
-	"golang.org/x/net/http2"
 	"golang.org/x/sys/unix"
 
 	"github.com/benchrig/benchrig/internal/driver"
@@ -108,7 +107,7 @@ func (l *h2loop) start(c *h2lc, w *h2slot, now int64) bool {
 	if c.nextID > h2MaxStreamID-2 {
 		c.goaway, c.goCause = true, "stream IDs used up"
 	}
-	_ = c.writeHeaders(s.id, c.block(l.d.t, s.k), len(body) == 0)
+	_ = writeHeaders(c.fr, c.peerMaxFrame, s.id, c.block(l.d.t, s.k), len(body) == 0)
 	c.sendWindow -= int64(len(body))
 	for len(body) > 0 {
 		n := min(len(body), int(c.peerMaxFrame))
@@ -116,46 +115,6 @@ func (l *h2loop) start(c *h2lc, w *h2slot, now int64) bool {
 		body = body[n:]
 	}
 	return true
-}
-
-// block returns request k's header block (h2conn.block).
-func (c *h2lc) block(t *target, k int) []byte {
-	single := !t.multi()
-	if single && c.cached != nil {
-		return c.cached
-	}
-	c.eb.Reset()
-	for _, f := range t.reqs[k].h2 {
-		_ = c.enc.WriteField(f)
-	}
-	b := c.eb.Bytes()
-	if single {
-		// the second encoding indexes every field: it no longer changes
-		if c.encodes++; c.encodes >= 2 {
-			c.cached = append([]byte(nil), b...)
-		}
-	}
-	return b
-}
-
-// writeHeaders writes a header block as HEADERS and CONTINUATION frames.
-func (c *h2lc) writeHeaders(id uint32, block []byte, end bool) error {
-	mx := int(c.peerMaxFrame)
-	frag, rest := block, []byte(nil)
-	if len(block) > mx {
-		frag, rest = block[:mx], block[mx:]
-	}
-	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: frag, EndStream: end, EndHeaders: len(rest) == 0}); err != nil {
-		return err
-	}
-	for len(rest) > 0 {
-		n := min(len(rest), mx)
-		if err := c.fr.WriteContinuation(id, n == len(rest), rest[:n]); err != nil {
-			return err
-		}
-		rest = rest[n:]
-	}
-	return nil
 }
 
 // flush moves c's frames of this pass (sealed over TLS) to its outbox
