@@ -39,18 +39,9 @@ var _ driver.PacedWork = (*pacedWork)(nil)
 // the engine's schedule (the engine's share of the cell, then the loop's
 // of the engine's), a backlog of its share of the engine's.
 func (e *Engine) newPacedWork(i, n int, w Window, start int64, rec *recorder, backlog int) (*pacedWork, error) {
-	var base Pacer
-	var err error
-	if e.cfg.Arrival == "poisson" {
-		base, err = NewPoissonPacer(e.cfg.Rate, e.cfg.Seed)
-	} else {
-		base, err = NewConstantPacer(e.cfg.Rate)
-	}
+	base, _, err := e.newPacer()
 	if err != nil {
 		return nil, err
-	}
-	if e.cfg.Share != nil {
-		base = SharePacer(base, *e.cfg.Share)
 	}
 	sh := Share{Index: i, Count: n}
 	pw := &pacedWork{
@@ -172,13 +163,7 @@ func (pw *pacedWork) finish(interrupted bool) {
 // pace: driver.PacedLoop), one goroutine, recorder and share of the
 // schedule each: no dispatcher, no sleep per request.
 func (e *Engine) runPacedLoops(ctx context.Context, w Window, start, deadline int64, recs []*recorder) (*rateState, error) {
-	rs := &rateState{rate: e.cfg.Rate, full: e.cfg.Rate, arrival: e.cfg.Arrival, backlog: min(e.cfg.backlog(), MaxBacklog)}
-	if e.cfg.Share != nil {
-		rs.rate = e.cfg.Share.Rate(e.cfg.Rate)
-	}
-	if rs.arrival == "" {
-		rs.arrival = "constant"
-	}
+	rs := e.newRateState()
 	works := make([]*pacedWork, len(e.loops))
 	for i := range e.loops {
 		pw, err := e.newPacedWork(i, len(e.loops), w, start, recs[i], rs.backlog)

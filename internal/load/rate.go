@@ -69,26 +69,11 @@ const overflowPoll = 200 * time.Microsecond
 // workers, then an overflow ring only the dispatcher touches, grown on
 // demand: nothing of rate × 1 s is allocated up front.
 func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, recs []*recorder) *rateState {
-	rs := &rateState{rate: e.cfg.Rate, full: e.cfg.Rate, arrival: e.cfg.Arrival, backlog: min(e.cfg.backlog(), MaxBacklog)}
-	if e.cfg.Share != nil {
-		rs.rate = e.cfg.Share.Rate(e.cfg.Rate)
-	}
-	if rs.arrival == "" {
-		rs.arrival = "constant"
-	}
+	rs := e.newRateState()
 	var pacer Pacer
 	var constant *ConstantPacer
-	if rs.arrival == "poisson" {
-		pacer, rs.err = NewPoissonPacer(e.cfg.Rate, e.cfg.Seed)
-	} else {
-		constant, rs.err = NewConstantPacer(e.cfg.Rate)
-		pacer = constant
-	}
-	if rs.err != nil {
+	if pacer, constant, rs.err = e.newPacer(); rs.err != nil {
 		return rs
-	}
-	if e.cfg.Share != nil {
-		pacer = SharePacer(pacer, *e.cfg.Share)
 	}
 	ch := make(chan ticket, min(rs.backlog, handoffCap))
 	over := newOverflow(rs.backlog - cap(ch))
@@ -301,6 +286,37 @@ func sleepUntil(ctx context.Context, due int64, over *overflow, refill func()) b
 		ts := unix.NsecToTimespec(min(wait, chunk))
 		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
 	}
+}
+
+// newRateState is a constant-rate window's counts, before any request.
+func (e *Engine) newRateState() *rateState {
+	rs := &rateState{rate: e.cfg.Rate, full: e.cfg.Rate, arrival: e.cfg.Arrival, backlog: min(e.cfg.backlog(), MaxBacklog)}
+	if e.cfg.Share != nil {
+		rs.rate = e.cfg.Share.Rate(e.cfg.Rate)
+	}
+	if rs.arrival == "" {
+		rs.arrival = "constant"
+	}
+	return rs
+}
+
+// newPacer is the engine's schedule: constant or Poisson at the cell's
+// rate, this engine's share of it when it has one; constant is the
+// constant pacer underneath (nil for Poisson).
+func (e *Engine) newPacer() (p Pacer, constant *ConstantPacer, err error) {
+	if e.cfg.Arrival == "poisson" {
+		p, err = NewPoissonPacer(e.cfg.Rate, e.cfg.Seed)
+	} else {
+		constant, err = NewConstantPacer(e.cfg.Rate)
+		p = constant
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.cfg.Share != nil {
+		p = SharePacer(p, *e.cfg.Share)
+	}
+	return p, constant, nil
 }
 
 // finish fills the open-loop figures of the result.

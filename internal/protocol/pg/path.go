@@ -1,6 +1,7 @@
 package pg
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 
@@ -71,15 +72,8 @@ func (q *Path) Validate(at suite.Field) {
 	}
 	at.Child("timeout").CheckTimeout(q.Timeout)
 	if q.SkipDecode && q.Path != "prepared-one" && q.Path != "any" {
-		at.Child("skip_decode").Errf("skips decoding the rows of the prepared-one and any paths; path %q takes none", cmpOr(q.Path, "sql"))
+		at.Child("skip_decode").Errf("skips decoding the rows of the prepared-one and any paths; path %q takes none", cmp.Or(q.Path, "sql"))
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // BatchProblem: any batch is sent (the access path decides how).
