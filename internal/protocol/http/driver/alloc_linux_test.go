@@ -166,21 +166,8 @@ func TestLoopTLSZeroAllocsPerRequest(t *testing.T) {
 	addr := strings.TrimSuffix(strings.TrimPrefix(plain, "http://"), "/")
 	// a TLS front for the canned server: crypto/tls's own allocations are
 	// on the server's goroutines, not on the loop's
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert.TLS}, NextProtos: []string{ProtoHTTP1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go proxy(c, addr)
-		}
-	}()
-	d, err := New(Config{URL: "https://" + ln.Addr().String() + "/", TLS: &TLSConfig{CACert: cert.CertFile}})
+	front := tlsFront(t, cert, ProtoHTTP1, addr)
+	d, err := New(Config{URL: "https://" + front + "/", TLS: &TLSConfig{CACert: cert.CertFile}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,4 +215,26 @@ func proxy(c net.Conn, addr string) {
 			return
 		}
 	}
+}
+
+// tlsFront is a TLS listener on 127.0.0.1 offering ALPN proto, with cert,
+// that proxies each connection to the cleartext server at addr; it
+// returns its host:port.
+func tlsFront(t *testing.T, cert testCert, proto, addr string) string {
+	t.Helper()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert.TLS}, NextProtos: []string{proto}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go proxy(c, addr)
+		}
+	}()
+	return ln.Addr().String()
 }

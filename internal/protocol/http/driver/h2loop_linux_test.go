@@ -5,7 +5,6 @@ package http
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"io"
 	"net"
 	"strings"
@@ -315,21 +314,8 @@ func TestH2LoopZeroAllocsPerRequest(t *testing.T) {
 		srv := &h2Canned{}
 		addr := strings.TrimSuffix(strings.TrimPrefix(srv.start(t), "h2c://"), "/")
 		cert := validCert(t, "h2alloc")
-		ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert.TLS}, NextProtos: []string{ProtoH2}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go proxy(c, addr)
-			}
-		}()
-		l := openH2(t, Config{URL: "https://" + ln.Addr().String() + "/", HTTP2: true, TLS: &TLSConfig{CACert: cert.CertFile}}, 2)
+		front := tlsFront(t, cert, ProtoH2, addr)
+		l := openH2(t, Config{URL: "https://" + front + "/", HTTP2: true, TLS: &TLSConfig{CACert: cert.CertFile}}, 2)
 		perRequestAllocs(t, l, 8, "crypto/tls.(*Conn).readFromUntil")
 	})
 }
