@@ -67,9 +67,12 @@ func TestReaderAgreesWithLegacy(t *testing.T) {
 		}
 		stopped = true
 		for p, info := range tr.procs {
-			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p)); !info.zombie && !strings.Contains(string(b), ") T ") {
+			if !info.zombie && !allThreadsStopped(p) {
 				stopped = false
 			}
+		}
+		if !stopped {
+			time.Sleep(time.Millisecond)
 		}
 	}
 
@@ -122,6 +125,23 @@ func TestReaderAgreesWithLegacy(t *testing.T) {
 			t.Errorf("after close: %d descriptors held, %d processes", r.held, len(r.procs))
 		}
 	}
+}
+
+// allThreadsStopped reports whether every thread of process p is in the
+// stopped state: a group stop reaches the threads one by one, and a thread
+// still running moves its schedstat between two readings.
+func allThreadsStopped(p int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", p))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", p, task.Name()))
+		if err != nil || !strings.Contains(string(b), ") T ") {
+			return false
+		}
+	}
+	return true
 }
 
 // sameTree compares two readings, PSS aside.
