@@ -26,6 +26,11 @@ type Driver struct {
 	cfg Config
 	t   *target
 	w   wire
+	// an exchange carried on the HTTP/2 streams (NewExchange): its
+	// fields and whether it reads bodies
+	x       Exchange
+	xfields []string
+	xkeep   bool
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -318,7 +323,7 @@ func (c *conn) check(r *response) string { return c.d.check(r) }
 
 // keepBody reports whether responses' bodies must be kept for a check.
 func (d *Driver) keepBody() bool {
-	return d.cfg.ExpectBody != nil || d.cfg.ExpectBodyContains != ""
+	return d.cfg.ExpectBody != nil || d.cfg.ExpectBodyContains != "" || d.xkeep
 }
 
 // check returns why a response is not the expected one, or "". Shared by the
@@ -403,6 +408,9 @@ func (d *Driver) Probe(ctx context.Context) error {
 			return fmt.Errorf("first request to %s: no response within %s (%s): %w", d.cfg.URL, to, probeBound(d.cfg.Timeout), err)
 		}
 		return fmt.Errorf("first request to %s failed: %w", d.cfg.URL, err)
+	}
+	if out[0].Class != driver.OK && d.x != nil {
+		return fmt.Errorf("first request to %s: %s", d.cfg.URL, out[0].Msg)
 	}
 	if out[0].Class != driver.OK {
 		var body []byte

@@ -67,8 +67,10 @@ type h2conn struct {
 
 	h2headers // the request header blocks
 
-	st  []h2stream // this Do's streams: stream i has ID first+2i
-	idx []int      // request index of each stream (several requests)
+	st   []h2stream // this Do's streams: stream i has ID first+2i
+	idx  []int      // request index of each stream (several requests)
+	seqs []uint64   // with an Exchange: each stream's sequence number
+	xbuf []byte     // with an Exchange: the body being sent
 }
 
 // h2stream is one stream of a Do.
@@ -220,11 +222,18 @@ func (c *h2conn) prepare(reqs []driver.Request, out []driver.Outcome) {
 	c.st = c.st[:n]
 	for i := range c.st {
 		s := &c.st[i]
-		body := s.resp.body[:0]
+		body, vals := s.resp.body[:0], s.resp.vals
 		*s = h2stream{}
-		s.resp.body = body
+		s.resp.body, s.resp.vals = body, vals
+		c.d.resetFields(&s.resp)
 	}
 	c.idx = c.idx[:0]
+	if c.d.x != nil {
+		c.seqs = c.seqs[:0]
+		for _, q := range reqs {
+			c.seqs = append(c.seqs, q.Seq)
+		}
+	}
 	if t := c.d.t; t.multi() {
 		for _, q := range reqs {
 			c.idx = append(c.idx, t.pick(q.Seq))
@@ -250,9 +259,12 @@ func (c *h2conn) send(first uint32) error {
 		if t.multi() {
 			k = c.idx[i]
 		}
-		p := &t.reqs[k]
 		id := first + 2*uint32(i)
-		body := p.h2body
+		body := t.reqs[k].h2body
+		if c.d.x != nil {
+			c.xbuf = c.d.x.AppendBody(c.xbuf[:0], c.seqs[i])
+			body = c.xbuf
+		}
 		if err := writeHeaders(c.fr, c.peerMaxFrame, id, c.block(c.d.t, k), len(body) == 0); err != nil {
 			return err
 		}

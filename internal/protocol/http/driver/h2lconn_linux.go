@@ -36,6 +36,7 @@ type h2lc struct {
 	fr        *http2.Framer // writes frames into wbuf; reads the frames fill hands it
 	src       frameSrc
 	wbuf      []byte // frames of this pass, not yet in the outbox
+	xbuf      []byte // with an Exchange: the body being sent
 	obuf      []byte // the outbox's array
 	h2headers        // the request header blocks
 	dec       *hpack.Decoder
@@ -64,11 +65,12 @@ type h2slot struct {
 	id    uint32
 	k     int // request index
 	op    uint8
-	sent  int64 // first send
-	again bool  // sent once before, on another connection
-	stale bool  // reported Outstanding at the window's end
-	got   bool  // a frame of it arrived
-	recv  int64 // DATA bytes since its last WINDOW_UPDATE
+	seq   uint64 // the request's sequence number (an Exchange's body)
+	sent  int64  // first send
+	again bool   // sent once before, on another connection
+	stale bool   // reported Outstanding at the window's end
+	got   bool   // a frame of it arrived
+	recv  int64  // DATA bytes since its last WINDOW_UPDATE
 	resp  response
 }
 
@@ -194,7 +196,11 @@ func (l *h2loop) handshakeH2(c *h2lc, rw io.ReadWriter) error {
 	c.fr = http2.NewFramer(frameSink{c}, &c.src)
 	c.fr.SetReuseFrames()
 	c.resetHeaders()
-	c.dec = hpack.NewDecoder(4096, c.emitStatus)
+	if l.d.x == nil {
+		c.dec = hpack.NewDecoder(4096, c.emitStatus)
+	} else {
+		c.dec = hpack.NewDecoder(4096, func(f hpack.HeaderField) { l.emitField(c, f) })
+	}
 	c.dec.SetMaxStringLength(maxHeaderBytes)
 	_ = c.fr.WriteSettings(http2.Setting{ID: http2.SettingEnablePush, Val: 0},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2Window},
@@ -244,6 +250,15 @@ func (c *h2lc) emitStatus(f hpack.HeaderField) {
 		c.hs.status = f.Value
 	}
 	c.dec.SetEmitEnabled(false)
+}
+
+// emitField is the decoder's emit function with an Exchange: :status,
+// and the fields the exchange names, of the stream whose block it is.
+func (l *h2loop) emitField(c *h2lc, f hpack.HeaderField) {
+	if f.Name == ":status" {
+		c.hs.status = f.Value
+	}
+	l.d.field(&c.slots[c.hs.stream].resp, f)
 }
 
 // connect reopens c during a Run and re-sends what its old socket left.

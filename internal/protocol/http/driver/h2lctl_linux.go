@@ -3,7 +3,9 @@
 package http
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 
 	"golang.org/x/net/http2"
@@ -51,6 +53,28 @@ func (l *h2loop) control(c *h2lc, now int64) {
 		l.goaway(c, f.LastStreamID, f.ErrCode, now)
 	case *http2.PushPromiseFrame:
 		l.fail(c, errH2Push)
+	}
+}
+
+// windowUpdate applies a WINDOW_UPDATE frame's payload p: the
+// connection's send window grows (streams' own windows are not tracked: a
+// body never exceeds the server's initial window); an increment of 0 is a
+// protocol error, of the connection or of its stream (RFC 9113 §6.9).
+func (l *h2loop) windowUpdate(c *h2lc, id uint32, p []byte, now int64) {
+	if len(p) != 4 {
+		l.fail(c, fmt.Errorf("%w: WINDOW_UPDATE of %d bytes, want 4", errMalformed, len(p)))
+		return
+	}
+	inc := binary.BigEndian.Uint32(p) & (1<<31 - 1)
+	switch {
+	case inc == 0 && id == 0:
+		l.fail(c, errH2Protocol)
+	case inc == 0:
+		if i, ok := c.slot(id); ok {
+			l.end(c, i, driver.Error, "HTTP/2 stream error: "+http2.ErrCodeProtocol.String(), now)
+		}
+	case id == 0:
+		c.sendWindow += int64(inc)
 	}
 }
 

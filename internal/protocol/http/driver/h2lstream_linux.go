@@ -26,6 +26,7 @@ var (
 const (
 	h2Data         = 0x0
 	h2Headers      = 0x1
+	h2WindowUpdate = 0x8
 	h2Continuation = 0x9
 	h2EndStream    = 0x1
 	h2EndHeaders   = 0x4
@@ -68,7 +69,7 @@ func (l *h2loop) fill(c *h2lc, now int64) {
 	t := l.d.t
 	for j := 0; j < k; j++ {
 		i := t.pick(seq + uint64(j))
-		s := h2slot{k: i, op: t.op(i), sent: now}
+		s := h2slot{k: i, op: t.op(i), sent: now, seq: seq + uint64(j)}
 		if len(c.resend) > 0 || !l.start(c, &s, now) {
 			c.resend = append(c.resend, s) // held until the window opens
 		}
@@ -78,8 +79,11 @@ func (l *h2loop) fill(c *h2lc, now int64) {
 // start opens a stream for request w in a free slot; false when its body
 // must wait for the server's flow-control window (or c failed).
 func (l *h2loop) start(c *h2lc, w *h2slot, now int64) bool {
-	p := &l.d.t.reqs[w.k]
-	body := p.h2body
+	body := l.d.t.reqs[w.k].h2body
+	if l.d.x != nil {
+		c.xbuf = l.d.x.AppendBody(c.xbuf[:0], w.seq)
+		body = c.xbuf
+	}
 	if int64(len(body)) > c.peerInitWindow {
 		o := &l.out
 		*o = driver.Outcome{Class: driver.Error, Op: w.op, Done: now,
@@ -95,9 +99,10 @@ func (l *h2loop) start(c *h2lc, w *h2slot, now int64) bool {
 		i++
 	}
 	s := &c.slots[i]
-	rb := s.resp.body[:0]
+	rb, rv := s.resp.body[:0], s.resp.vals
 	*s = *w
-	s.resp, s.got, s.recv, s.stale = response{body: rb}, false, 0, false
+	s.resp, s.got, s.recv, s.stale = response{body: rb, vals: rv}, false, 0, false
+	l.d.resetFields(&s.resp)
 	if to := int64(l.d.cfg.Timeout); to > 0 {
 		l.alarm.Set(s.sent + to) // a re-sent stream: from its first send
 	}
@@ -230,6 +235,10 @@ func (l *h2loop) frames(c *h2lc, data []byte, now int64) {
 			l.onData(c, id, flags, p, now)
 		case h2Headers:
 			l.onHeaders(c, id, flags, p, now)
+		case h2WindowUpdate:
+			// read here: the Framer makes a frame object of each, and a
+			// server reading request bodies sends many
+			l.windowUpdate(c, id, p, now)
 		case h2Continuation:
 			if !c.hsOpen {
 				l.fail(c, errH2Protocol)
@@ -375,6 +384,7 @@ func (l *h2loop) headerFragment(c *h2lc, frag []byte, end bool, n int, now int64
 		s.resp.status = st
 	}
 	if c.hs.end {
+		s.resp.trailers = true // trailers, or a headers-only response
 		l.complete(c, i, now)
 	}
 }
@@ -383,10 +393,8 @@ func (l *h2loop) headerFragment(c *h2lc, frag []byte, end bool, n int, now int64
 func (l *h2loop) complete(c *h2lc, i int, now int64) {
 	s := &c.slots[i]
 	o := &l.out
-	*o = driver.Outcome{Class: driver.OK, Bytes: s.resp.bytes, Done: now, Op: s.op}
-	if msg := l.d.check(&s.resp); msg != "" {
-		o.Class, o.Msg = driver.Unexpected, msg
-	}
+	class, msg := l.d.judge(&s.resp)
+	*o = driver.Outcome{Class: class, Msg: msg, Bytes: s.resp.bytes, Done: now, Op: s.op}
 	c.used = true
 	c.backoff.Reset()
 	s.id = 0

@@ -149,10 +149,8 @@ func (c *h2conn) stream(id, first uint32) (int, bool) {
 func (c *h2conn) complete(i int, out []driver.Outcome) {
 	s := &c.st[i]
 	s.done = true
-	out[i] = driver.Outcome{Class: driver.OK, Bytes: s.resp.bytes, Done: driver.Now(), Op: c.op(i)}
-	if msg := c.d.check(&s.resp); msg != "" {
-		out[i].Class, out[i].Msg = driver.Unexpected, msg
-	}
+	class, msg := c.d.judge(&s.resp)
+	out[i] = driver.Outcome{Class: class, Msg: msg, Bytes: s.resp.bytes, Done: driver.Now(), Op: c.op(i)}
 }
 
 // end ends stream i with a failure counted by msg.
@@ -175,12 +173,16 @@ type headerState struct {
 // first field of a response, then stops emitting, so that the other
 // fields (date, server, content-type: literals nginx sends each time)
 // are parsed, to keep the decoder's table in step, but not decoded into
-// strings.
+// strings. With an Exchange every field is seen, for those it names.
 func (c *h2conn) emitStatus(f hpack.HeaderField) {
 	if f.Name == ":status" {
 		c.hs.status = f.Value
 	}
-	c.dec.SetEmitEnabled(false)
+	if c.d.x == nil {
+		c.dec.SetEmitEnabled(false)
+		return
+	}
+	c.d.field(&c.st[c.hs.stream].resp, f)
 }
 
 // headerFragment decodes one fragment of a header block; done at its end.
@@ -219,6 +221,7 @@ func (c *h2conn) headersDone(out []driver.Outcome) bool {
 		s.resp.status = st
 	}
 	if c.hs.end {
+		s.resp.trailers = true // trailers, or a headers-only response
 		c.complete(i, out)
 		return true
 	}

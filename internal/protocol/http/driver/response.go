@@ -21,6 +21,10 @@ type response struct {
 	close  bool  // the server will close the connection after it
 	body   []byte
 	tooBig bool // body exceeded maxCheckedBody (not kept)
+	// HTTP/2 with an Exchange: its fields' values, and whether a header
+	// block came after the first (trailers)
+	vals     []string
+	trailers bool
 }
 
 // errMalformed marks a response that is not HTTP/1.x: the connection cannot
