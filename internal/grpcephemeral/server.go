@@ -61,7 +61,8 @@ type Server struct {
 }
 
 // Start starts a server on opts.Addr (by default a free port of 127.0.0.1)
-// and returns once it accepts connections. Close stops it.
+// and returns once it listens: connections from then on are served. Close
+// stops it.
 func Start(opts Options) (*Server, error) {
 	fd, err := compiled()
 	if err != nil {
@@ -84,13 +85,15 @@ func Start(opts Options) (*Server, error) {
 	if opts.MaxConcurrentStreams > 0 {
 		sopts = append(sopts, grpc.MaxConcurrentStreams(opts.MaxConcurrentStreams))
 	}
+	var res descriptorResolver
+	if opts.Reflection {
+		if res, err = newDescriptorResolver(fd); err != nil {
+			return nil, err
+		}
+	}
 	s.grpc = grpc.NewServer(sopts...)
 	s.grpc.RegisterService(desc, s)
 	if opts.Reflection {
-		res, err := newDescriptorResolver(fd)
-		if err != nil {
-			return nil, err
-		}
 		ro := reflection.ServerOptions{Services: s.grpc, DescriptorResolver: res}
 		grpc_reflection_v1.RegisterServerReflectionServer(s.grpc, reflection.NewServerV1(ro))
 		// v1alpha too, for the clients that only know it.
