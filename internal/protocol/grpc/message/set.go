@@ -59,34 +59,6 @@ func FromDescriptors(files []protoreflect.FileDescriptor) (*Set, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no file descriptor given")
 	}
-	reg := new(protoregistry.Files)
-	seen := map[string]protoreflect.FileDescriptor{}
-	var all []protoreflect.FileDescriptor
-	var add func(fd protoreflect.FileDescriptor) error
-	add = func(fd protoreflect.FileDescriptor) error {
-		if prev, ok := seen[fd.Path()]; ok {
-			if prev != fd && prev.FullName() != fd.FullName() {
-				return fmt.Errorf("two files named %s (packages %s and %s)", fd.Path(), prev.Package(), fd.Package())
-			}
-			return nil
-		}
-		seen[fd.Path()] = fd
-		imports := fd.Imports()
-		for i := range imports.Len() {
-			imp := imports.Get(i)
-			if imp.FileDescriptor == nil || imp.IsPlaceholder() {
-				return fmt.Errorf("%s: its import %s is not resolved", fd.Path(), imp.Path())
-			}
-			if err := add(imp.FileDescriptor); err != nil {
-				return err
-			}
-		}
-		if err := reg.RegisterFile(fd); err != nil {
-			return fmt.Errorf("%s: %v", fd.Path(), err)
-		}
-		all = append(all, fd)
-		return nil
-	}
 	for i, fd := range files {
 		if fd == nil {
 			return nil, fmt.Errorf("file descriptor %d is nil", i+1)
@@ -94,9 +66,10 @@ func FromDescriptors(files []protoreflect.FileDescriptor) (*Set, error) {
 		if fd.IsPlaceholder() {
 			return nil, fmt.Errorf("file descriptor %s is a placeholder (not resolved)", fd.Path())
 		}
-		if err := add(fd); err != nil {
-			return nil, err
-		}
+	}
+	reg, all, err := closure(files)
+	if err != nil {
+		return nil, err
 	}
 	s := &Set{
 		files:    slices.Clone(files),
@@ -123,6 +96,45 @@ func FromDescriptors(files []protoreflect.FileDescriptor) (*Set, error) {
 	}
 	slices.Sort(s.names)
 	return s, nil
+}
+
+// closure registers files and everything they import, returning the
+// registry and the files in the order registered (imports first).
+func closure(files []protoreflect.FileDescriptor) (*protoregistry.Files, []protoreflect.FileDescriptor, error) {
+	reg := new(protoregistry.Files)
+	seen := map[string]protoreflect.FileDescriptor{}
+	var all []protoreflect.FileDescriptor
+	var add func(fd protoreflect.FileDescriptor) error
+	add = func(fd protoreflect.FileDescriptor) error {
+		if prev, ok := seen[fd.Path()]; ok {
+			if prev != fd && prev.Package() != fd.Package() {
+				return fmt.Errorf("two files named %s (packages %s and %s)", fd.Path(), prev.Package(), fd.Package())
+			}
+			return nil
+		}
+		seen[fd.Path()] = fd
+		imports := fd.Imports()
+		for i := range imports.Len() {
+			imp := imports.Get(i)
+			if imp.FileDescriptor == nil || imp.IsPlaceholder() {
+				return fmt.Errorf("%s: its import %s is not resolved", fd.Path(), imp.Path())
+			}
+			if err := add(imp.FileDescriptor); err != nil {
+				return err
+			}
+		}
+		if err := reg.RegisterFile(fd); err != nil {
+			return fmt.Errorf("%s: %v", fd.Path(), err)
+		}
+		all = append(all, fd)
+		return nil
+	}
+	for _, fd := range files {
+		if err := add(fd); err != nil {
+			return nil, nil, err
+		}
+	}
+	return reg, all, nil
 }
 
 // Files returns the files the Set was made of (not their imports).
@@ -194,4 +206,15 @@ func (s *Set) Method(name string) (*Method, error) {
 	}
 	slices.Sort(known)
 	return nil, fmt.Errorf("service %s has no method %q; its methods: %s", svc, meth, listNames(known))
+}
+
+// typesOf returns the types of md's file and of everything it imports,
+// which resolve the messages an Any names.
+func typesOf(md protoreflect.Descriptor) *dynamicpb.Types {
+	if fd := md.ParentFile(); fd != nil {
+		if reg, _, err := closure([]protoreflect.FileDescriptor{fd}); err == nil {
+			return dynamicpb.NewTypes(reg)
+		}
+	}
+	return dynamicpb.NewTypes(new(protoregistry.Files))
 }
