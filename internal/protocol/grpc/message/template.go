@@ -100,7 +100,7 @@ func NewTemplate(md protoreflect.MessageDescriptor, jsonText string) (*Template,
 		text = b.String()
 	}
 	t.base = dynamicpb.NewMessage(md)
-	if err := (protojson.UnmarshalOptions{Resolver: t.types}).Unmarshal([]byte(text), t.base); err != nil {
+	if err := (protojson.UnmarshalOptions{Resolver: t.types, AllowPartial: true}).Unmarshal([]byte(text), t.base); err != nil {
 		return nil, fmt.Errorf("the JSON of a %s: %v", md.FullName(), err)
 	}
 	for i, f := range t.fields {
@@ -117,7 +117,17 @@ func NewTemplate(md protoreflect.MessageDescriptor, jsonText string) (*Template,
 			}
 		}
 	}
-	t.prefix, err = proto.MarshalOptions{Deterministic: true}.Marshal(t.base)
+	// The base lacks its {id} fields, which proto2 may require: whether
+	// the whole message has its required fields is asked of the message
+	// for id 0 (which every field holds).
+	m0, err := t.Message(0)
+	if err != nil {
+		return nil, err
+	}
+	if err := proto.CheckInitialized(m0); err != nil {
+		return nil, fmt.Errorf("a %s: %v", md.FullName(), err)
+	}
+	t.prefix, err = proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(t.base)
 	if err != nil {
 		return nil, fmt.Errorf("a %s: %v", md.FullName(), err)
 	}

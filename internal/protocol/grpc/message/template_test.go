@@ -281,3 +281,30 @@ func TestTemplateAllocs(t *testing.T) {
 		t.Errorf("Append allocates %v times per call, want 0", allocs)
 	}
 }
+
+// TestTemplateRequired: a proto2 required field may hold {id}; one left
+// unset is an error.
+func TestTemplateRequired(t *testing.T) {
+	s, err := Load([]string{"testdata/proto/benchrig/legacy/v1/legacy.proto"}, []string{importPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := s.Message("benchrig.legacy.v1.Legacy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ok = `{"id": {id}, "must": "m-{id}"}`
+	tmpl, err := NewTemplate(md, ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{0, 300} {
+		if got, want := decode(t, md, tmpl.Append(nil, id)), reference(t, md, ok, id, false); !proto.Equal(got, want) {
+			t.Errorf("id %d: %v, want %v", id, got, want)
+		}
+	}
+	_, err = NewTemplate(md, `{"name": "n-{id}", "must": "x"}`)
+	if want := "a benchrig.legacy.v1.Legacy: proto: required field benchrig.legacy.v1.Legacy.id not set"; err == nil || err.Error() != want {
+		t.Errorf("a required field unset: %v, want %q", err, want)
+	}
+}
