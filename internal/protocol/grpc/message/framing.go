@@ -25,12 +25,13 @@ const (
 
 // prefixHint says what ReadMessages wants, for an error at the start of a
 // file.
-const prefixHint = "the file must hold length-prefixed messages (each: a flag byte 0, a 4-byte big-endian length, the protobuf bytes), as ghz --binary and grpcurl write several; a single message without a prefix is not accepted"
+const prefixHint = "the file must hold gRPC-framed messages (each: a flag byte 0, a 4-byte big-endian length, the protobuf bytes); a single message without a prefix is not accepted, nor are varint-delimited messages"
 
 // ReadMessages reads a file of length-prefixed binary messages: each is the
 // 5-byte gRPC prefix (flag 0, 4-byte big-endian length) followed by the
-// protobuf bytes, the format ghz --binary and grpcurl use for several
-// messages. Each message must decode as md (unknown fields are kept, not
+// protobuf bytes, as the messages go on the wire. (This is not ghz
+// --binary's input, which is one bare message or varint-delimited ones.)
+// Each message must decode as md (unknown fields are kept, not
 // an error). At most max messages, each at most MaxMessage bytes, the file
 // at most MaxMessagesFile bytes. Each element returned is a whole gRPC
 // message, prefix included, ready to send.
