@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
+	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
 	"github.com/benchrig/benchrig/internal/driver"
@@ -33,6 +35,23 @@ type Exchange interface {
 	// another class and a message drawn from a small set (outcomes are
 	// counted by message).
 	Judge(r Reply) (driver.Class, string)
+}
+
+// Resetter is an Exchange that names the outcome of a stream the server
+// reset (RST_STREAM) itself, from the frame's error code and the time
+// since the request was sent; without it the outcome is an error
+// "stream reset by server: CODE".
+type Resetter interface {
+	Reset(code http2.ErrCode, age time.Duration) (driver.Class, string)
+}
+
+// reset is the class and message of a stream reset by the server with
+// code, sent at sent.
+func (d *Driver) reset(code http2.ErrCode, sent, now int64) (driver.Class, string) {
+	if r, ok := d.x.(Resetter); ok {
+		return r.Reset(code, time.Duration(now-sent))
+	}
+	return driver.Error, "stream reset by server: " + code.String()
 }
 
 // MaxExchangeFields bounds Exchange.Fields.

@@ -34,7 +34,8 @@ func (l *h2loop) control(c *h2lc, now int64) {
 	switch f := f.(type) {
 	case *http2.RSTStreamFrame:
 		if i, ok := c.slot(f.StreamID); ok {
-			l.end(c, i, driver.Error, "stream reset by server: "+f.ErrCode.String(), now)
+			class, msg := l.d.reset(f.ErrCode, c.slots[i].sent, now)
+			l.end(c, i, class, msg, now)
 		}
 	case *http2.SettingsFrame:
 		if !f.IsAck() {

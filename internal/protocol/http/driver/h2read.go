@@ -94,7 +94,8 @@ func (c *h2conn) read(first uint32, out []driver.Outcome) error {
 		case *http2.RSTStreamFrame:
 			if i, ok := c.stream(f.StreamID, first); ok {
 				got = true
-				c.end(i, out, driver.Error, "stream reset by server: "+f.ErrCode.String())
+				class, msg := c.d.reset(f.ErrCode, c.sent, driver.Now())
+				c.end(i, out, class, msg)
 				remaining--
 			}
 		case *http2.SettingsFrame:
