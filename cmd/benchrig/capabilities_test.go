@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/grpcephemeral"
 	"github.com/benchrig/benchrig/internal/suite"
 )
 
@@ -43,6 +44,19 @@ var capabilityTargets = map[string]func(t *testing.T) (target, path string){
 		port := startRedis(t)
 		return fmt.Sprintf(`{address: {addr: "127.0.0.1:%d"}, serves: [resp]}`, port), `{resp: {command: GET, key: "k:{id}"}}`
 	},
+	"command/grpc": func(t *testing.T) (string, string) {
+		bin, path := greeterServer(t)
+		return fmt.Sprintf(`{command: [%q, "-addr", "127.0.0.1:{port}"], serves: [grpc]}`, bin), path
+	},
+	"attach/grpc": func(t *testing.T) (string, string) {
+		bin, path := greeterServer(t)
+		_, port, _ := net.SplitHostPort(startListening(t, exec.Command(bin)))
+		return fmt.Sprintf(`{attach: {port: %s}, serves: [grpc]}`, port), path
+	},
+	"address/grpc": func(t *testing.T) (string, string) {
+		bin, path := greeterServer(t)
+		return fmt.Sprintf(`{address: {addr: %q}, serves: [grpc]}`, startListening(t, exec.Command(bin))), path
+	},
 	"postgres/pg": func(t *testing.T) (string, string) {
 		pgNeedBinaries(t)
 		return `{postgres: {ephemeral: true}}`, `{pg: {path: any}}`
@@ -56,6 +70,21 @@ var capabilityTargets = map[string]func(t *testing.T) (target, path string){
 		respNeedRedis(t)
 		return `{redis: {ephemeral: true}}`, `{resp: {command: MGET, key: "k:{id}"}}`
 	},
+}
+
+// greeterServer builds the gRPC test server (grpc-go, greeter.proto) and
+// returns it and a grpc path calling its SayHello.
+func greeterServer(t *testing.T) (bin, path string) {
+	t.Helper()
+	bin = filepath.Join(t.TempDir(), "greeter-server")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../internal/grpcephemeral/cmd/greeter-server").CombinedOutput(); err != nil {
+		t.Fatalf("build greeter-server: %v\n%s", err, out)
+	}
+	proto, err := grpcephemeral.WriteProto(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin, fmt.Sprintf(`{grpc: {call: benchrig.test.v1.Greeter/SayHello, proto: [%q], data: '{"name":"k{id}","id":{id}}'}}`, proto)
 }
 
 // startRedis starts a redis-server on a free loopback port for the test.
@@ -130,7 +159,7 @@ func TestCapabilityTable(t *testing.T) {
 // plan with file:line:col, naming what the kind accepts.
 func TestPlanRefusesWhatRunCannot(t *testing.T) {
 	for _, c := range []struct{ target, want string }{
-		{`{command: [./srv], serves: [pg]}`, "s.yaml:4:36: targets.sut.serves[0]: a command target cannot serve pg; accepted: http, resp"},
+		{`{command: [./srv], serves: [pg]}`, "s.yaml:4:36: targets.sut.serves[0]: a command target cannot serve pg; accepted: http, grpc, resp"},
 		{`{postgres: {ephemeral: true}, serves: [pg, http]}`, "s.yaml:4:51: targets.sut.serves[1]: a postgres target cannot serve http; accepted: pg, resp"},
 		{`{postgres: {ephemeral: true}, serves: [pg, resp]}`, "s.yaml:4:38: targets.sut.serves: a postgres target serves resp through its RESP endpoint: add postgres.resp"},
 		{`{redis: {ephemeral: true}, serves: [http]}`, "s.yaml:4:44: targets.sut.serves[0]: a redis target cannot serve http; accepted: resp"},

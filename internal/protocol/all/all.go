@@ -8,6 +8,8 @@
 package all
 
 import (
+	_ "github.com/benchrig/benchrig/internal/protocol/grpc"
+	_ "github.com/benchrig/benchrig/internal/protocol/grpc/grpcquick"
 	_ "github.com/benchrig/benchrig/internal/protocol/http"
 	_ "github.com/benchrig/benchrig/internal/protocol/http/httpquick"
 	_ "github.com/benchrig/benchrig/internal/protocol/pg"

@@ -1,0 +1,173 @@
+// Package grpc is benchrig's gRPC client: unary calls described by .proto
+// files, on benchrig's own HTTP/2 connections and event loops (package
+// http's driver carries the calls as an Exchange): the request messages
+// are built once per template and patched per key, the 5-byte message
+// prefix written with them, and each call judged by its grpc-status,
+// its framing and, when asked, its response message. grpc-go's client
+// is never on the load path.
+package grpc
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/protocol/grpc/message"
+	http "github.com/benchrig/benchrig/internal/protocol/http/driver"
+	"github.com/benchrig/benchrig/internal/workload"
+)
+
+// Driver makes unary gRPC calls. The HTTP/2 driver it embeds opens the
+// connections (its event loops, its goroutine connections at a constant
+// rate) and keeps their statistics (TLS handshakes, what was negotiated).
+type Driver struct {
+	*http.Driver
+	cfg    Config
+	method *message.Method
+	x      *exchange
+}
+
+var _ driver.Driver = (*Driver)(nil)
+
+// New reads the .proto files, finds the method, compiles the request
+// message and the expected response, and prepares the calls' headers.
+func New(cfg Config) (*Driver, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if len(cfg.Proto) == 0 {
+		return nil, fmt.Errorf("proto: required, the .proto files that describe %s", cfg.Call)
+	}
+	set, err := message.Load(cfg.Proto, cfg.ImportPaths)
+	if err != nil {
+		return nil, err
+	}
+	return NewWithSet(cfg, set)
+}
+
+// NewWithSet is New with the method's descriptors already at hand (a
+// built-in service, or a server's reflection); cfg.Proto is then only
+// recorded.
+func NewWithSet(cfg Config, set *message.Set) (*Driver, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	m, err := set.Method(cfg.Call)
+	if err != nil {
+		return nil, err
+	}
+	if m.ClientStreaming() || m.ServerStreaming() {
+		return nil, fmt.Errorf("call %s is a streaming method; accepted: a unary method (streaming calls are not built yet)", m.Name)
+	}
+	x, err := newExchange(&cfg, m)
+	if err != nil {
+		return nil, err
+	}
+	hc, err := httpConfig(&cfg, m)
+	if err != nil {
+		return nil, err
+	}
+	hd, err := http.NewExchange(hc, x)
+	if err != nil {
+		return nil, err
+	}
+	return &Driver{Driver: hd, cfg: cfg, method: m, x: x}, nil
+}
+
+// httpConfig is the HTTP/2 request every call sends: POST to the
+// method's path with gRPC's headers and the metadata.
+func httpConfig(cfg *Config, m *message.Method) (http.Config, error) {
+	hc := http.DefaultConfig()
+	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
+		return hc, fmt.Errorf("addr %q: want host:port: %v", cfg.Addr, err)
+	}
+	scheme := "h2c"
+	if cfg.TLS != nil {
+		scheme, hc.HTTP2, hc.TLS = "https", true, cfg.TLS
+	}
+	hc.URL = scheme + "://" + cfg.Addr + m.Path
+	hc.Method = "POST"
+	hc.Timeout, hc.DialTimeout = cfg.Timeout, cmp.Or(cfg.DialTimeout, hc.DialTimeout)
+	hc.Headers = map[string]string{"content-type": "application/grpc", "te": "trailers", "user-agent": "benchrig"}
+	if cfg.Deadline > 0 {
+		t, err := message.Timeout(cfg.Deadline)
+		if err != nil {
+			return hc, fmt.Errorf("deadline: %w", err)
+		}
+		hc.Headers["grpc-timeout"] = t
+	}
+	if cfg.Authority != "" {
+		hc.Headers["host"] = cfg.Authority
+	}
+	for k, v := range cfg.Metadata {
+		hc.Headers[strings.ToLower(k)] = v
+	}
+	return hc, nil
+}
+
+// Name implements driver.Driver.
+func (d *Driver) Name() string { return "grpc" }
+
+// Ops implements driver.Driver: one kind of operation, the call.
+func (d *Driver) Ops() []string { return []string{"call"} }
+
+// Config returns the driver's configuration.
+func (d *Driver) Config() Config { return d.cfg }
+
+// Method returns the method called.
+func (d *Driver) Method() *message.Method { return d.method }
+
+// Probe makes one call on a fresh connection: a server that does not
+// serve the method (UNIMPLEMENTED), or answers another status than the
+// expected one, is refused before the load.
+func (d *Driver) Probe(ctx context.Context) error {
+	if err := d.Driver.Probe(ctx); err != nil {
+		return fmt.Errorf("gRPC %s: %w", d.method.Name, err)
+	}
+	return nil
+}
+
+// newExchange prepares the request messages and the judging of responses.
+func newExchange(cfg *Config, m *message.Method) (*exchange, error) {
+	x := &exchange{deadline: cfg.Deadline}
+	in := m.Desc.Input()
+	if cfg.DataFile != "" {
+		msgs, err := message.ReadMessages(cfg.DataFile, in, MaxMessages)
+		if err != nil {
+			return nil, fmt.Errorf("data_file: %w", err)
+		}
+		x.msgs = msgs
+	} else {
+		t, err := message.NewTemplate(in, cmp.Or(cfg.Data, "{}"))
+		if err != nil {
+			return nil, fmt.Errorf("data: %w", err)
+		}
+		if t.Keyed() {
+			w, err := workload.New(cfg.Workload)
+			if err != nil {
+				return nil, fmt.Errorf("workload: %w", err)
+			}
+			if err := t.Check(w.Rows()); err != nil {
+				return nil, fmt.Errorf("data: %w", err)
+			}
+			x.tmpl, x.wl = t, w
+		} else {
+			x.fixed = t.Append(nil, 0)
+		}
+	}
+	if cfg.ExpectStatus != "" {
+		x.want, _ = message.ParseCode(cfg.ExpectStatus)
+	}
+	x.wantName, _ = message.CodeName(fmt.Sprint(x.want))
+	if cfg.ExpectJSON != "" || cfg.ExpectContains != "" {
+		e, err := message.NewExpect(m, cfg.ExpectJSON, cfg.ExpectContains)
+		if err != nil {
+			return nil, fmt.Errorf("expect: %w", err)
+		}
+		x.expect = e
+	}
+	return x, nil
+}

@@ -1,0 +1,199 @@
+package grpc
+
+import (
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/net/http2"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/protocol/grpc/message"
+	http "github.com/benchrig/benchrig/internal/protocol/http/driver"
+	"github.com/benchrig/benchrig/internal/textclip"
+	"github.com/benchrig/benchrig/internal/workload"
+)
+
+// exchange is a unary call as the HTTP/2 driver carries it: the request
+// message for each sequence number, and the verdict on each response.
+// Shared by every connection: safe for concurrent use.
+type exchange struct {
+	fixed []byte            // the one message (no {id}), prefixed
+	tmpl  *message.Template // a message with {id}
+	wl    *workload.Workload
+	msgs  [][]byte // a data file's messages, sent in turn
+
+	deadline time.Duration // each call's (0: none)
+	want     int           // the grpc-status that counts as success
+	wantName string
+	expect   *message.Expect
+
+	// first holds, per status code 0–16, the outcome message of that code:
+	// its name and the first grpc-message the server gave with it, so
+	// that a run's errors are counted by code.
+	first [17]atomic.Pointer[string]
+}
+
+// The fields of a response the verdict reads (http.Exchange.Fields).
+const (
+	fStatus = iota
+	fMessage
+	fContentType
+)
+
+var fields = []string{"grpc-status", "grpc-message", "content-type"}
+
+// Outcome messages (counted by message).
+const (
+	msgNoTrailers  = "no trailers: the response ended without grpc-status"
+	msgNoStatus    = "no grpc-status in the trailers"
+	msgBadStatus   = "malformed grpc-status"
+	msgFraming     = "malformed gRPC message framing"
+	msgCompressed  = "compressed response message, none asked for"
+	msgNoMessage   = "OK without a response message"
+	msgTwoMessages = "more than one response message to a unary call"
+	msgTooBig      = "response message over 4 MiB"
+)
+
+func (x *exchange) AppendBody(dst []byte, seq uint64) []byte {
+	switch {
+	case x.msgs != nil:
+		return append(dst, x.msgs[seq%uint64(len(x.msgs))]...)
+	case x.tmpl != nil:
+		var kb [1]int64
+		_, keys := x.wl.Keys(seq, kb[:0])
+		id := int64(0)
+		if len(keys) > 0 {
+			id = keys[0]
+		}
+		return x.tmpl.Append(dst, id)
+	}
+	return append(dst, x.fixed...)
+}
+
+func (x *exchange) Fields() []string { return fields }
+
+// KeepBody: the response message's framing is always checked.
+func (x *exchange) KeepBody() bool { return true }
+
+// Judge implements http.Exchange: the HTTP status, the content type, the
+// trailers' grpc-status against the expected one, the response's
+// framing (one message for a unary call), and the expected message.
+func (x *exchange) Judge(r http.Reply) (driver.Class, string) {
+	if r.Status != 200 {
+		return driver.Error, httpStatus(r.Status)
+	}
+	if ct := r.Values[fContentType]; ct != "application/grpc" && !strings.HasPrefix(ct, "application/grpc+") && !strings.HasPrefix(ct, "application/grpc;") {
+		return driver.Error, "not a gRPC response: content-type " + strconv.Quote(textclip.Cut(ct, 40))
+	}
+	if !r.Trailers {
+		return driver.Error, msgNoTrailers
+	}
+	st := r.Values[fStatus]
+	if st == "" {
+		return driver.Error, msgNoStatus
+	}
+	name, ok := message.CodeName(st)
+	if !ok {
+		return driver.Error, msgBadStatus
+	}
+	code, _ := strconv.Atoi(st)
+	if code != x.want {
+		switch {
+		case code == 0:
+			return driver.Unexpected, "OK, want " + x.wantName
+		case x.want == 0:
+			return driver.Error, x.codeMsg(code, name, r.Values[fMessage])
+		}
+		return driver.Unexpected, x.codeMsg(code, name, r.Values[fMessage])
+	}
+	if code != 0 {
+		return driver.OK, ""
+	}
+	if r.BodyTooBig {
+		return driver.Error, msgTooBig
+	}
+	n, compressed := 0, false
+	var msg []byte
+	err := message.Split(r.Body, message.MaxMessage, func(c bool, m []byte) error {
+		n++
+		compressed = compressed || c
+		msg = m
+		return nil
+	})
+	switch {
+	case err != nil:
+		return driver.Error, msgFraming
+	case compressed:
+		return driver.Error, msgCompressed
+	case n == 0:
+		return driver.Unexpected, msgNoMessage
+	case n > 1:
+		return driver.Unexpected, msgTwoMessages
+	}
+	if x.expect != nil {
+		if why := x.expect.Check(msg); why != "" {
+			return driver.Unexpected, why
+		}
+	}
+	return driver.OK, ""
+}
+
+// codeMsg is the outcome message of status code: its name and the first
+// grpc-message received with it (kept from then on, so that outcomes are
+// counted by code).
+func (x *exchange) codeMsg(code int, name, raw string) string {
+	if code < 0 || code >= len(x.first) {
+		return name
+	}
+	if p := x.first[code].Load(); p != nil {
+		return *p
+	}
+	s := name
+	if raw != "" {
+		s += ": " + message.DecodeMessage(raw)
+	}
+	x.first[code].CompareAndSwap(nil, &s)
+	return *x.first[code].Load()
+}
+
+// Reset implements http.Resetter: a stream the server reset ends with the
+// gRPC code the reset's HTTP/2 error code maps to (as grpc-go's client
+// maps it), DEADLINE_EXCEEDED for a CANCEL after the call's deadline.
+func (x *exchange) Reset(code http2.ErrCode, age time.Duration) (driver.Class, string) {
+	name := "INTERNAL"
+	switch code {
+	case http2.ErrCodeCancel:
+		name = "CANCELLED"
+		if x.deadline > 0 && age >= x.deadline {
+			return driver.Error, "DEADLINE_EXCEEDED (stream reset by server: CANCEL after the deadline)"
+		}
+	case http2.ErrCodeRefusedStream:
+		name = "UNAVAILABLE"
+	case http2.ErrCodeFlowControl, http2.ErrCodeEnhanceYourCalm:
+		name = "RESOURCE_EXHAUSTED"
+	case http2.ErrCodeInadequateSecurity:
+		name = "PERMISSION_DENIED"
+	}
+	return driver.Error, name + " (stream reset by server: " + code.String() + ")"
+}
+
+// httpStatus is a response whose HTTP status is not 200, as the gRPC
+// code the specification maps it to (HTTP to gRPC status code mapping).
+func httpStatus(st int) string {
+	code := "UNKNOWN"
+	switch st {
+	case 400:
+		code = "INTERNAL"
+	case 401:
+		code = "UNAUTHENTICATED"
+	case 403:
+		code = "PERMISSION_DENIED"
+	case 404:
+		code = "UNIMPLEMENTED"
+	case 429, 502, 503, 504:
+		code = "UNAVAILABLE"
+	}
+	return code + " (HTTP status " + strconv.Itoa(st) + ")"
+}
