@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	http "github.com/benchrig/benchrig/internal/protocol/http/driver"
 	"github.com/benchrig/benchrig/internal/protocol/grpc/message"
+	http "github.com/benchrig/benchrig/internal/protocol/http/driver"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
