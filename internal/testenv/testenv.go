@@ -28,7 +28,7 @@ type Kind string
 // The kinds of parts, and what installs each.
 const (
 	Browser  Kind = "browser"  // Chromium (headless): the report's in-browser checks
-	Seeds    Kind = "seeds"    // the seeds' npm packages (Node 24, 12, 16, frameworks, pg)
+	Seeds    Kind = "seeds"    // the seeds' npm packages (Node 24, 12, 16, frameworks, pg, grpc-js)
 	Redis    Kind = "redis"    // redis-server and redis-cli
 	Postgres Kind = "postgres" // PostgreSQL's server binaries (initdb, postgres)
 	Nginx    Kind = "nginx"    // nginx with the http2 module (nginx-light)
@@ -40,7 +40,7 @@ const (
 // installs says how to get each kind.
 var installs = map[Kind]string{
 	Browser:  "make deps (Debian package chromium)",
-	Seeds:    "make seeds-npm (npm ci in examples/seeds/000, 002, 003)",
+	Seeds:    "make seeds-npm (npm ci in examples/seeds/000, 002, 003 and examples/grpc)",
 	Redis:    "make deps (Debian packages redis-server, redis-tools)",
 	Postgres: "make deps (Debian package postgresql)",
 	Nginx:    "make deps (Debian package nginx-light)",
