@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"crypto/tls"
 	"errors"
+	"io"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -21,7 +23,8 @@ import (
 )
 
 // TestBinary builds cmd/greeter-server, starts it, calls it, and stops it
-// with SIGTERM: it exits 0 at once and leaves no process.
+// with SIGTERM: it exits 0 at once and leaves no process; the same with
+// -json, over HTTP/1.1.
 func TestBinary(t *testing.T) {
 	goBin := testenv.LookPath(t, testenv.Tools, "go")
 	bin := filepath.Join(t.TempDir(), "greeter-server")
@@ -31,29 +34,40 @@ func TestBinary(t *testing.T) {
 	for name, args := range map[string][]string{"h2c": nil, "tls,reflection,gzip": {"-tls", "-reflection", "-gzip"}} {
 		t.Run(name, func(t *testing.T) { testBinary(t, bin, args) })
 	}
+	t.Run("json", func(t *testing.T) { testBinaryJSON(t, bin) })
 }
 
-func testBinary(t *testing.T, bin string, args []string) {
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+// binaryProcess is a started greeter-server.
+type binaryProcess struct {
+	cmd     *exec.Cmd
+	addr    string
+	stderr  *bytes.Buffer
+	exited  chan error
+	waiting bool // exited will tell
+}
+
+// startBinary starts greeter-server with args and reads its first line,
+// "listening on 127.0.0.1:PORT"; the test's cleanup kills it if it still
+// runs.
+func startBinary(t *testing.T, bin string, args ...string) *binaryProcess {
+	t.Helper()
+	p := &binaryProcess{cmd: exec.Command(bin, args...), stderr: new(bytes.Buffer), exited: make(chan error, 1)}
+	p.cmd.Stderr = p.stderr
 	// Killed with the test, should it die first.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	stdout, err := cmd.StdoutPipe()
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	waiting := false // exited will tell
 	t.Cleanup(func() {
-		cmd.Process.Kill() // harmless once it has exited: the PID is held until waited for
-		if waiting {
-			<-exited
+		p.cmd.Process.Kill() // harmless once it has exited: the PID is held until waited for
+		if p.waiting {
+			<-p.exited
 		} else {
-			cmd.Wait()
+			p.cmd.Wait()
 		}
 	})
 
@@ -66,13 +80,46 @@ func testBinary(t *testing.T, bin string, args []string) {
 	select {
 	case first = <-line:
 	case <-time.After(10 * time.Second):
-		t.Fatalf("no line from greeter-server in 10 s; stderr: %s", stderr.String())
+		t.Fatalf("no line from greeter-server in 10 s; stderr: %s", p.stderr.String())
 	}
 	addr, ok := strings.CutPrefix(strings.TrimSuffix(first, "\n"), "listening on ")
 	if !ok || !strings.HasPrefix(addr, "127.0.0.1:") {
-		t.Fatalf("first line %q, want \"listening on 127.0.0.1:PORT\"; stderr: %s", first, stderr.String())
+		t.Fatalf("first line %q, want \"listening on 127.0.0.1:PORT\"; stderr: %s", first, p.stderr.String())
 	}
+	p.addr = addr
+	return p
+}
 
+// stop sends SIGTERM: the process exits 0 within 5 s and leaves no
+// process; its standard error must hold want.
+func (p *binaryProcess) stop(t *testing.T, want string) {
+	t.Helper()
+	pid := p.cmd.Process.Pid
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	p.waiting = true
+	go func() { p.exited <- p.cmd.Wait() }()
+	select {
+	case err := <-p.exited:
+		p.exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("greeter-server after SIGTERM: %v; stderr: %s", err, p.stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("greeter-server still running 5 s after SIGTERM; stderr: %s", p.stderr.String())
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("pid %d after exit: kill 0 gave %v, want ESRCH", pid, err)
+	}
+	if !strings.Contains(p.stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", p.stderr.String(), want)
+	}
+}
+
+func testBinary(t *testing.T, bin string, args []string) {
+	p := startBinary(t, bin, args...)
+	addr := p.addr
 	ctx := testCtx(t)
 	withFlags := len(args) > 0
 	creds := insecure.NewCredentials()
@@ -95,25 +142,38 @@ func testBinary(t *testing.T, bin string, args []string) {
 	}
 
 	// The client's connection stays open: it must not hold the exit up.
-	pid := cmd.Process.Pid
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	p.stop(t, "served 1 calls, 1 request messages")
+}
+
+// testBinaryJSON: with -json the binary answers SayHello as JSON over
+// HTTP/1.1, and a kept-alive connection does not hold its exit up.
+func testBinaryJSON(t *testing.T, bin string) {
+	p := startBinary(t, bin, "-json")
+	client := &http.Client{Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	url := "http://" + p.addr + "/" + ServiceName + "/SayHello"
+	resp, err := client.Post(url, "application/json", strings.NewReader(`{"name":"bin","id":5}`))
+	if err != nil {
 		t.Fatal(err)
 	}
-	waiting = true
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		exited <- err // for the cleanup
-		if err != nil {
-			t.Fatalf("greeter-server after SIGTERM: %v; stderr: %s", err, stderr.String())
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatalf("greeter-server still running 5 s after SIGTERM; stderr: %s", stderr.String())
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Proto != "HTTP/1.1" || resp.Header.Get("Content-Type") != "application/json" || string(body) != `{"message":"hello bin","id":"5"}` {
+		t.Fatalf("POST SayHello: %s %s %q %q", resp.Proto, resp.Status, resp.Header.Get("Content-Type"), body)
 	}
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("pid %d after exit: kill 0 gave %v, want ESRCH", pid, err)
+	resp, err = client.Get(url)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if want := "served 1 calls, 1 request messages"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr %q lacks %q", stderr.String(), want)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET SayHello: %s, want 405", resp.Status)
+	}
+	p.stop(t, "served 1 calls, 1 request messages")
+
+	// -json is HTTP/1.1 in cleartext: gRPC's options are refused.
+	out, err := exec.Command(bin, "-json", "-tls").CombinedOutput()
+	if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "-json serves HTTP/1.1 in cleartext") {
+		t.Errorf("-json -tls: %v %q, want exit 2 naming the conflict", err, out)
 	}
 }

@@ -24,5 +24,8 @@
 //	}
 //
 // cmd/greeter-server serves the same service as a standalone process, for
-// benchmarks beside other clients (bench/grpc-peers.sh).
+// benchmarks beside other clients (bench/grpc-peers.sh), and with -json
+// its SayHello as JSON over HTTP/1.1. StartNode runs the same service on
+// @grpc/grpc-js (examples/grpc/server.js, Node 24 from npm) for tests that
+// hold the two servers to the same answers.
 package grpcephemeral
