@@ -48,7 +48,10 @@ func compareCmd(stdout io.Writer) *cobra.Command {
 cell: the same case and variant in both, or the same case when each side has
 one variant (two runs of one suite against two builds). With --a and --b, the
 sides are those variants only (of one file, or of A and B), compared case by
-case: benchrig compare results.json --a prepared-one --b any. Each figure
+case: benchrig compare results.json --a prepared-one --b any; a case of one
+key per request (a gRPC call: "1 key · 4 conns") is the same case as an
+unkeyed protocol's ("4 conns": HTTP), so the same operation over two
+protocols compares: --a grpc --b json. Each figure
 shows A and B as median [min–max], the change of the medians and a
 Mann–Whitney U test of the repeats; "~" means no significant difference at
 --alpha. Four repeats per side are the fewest that can show a difference at

@@ -39,6 +39,7 @@ func anyMisses(pairs []pair) bool {
 type pair struct {
 	label  string // "case · variant"
 	c, v   string
+	cb     string // B's case when it is named otherwise (see sameCase); else c
 	as, bs []*result.Sample
 }
 
@@ -148,9 +149,18 @@ func matchCells(a, b *Source) (pairs []pair, onlyA, onlyB []string, err error) {
 	byCase := false
 	if len(pairs) == 0 && len(ga.variants) == 1 && len(gb.variants) == 1 {
 		byCase = true // one variant each: A's against B's
+		va, vb := ga.variants[0], gb.variants[0]
 		for _, c := range ga.cases {
-			if as, bs := ga.at(c, ga.variants[0]), gb.at(c, gb.variants[0]); len(as) > 0 && len(bs) > 0 {
-				pairs = append(pairs, pair{label: c, c: c, v: ga.variants[0] + " → " + gb.variants[0], as: as, bs: bs})
+			if as, bs := ga.at(c, va), gb.at(c, vb); len(as) > 0 && len(bs) > 0 {
+				pairs = append(pairs, pair{label: c, c: c, cb: c, v: va + " → " + vb, as: as, bs: bs})
+			}
+		}
+		if len(pairs) == 0 { // a keyed protocol's 1 key against an unkeyed one's request
+			for _, c := range ga.cases {
+				cb, ok := sameCase(c, gb.cases)
+				if as, bs := ga.at(c, va), gb.at(cb, vb); ok && len(as) > 0 && len(bs) > 0 {
+					pairs = append(pairs, pair{label: withoutOneKey(c), c: c, cb: cb, v: va + " → " + vb, as: as, bs: bs})
+				}
 			}
 		}
 	}
@@ -172,7 +182,7 @@ func matchCells(a, b *Source) (pairs []pair, onlyA, onlyB []string, err error) {
 				}
 				key := c + "\x00" + v
 				if byCase {
-					if slicesContain(pairs, c) {
+					if slicesContain(pairs, tag, c) {
 						continue
 					}
 				} else if matched[tag+key] {
@@ -186,13 +196,36 @@ func matchCells(a, b *Source) (pairs []pair, onlyA, onlyB []string, err error) {
 	return pairs, side("A", ga), side("B", gb), nil
 }
 
-func slicesContain(pairs []pair, c string) bool {
+// slicesContain reports whether a pair holds side tag's case c.
+func slicesContain(pairs []pair, tag, c string) bool {
 	for _, p := range pairs {
-		if p.c == c {
+		if (tag == "A" && p.c == c) || (tag == "B" && p.cb == c) {
 			return true
 		}
 	}
 	return false
+}
+
+// oneKey is how a keyed protocol's case label (suite.Cell.CaseLabel) starts
+// when each request carries one key.
+const oneKey = "1 key · "
+
+// withoutOneKey is case c without a leading "1 key · ".
+func withoutOneKey(c string) string { return strings.TrimPrefix(c, oneKey) }
+
+// sameCase returns the one case of cases that is c once a key count of one
+// is left out of both: a keyed protocol's request of one key (a gRPC call:
+// "1 key · 4 conns") is the same case as an unkeyed one's request ("4
+// conns", JSON over HTTP), so that the same operation over two protocols
+// compares. Exact labels are matched before this is tried.
+func sameCase(c string, cases []string) (string, bool) {
+	found, n := "", 0
+	for _, b := range cases {
+		if b != c && withoutOneKey(b) == withoutOneKey(c) {
+			found, n = b, n+1
+		}
+	}
+	return found, n == 1
 }
 
 func cellNames(g *grid) []string {

@@ -144,6 +144,25 @@ func TestCompareMatching(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 
+	// A keyed protocol's one key per request against an unkeyed protocol's
+	// request (a gRPC call against JSON over HTTP): the same case.
+	a = source("A", map[[2]string][][2]float64{{"1 key · 4 conns", "grpc"}: {{100, 1}}, {"1 key · 8 conns", "grpc"}: {{100, 1}}})
+	b = source("B", map[[2]string][][2]float64{{"4 conns", "json"}: {{120, 1}}, {"16 conns", "json"}: {{120, 1}}})
+	if d, err = CompareDoc(a, b, CompareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := row(t, d, "Requests/s", "4 conns"); r[1] != "100" || r[2] != "120" {
+		t.Errorf("1 key against no key: %q", r)
+	}
+	if notes := strings.Join(d.Notes, "\n"); !strings.Contains(notes, "Only in A (not compared): 1 key · 8 conns · grpc") || !strings.Contains(notes, "Only in B (not compared): 16 conns · json") {
+		t.Errorf("notes %q", notes)
+	}
+	// Two keys are another case.
+	b = source("B", map[[2]string][][2]float64{{"2 keys · 4 conns", "resp"}: {{1, 1}}})
+	if _, err := CompareDoc(a, b, CompareOptions{}); err == nil {
+		t.Error("1 key against 2 keys: matched")
+	}
+
 	// Several variants and nothing in common: an error naming both sides.
 	a = source("A", map[[2]string][][2]float64{{"4 conns", "x"}: {{1, 1}}, {"4 conns", "y"}: {{1, 1}}})
 	b = source("B", map[[2]string][][2]float64{{"4 conns", "z"}: {{1, 1}}})
