@@ -4,7 +4,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; })
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build test test-loaded deps seeds-npm demo clean fuzz fuzz-short seed-000 seed-001 seed-002 seed-003
+.PHONY: build test test-loaded deps seeds-npm demo clean fuzz fuzz-short seed-000 seed-001 seed-002 seed-003 grpc-example
 
 # Every binary the README's commands use.
 build:
@@ -87,6 +87,23 @@ seed-003: build
 		echo "== $$t $$p: Node 12.13.0 (A) vs 16.13.2 (B)"; \
 		../../../bin/benchrig compare seed003.json --a "$$t node=node_modules/node12/bin/node $$p" --b "$$t node=node_modules/node16/bin/node $$p" || exit 1; \
 	done
+
+# examples/grpc: one gRPC service served by grpc-go and by @grpc/grpc-js on
+# Node 24 from npm (examples/grpc/servers.yaml, ~4 min), and the same
+# SayHello as gRPC and as JSON over HTTP/1.1 from one Go binary
+# (examples/suites/grpc-vs-json.yaml, ~6 min), then their reports and the
+# gRPC-against-JSON comparison, case by case.
+grpc-example: build
+	$(GO) build -o bin/greeter-server ./internal/grpcephemeral/cmd/greeter-server
+	cd examples/grpc && npm ci --no-audit --no-fund
+	mkdir -p $(SEED_OUT)
+	./bin/benchrig run examples/grpc/servers.yaml -o $(SEED_OUT)/grpc-servers.json $$([ -f $(SEED_OUT)/grpc-servers.json ] && echo --resume)
+	./bin/benchrig run examples/suites/grpc-vs-json.yaml -o $(SEED_OUT)/grpc-vs-json.json $$([ -f $(SEED_OUT)/grpc-vs-json.json ] && echo --resume)
+	./bin/benchrig report $(SEED_OUT)/grpc-servers.json -o $(SEED_OUT)/grpc-servers.html
+	./bin/benchrig report $(SEED_OUT)/grpc-vs-json.json -o $(SEED_OUT)/grpc-vs-json.html
+	./bin/benchrig report $(SEED_OUT)/grpc-servers.json
+	./bin/benchrig report $(SEED_OUT)/grpc-vs-json.json
+	./bin/benchrig compare $(SEED_OUT)/grpc-vs-json.json --a grpc --b json
 
 fuzz:
 	$(GO) test ./internal/resp -run '^$$' -fuzz FuzzReader -fuzztime 60s
