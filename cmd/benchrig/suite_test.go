@@ -226,9 +226,9 @@ func checkReports(t *testing.T, dir, results string) {
 // TestExampleSuitesPlan: every example suite parses and plans (they are
 // documentation that must not rot).
 //
-// The examples' ./bin/hello is relative to the directory benchrig runs in:
-// from here (no bin/hello) plan refuses it as run would; from a directory
-// that has it, plan accepts every example.
+// The examples' ./bin/hello (and bin/greeter-server) are relative to the
+// directory benchrig runs in: from here (no bin/hello) plan refuses it as
+// run would; from a directory that has them, plan accepts every example.
 func TestExampleSuitesPlan(t *testing.T) {
 	// (The seeds' suites, examples/seeds/00N, run from their own directory
 	// in their smoke tests.)
@@ -246,6 +246,10 @@ func TestExampleSuitesPlan(t *testing.T) {
 	work := t.TempDir()
 	os.Mkdir(filepath.Join(work, "bin"), 0o755)
 	if err := os.Rename(buildExample(t, "hello"), filepath.Join(work, "bin", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	greeter, _ := greeterServer(t) // grpc-vs-json.yaml's bin/greeter-server
+	if err := os.Rename(greeter, filepath.Join(work, "bin", "greeter-server")); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(work)
