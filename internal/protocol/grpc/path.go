@@ -38,6 +38,10 @@ type Path struct {
 	Authority string `json:"authority,omitempty"`
 	// Expect is the answer that counts as success (default: status OK).
 	Expect *Expect `json:"expect,omitempty"`
+	// StreamMessages is the request messages of each call of a
+	// client-streaming or bidirectional method (default 1), all sent
+	// before the call's stream is half-closed.
+	StreamMessages int `json:"stream_messages,omitempty"`
 }
 
 // TLS is how a gRPC path's connections are made over TLS.
@@ -63,6 +67,9 @@ type Expect struct {
 	// JSONEqual is the response message (a JSON object, or a string of
 	// JSON) the response must equal, compared as messages.
 	JSONEqual any `json:"json_equal,omitempty"`
+	// Messages is the number of messages a server-streaming or
+	// bidirectional call must answer (0: any).
+	Messages int `json:"messages,omitempty"`
 }
 
 // jsonText is JSONEqual as JSON text ("" when unset).
@@ -83,6 +90,8 @@ const (
 	maxProtoFiles = 256
 	maxData       = 4 << 20
 	maxMetadata   = 64
+	// maxStreamMessages is the driver's bound (grpc.MaxStreamMessages).
+	maxStreamMessages = 1 << 20
 )
 
 var callRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*[/.][A-Za-z_][A-Za-z0-9_]*$`)
@@ -117,6 +126,12 @@ func (g *Path) Validate(at suite.Field) {
 	at.Child("timeout").CheckTimeout(g.Timeout)
 	if g.Deadline != nil && g.Deadline.D() <= 0 {
 		at.Child("deadline").Errf("must be > 0 (leave it out for no deadline), got %s", g.Deadline.D())
+	}
+	if g.StreamMessages < 0 || g.StreamMessages > maxStreamMessages {
+		at.Child("stream_messages").Errf("want 1–%d request messages per call (0: 1), got %d", maxStreamMessages, g.StreamMessages)
+	}
+	if e := g.Expect; e != nil && (e.Messages < 0 || e.Messages > maxStreamMessages) {
+		at.Child("expect").Child("messages").Errf("want 0–%d response messages per call (0: any), got %d", maxStreamMessages, e.Messages)
 	}
 	if t := g.TLS; t != nil && (t.Cert == "") != (t.Key == "") {
 		at.Child("tls").Errf("cert and key go together: give both (a PEM client certificate and its private key) or neither")

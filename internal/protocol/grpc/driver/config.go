@@ -47,6 +47,12 @@ type Config struct {
 	ExpectStatus   string `json:"expect_status,omitempty"`
 	ExpectContains string `json:"expect_message_contains,omitempty"`
 	ExpectJSON     string `json:"expect_json_equal,omitempty"`
+	// StreamMessages is the request messages of each call of a
+	// client-streaming or bidirectional method (default 1), all sent
+	// before the stream is half-closed; ExpectMessages the response
+	// messages a server-streaming or bidirectional call must get (0: any).
+	StreamMessages int `json:"stream_messages,omitempty"`
+	ExpectMessages int `json:"expect_messages,omitempty"`
 	// Workload derives each call's key ({id}) from its sequence number.
 	Workload workload.Config `json:"workload"`
 	// Negotiated is what the connections settled, filled in after a
@@ -60,6 +66,8 @@ const (
 	MaxMessages = 1 << 20
 	// MaxMetadata bounds the metadata entries.
 	MaxMetadata = 64
+	// MaxStreamMessages bounds Config.StreamMessages and ExpectMessages.
+	MaxStreamMessages = 1 << 20
 )
 
 // DefaultConfig: 10 s call timeout, 5 s dial timeout, no deadline sent.
@@ -98,6 +106,10 @@ func (c *Config) check() error {
 		return fmt.Errorf("data and data_file are exclusive: a JSON message, or a file of binary ones")
 	case c.Deadline < 0 || c.Timeout < 0 || c.DialTimeout < 0:
 		return fmt.Errorf("deadline, timeout and dial_timeout must be ≥ 0")
+	case c.StreamMessages < 0 || c.StreamMessages > MaxStreamMessages:
+		return fmt.Errorf("stream_messages: want 1–%d messages per call (0: 1), got %d", MaxStreamMessages, c.StreamMessages)
+	case c.ExpectMessages < 0 || c.ExpectMessages > MaxStreamMessages:
+		return fmt.Errorf("expect messages: want 0–%d (0: any), got %d", MaxStreamMessages, c.ExpectMessages)
 	case len(c.Metadata) > MaxMetadata:
 		return fmt.Errorf("metadata: at most %d entries, got %d", MaxMetadata, len(c.Metadata))
 	}

@@ -28,6 +28,7 @@ type Driver struct {
 	cfg    Config
 	method *message.Method
 	x      *exchange
+	sx     *streamExchange // a server-streaming or bidirectional method's
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -59,22 +60,33 @@ func NewWithSet(cfg Config, set *message.Set) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.ClientStreaming() || m.ServerStreaming() {
-		return nil, fmt.Errorf("call %s is a streaming method; accepted: a unary method (streaming calls are not built yet)", m.Name)
-	}
 	x, err := newExchange(&cfg, m)
 	if err != nil {
 		return nil, err
+	}
+	var hx http.Exchange = x
+	var sx *streamExchange
+	if m.ServerStreaming() {
+		if cfg.ExpectJSON != "" || cfg.ExpectContains != "" {
+			return nil, fmt.Errorf("expect json_equal and message_contains check a unary answer; %s answers a stream: expect messages counts it", m.Name)
+		}
+		sx = &streamExchange{exchange: x, wantMessages: int64(cfg.ExpectMessages)}
+		hx = sx
+	} else if cfg.ExpectMessages > 0 {
+		return nil, fmt.Errorf("expect messages counts a stream of answers; %s answers one message", m.Name)
+	}
+	if cfg.StreamMessages > 1 && !m.ClientStreaming() {
+		return nil, fmt.Errorf("stream_messages %d: %s takes one request message; accepted: 1, or a client-streaming or bidirectional method", cfg.StreamMessages, m.Name)
 	}
 	hc, err := httpConfig(&cfg, m)
 	if err != nil {
 		return nil, err
 	}
-	hd, err := http.NewExchange(hc, x)
+	hd, err := http.NewExchange(hc, hx)
 	if err != nil {
 		return nil, err
 	}
-	return &Driver{Driver: hd, cfg: cfg, method: m, x: x}, nil
+	return &Driver{Driver: hd, cfg: cfg, method: m, x: x, sx: sx}, nil
 }
 
 // httpConfig is the HTTP/2 request every call sends: POST to the
@@ -117,6 +129,21 @@ func (d *Driver) Ops() []string { return []string{"call"} }
 // Config returns the driver's configuration.
 func (d *Driver) Config() Config { return d.cfg }
 
+// Stats implements the driver's statistics: the connections' TLS
+// counters and, for a method that answers a stream, its calls, messages
+// and time to first message (grpc_*), cumulative.
+func (d *Driver) Stats() map[string]float64 {
+	m := d.Driver.Stats()
+	if d.sx == nil {
+		return m
+	}
+	if m == nil {
+		m = map[string]float64{}
+	}
+	d.sx.stats(m)
+	return m
+}
+
 // Method returns the method called.
 func (d *Driver) Method() *message.Method { return d.method }
 
@@ -132,7 +159,7 @@ func (d *Driver) Probe(ctx context.Context) error {
 
 // newExchange prepares the request messages and the judging of responses.
 func newExchange(cfg *Config, m *message.Method) (*exchange, error) {
-	x := &exchange{deadline: cfg.Deadline}
+	x := &exchange{deadline: cfg.Deadline, perCall: max(1, cfg.StreamMessages)}
 	in := m.Desc.Input()
 	if cfg.DataFile != "" {
 		msgs, err := message.ReadMessages(cfg.DataFile, in, MaxMessages)
@@ -155,7 +182,9 @@ func newExchange(cfg *Config, m *message.Method) (*exchange, error) {
 			}
 			x.tmpl, x.wl = t, w
 		} else {
-			x.fixed = t.Append(nil, 0)
+			for range x.perCall {
+				x.fixed = t.Append(x.fixed, 0)
+			}
 		}
 	}
 	if cfg.ExpectStatus != "" {

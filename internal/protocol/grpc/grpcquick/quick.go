@@ -32,6 +32,8 @@ type Quick struct {
 	ExpectStatus   string
 	ExpectContains string
 	ExpectJSON     string
+	ExpectMessages int
+	StreamMessages int
 
 	// Insecure is cleartext HTTP/2; else TLS, configured by SkipVerify,
 	// CACert, Cert, Key and ServerName.
@@ -79,6 +81,9 @@ func (g *Quick) Build(addr string) (quick.Doc, error) {
 	if g.Authority != "" {
 		path["authority"] = g.Authority
 	}
+	if g.StreamMessages != 0 {
+		path["stream_messages"] = g.StreamMessages
+	}
 	if len(g.Metadata) > 0 {
 		md := quick.Doc{}
 		for _, kv := range g.Metadata {
@@ -107,6 +112,9 @@ func (g *Quick) Build(addr string) (quick.Doc, error) {
 		if kv.v != "" {
 			exp[kv.k] = kv.v
 		}
+	}
+	if g.ExpectMessages != 0 {
+		exp["messages"] = g.ExpectMessages
 	}
 	if len(exp) > 0 {
 		path["expect"] = exp
@@ -210,6 +218,7 @@ func (g *Quick) dryRun(addr, data string) error {
 	dc.Addr, dc.Call, dc.Proto, dc.ImportPaths = addr, g.Call, g.Proto, g.ImportPaths
 	dc.Data, dc.DataFile, dc.Deadline = data, g.DataFile, g.Deadline
 	dc.ExpectStatus, dc.ExpectContains, dc.ExpectJSON = g.ExpectStatus, g.ExpectContains, g.ExpectJSON
+	dc.StreamMessages, dc.ExpectMessages = g.StreamMessages, g.ExpectMessages
 	dc.Workload.Rows, dc.Workload.Hot = g.KeySpace, g.KeySpace
 	_, err := grpcdrv.New(dc)
 	return err
