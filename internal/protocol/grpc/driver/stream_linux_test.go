@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/benchrig/benchrig/internal/fuzzcheck"
 	"github.com/benchrig/benchrig/internal/grpcephemeral"
+	"github.com/benchrig/benchrig/internal/protocol/grpc/message"
 	http "github.com/benchrig/benchrig/internal/protocol/http/driver"
 )
 
@@ -113,4 +115,39 @@ func TestStreamFraming(t *testing.T) {
 	if s[sPrefix] != -1 {
 		t.Errorf("a 2 GiB message: state %v; want a framing error", s)
 	}
+}
+
+// FuzzStreamFraming: whatever the bytes and the cuts of the DATA frames,
+// the stream's walk agrees with message.Split over the whole body.
+func FuzzStreamFraming(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 2, 'h', 'i', 0, 0, 0, 0, 0}, uint8(1))
+	f.Add([]byte{1, 0, 0, 0, 1, 'x'}, uint8(3))
+	f.Add([]byte{0, 0, 0, 0, 9, 1}, uint8(2))
+	f.Add([]byte{3}, uint8(1))
+	fuzzcheck.Limit()
+	f.Fuzz(func(t *testing.T, body []byte, cut uint8) {
+		x := &streamExchange{exchange: &exchange{}}
+		var s http.StreamState
+		fuzzcheck.Bound(t, len(body), func() {
+			for p, k := body, int(cut)+1; len(p) > 0; p = p[min(k, len(p)):] {
+				x.Data(&s, p[:min(k, len(p))])
+			}
+		})
+		n, bytes, compressed := int64(0), int64(0), int64(0)
+		err := message.Split(body, message.MaxMessage, func(c bool, m []byte) error {
+			n++
+			bytes += int64(len(m))
+			if c {
+				compressed++
+			}
+			return nil
+		})
+		whole := s[sPrefix] == 0 && s[sRemain] == 0
+		if (err == nil) != whole {
+			t.Fatalf("Split: %v; the walk: state %v", err, s)
+		}
+		if err == nil && (s[sMessages] != n || s[sBytes] != bytes || s[sCompressed] != compressed) {
+			t.Fatalf("Split: %d messages, %d bytes, %d compressed; the walk: state %v", n, bytes, compressed, s)
+		}
+	})
 }
