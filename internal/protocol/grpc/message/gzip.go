@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sync"
 )
@@ -89,6 +90,7 @@ func Gunzip(dst, compressed []byte, max int) ([]byte, error) {
 	if max <= 0 {
 		max = MaxMessage
 	}
+	max = min(max, math.MaxInt-1) // max+1, one byte past it, is counted to
 	r := gzipReaders.Get().(*gzipReader)
 	defer func() {
 		r.in.Reset(nil)

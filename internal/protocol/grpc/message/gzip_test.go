@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -122,6 +123,10 @@ func TestGunzipBound(t *testing.T) {
 	}
 	if string(got) != "before" {
 		t.Errorf("on error, dst = %q, want it as given", got)
+	}
+
+	if got, err := Gunzip(nil, stdGzip(t, []byte("abc")), math.MaxInt); err != nil || string(got) != "abc" {
+		t.Errorf("max = math.MaxInt: %q, %v", got, err)
 	}
 
 	// A bomb: 1 GiB of zeros in 1024 gzip members of 1 MiB each (about
