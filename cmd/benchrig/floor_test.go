@@ -80,7 +80,7 @@ func TestCalibrateCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"calibrate", "-d", "10ms"}, "--duration must be between 100ms and 1m0s, got 10ms"},
-		{[]string{"calibrate", "--protocols", "h3"}, `unknown protocol "h3"; accepted: http, pg, resp`},
+		{[]string{"calibrate", "--protocols", "h3"}, `unknown protocol "h3"; accepted: grpc, http, pg, resp`},
 		{[]string{"calibrate", "-c", "300"}, "--connections: each count must be between 1 and 256"},
 	} {
 		_, e, code := invoke(t, tc.args...)
