@@ -67,7 +67,7 @@ func TestCalibrateCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"│ http ", "│ pg ", "│ resp ", "Client CPU µs/request", "Connections", "benchrig's own floor here: http p50 ", " at 4 connections)"} {
+	for _, want := range []string{"│ grpc ", "│ http ", "│ pg ", "│ resp ", "Client CPU µs/request", "Connections", "benchrig's own floor here: grpc p50 ", "; http p50 ", " at 4 connections)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
