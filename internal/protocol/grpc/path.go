@@ -18,8 +18,14 @@ type Path struct {
 	// Proto lists the .proto files describing it (relative to the working
 	// directory); ImportPaths where their imports are found (protoc's -I;
 	// default each file's directory).
-	Proto       []string `json:"proto"`
+	Proto       []string `json:"proto,omitempty"`
 	ImportPaths []string `json:"import_paths,omitempty"`
+	// Reflection describes the method from the server's reflection
+	// service instead of .proto files.
+	Reflection bool `json:"reflection,omitempty"`
+	// Compression is gzip (request messages compressed, compressed
+	// answers accepted) or identity (the default).
+	Compression string `json:"compression,omitempty"`
 	// Data is the request message as JSON (protojson): {id} stands for a
 	// key of the cell's workload, as the whole value of a top-level
 	// integer field or inside a top-level string field. DataFile is a file
@@ -108,11 +114,14 @@ func (g *Path) Validate(at suite.Field) {
 		at.Child("call").Errf("%q is not a method name; accepted: pkg.Service/Method or pkg.Service.Method", g.Call)
 	}
 	switch {
-	case len(g.Proto) == 0:
-		at.Child("proto").Errf("required: the .proto files that describe %s", g.Call)
+	case len(g.Proto) == 0 && !g.Reflection:
+		at.Child("proto").Errf("required: the .proto files that describe %s (or reflection: true, to ask the server)", g.Call)
+	case len(g.Proto) > 0 && g.Reflection:
+		at.Child("reflection").Errf("proto and reflection are exclusive: .proto files, or the server's reflection service")
 	case len(g.Proto) > maxProtoFiles:
 		at.Child("proto").Errf("at most %d files, got %d", maxProtoFiles, len(g.Proto))
 	}
+	at.Child("compression").CheckOneOf(g.Compression, "", "identity", "gzip")
 	if g.Data != "" && g.DataFile != "" {
 		at.Child("data_file").Errf("data and data_file are exclusive: a JSON message, or a file of binary ones")
 	}

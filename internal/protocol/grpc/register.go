@@ -31,7 +31,7 @@ func init() {
 func Config(s *suite.Suite, g *Path, c suite.Cell, addr string, seed uint64) (grpc.Config, error) {
 	dc := grpc.DefaultConfig()
 	dc.Addr, dc.Authority, dc.Call = addr, g.Authority, g.Call
-	dc.Proto, dc.ImportPaths = g.Proto, g.ImportPaths
+	dc.Proto, dc.ImportPaths, dc.Reflection, dc.Compression = g.Proto, g.ImportPaths, g.Reflection, g.Compression
 	dc.Data, dc.DataFile, dc.Metadata, dc.StreamMessages = g.Data, g.DataFile, g.Metadata, g.StreamMessages
 	if g.Deadline != nil {
 		dc.Deadline = g.Deadline.D()

@@ -23,9 +23,18 @@ type Config struct {
 	// Call is the method, "pkg.Service/Method" (or "pkg.Service.Method").
 	Call string `json:"call"`
 	// Proto lists the .proto files describing it; ImportPaths where their
-	// imports are found (protoc's -I).
-	Proto       []string `json:"proto"`
+	// imports are found (protoc's -I). Reflection, instead, asks the
+	// server's reflection service (set-up only, grpc-go's client).
+	Proto       []string `json:"proto,omitempty"`
 	ImportPaths []string `json:"import_paths,omitempty"`
+	Reflection  bool     `json:"reflection,omitempty"`
+	// Compression is "gzip" to send compressed request messages and
+	// accept compressed answers; "" (or "identity") sends them as they are.
+	Compression string `json:"compression,omitempty"`
+	// RequestBytes is, for the record, the bytes of one call's request
+	// messages as sent (prefixes included, compressed with gzip; the key
+	// 1 message's for a template with {id}); filled by New.
+	RequestBytes int `json:"request_bytes,omitempty"`
 	// Data is the request message as JSON; {id} stands for the key of
 	// the request's workload (a top-level integer field's whole value, or
 	// inside a top-level string). DataFile, instead, is a file of
@@ -102,6 +111,10 @@ func (c *Config) check() error {
 		return fmt.Errorf("addr: required, the server's host:port")
 	case c.Call == "":
 		return fmt.Errorf("call: required, the method as pkg.Service/Method")
+	case len(c.Proto) > 0 && c.Reflection:
+		return fmt.Errorf("proto and reflection are exclusive: describe the method by .proto files or ask the server")
+	case c.Compression != "" && c.Compression != "identity" && c.Compression != "gzip":
+		return fmt.Errorf("compression %q: accepted: gzip, identity (or none)", c.Compression)
 	case c.Data != "" && c.DataFile != "":
 		return fmt.Errorf("data and data_file are exclusive: a JSON message, or a file of binary ones")
 	case c.Deadline < 0 || c.Timeout < 0 || c.DialTimeout < 0:

@@ -13,9 +13,11 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/protocol/grpc/message"
+	grpcreflect "github.com/benchrig/benchrig/internal/protocol/grpc/reflect"
 	http "github.com/benchrig/benchrig/internal/protocol/http/driver"
 	"github.com/benchrig/benchrig/internal/workload"
 )
@@ -39,14 +41,39 @@ func New(cfg Config) (*Driver, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if len(cfg.Proto) == 0 {
-		return nil, fmt.Errorf("proto: required, the .proto files that describe %s", cfg.Call)
+	var set *message.Set
+	var err error
+	switch {
+	case cfg.Reflection:
+		set, err = reflected(&cfg)
+	case len(cfg.Proto) == 0:
+		return nil, fmt.Errorf("proto: required, the .proto files that describe %s (or reflection, to ask the server)", cfg.Call)
+	default:
+		set, err = message.Load(cfg.Proto, cfg.ImportPaths)
 	}
-	set, err := message.Load(cfg.Proto, cfg.ImportPaths)
 	if err != nil {
 		return nil, err
 	}
 	return NewWithSet(cfg, set)
+}
+
+// reflected asks the server's reflection service for the method's
+// descriptors, over the connection the calls will use (h2c or TLS).
+func reflected(cfg *Config) (*message.Set, error) {
+	o := grpcreflect.Options{Addr: cfg.Addr, Authority: cfg.Authority, Metadata: cfg.Metadata,
+		Timeout: cmp.Or(cfg.DialTimeout, 5*time.Second) + 5*time.Second}
+	if cfg.TLS != nil {
+		host, _, err := net.SplitHostPort(cfg.Addr)
+		if err != nil {
+			return nil, fmt.Errorf("addr %q: want host:port: %v", cfg.Addr, err)
+		}
+		if o.TLS, err = http.ClientTLS(cfg.TLS, host); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
+	defer cancel()
+	return grpcreflect.Resolve(ctx, cfg.Call, o)
 }
 
 // NewWithSet is New with the method's descriptors already at hand (a
@@ -86,6 +113,7 @@ func NewWithSet(cfg Config, set *message.Set) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.RequestBytes = len(x.AppendBody(nil, 0))
 	return &Driver{Driver: hd, cfg: cfg, method: m, x: x, sx: sx}, nil
 }
 
@@ -113,6 +141,9 @@ func httpConfig(cfg *Config, m *message.Method) (http.Config, error) {
 	}
 	if cfg.Authority != "" {
 		hc.Headers["host"] = cfg.Authority
+	}
+	if cfg.Compression == "gzip" {
+		hc.Headers["grpc-encoding"], hc.Headers["grpc-accept-encoding"] = "gzip", "gzip"
 	}
 	for k, v := range cfg.Metadata {
 		hc.Headers[strings.ToLower(k)] = v
@@ -159,12 +190,17 @@ func (d *Driver) Probe(ctx context.Context) error {
 
 // newExchange prepares the request messages and the judging of responses.
 func newExchange(cfg *Config, m *message.Method) (*exchange, error) {
-	x := &exchange{deadline: cfg.Deadline, perCall: max(1, cfg.StreamMessages)}
+	x := &exchange{deadline: cfg.Deadline, perCall: max(1, cfg.StreamMessages), gzip: cfg.Compression == "gzip"}
 	in := m.Desc.Input()
 	if cfg.DataFile != "" {
 		msgs, err := message.ReadMessages(cfg.DataFile, in, MaxMessages)
 		if err != nil {
 			return nil, fmt.Errorf("data_file: %w", err)
+		}
+		if x.gzip {
+			for i, m := range msgs {
+				msgs[i] = message.Gzip(nil, m, true)
+			}
 		}
 		x.msgs = msgs
 	} else {
@@ -182,8 +218,12 @@ func newExchange(cfg *Config, m *message.Method) (*exchange, error) {
 			}
 			x.tmpl, x.wl = t, w
 		} else {
+			one := t.Append(nil, 0)
+			if x.gzip {
+				one = message.Gzip(nil, one, true)
+			}
 			for range x.perCall {
-				x.fixed = t.Append(x.fixed, 0)
+				x.fixed = append(x.fixed, one...)
 			}
 		}
 	}

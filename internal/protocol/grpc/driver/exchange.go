@@ -3,6 +3,7 @@ package grpc
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,9 @@ type exchange struct {
 	// perCall is the request messages of a call (a client stream's
 	// count; else 1)
 	perCall int
+	// gzip: request messages go compressed (fixed and msgs already are),
+	// compressed answers are accepted
+	gzip bool
 
 	deadline time.Duration // each call's (0: none)
 	want     int           // the grpc-status that counts as success
@@ -57,6 +61,7 @@ const (
 	msgNoMessage   = "OK without a response message"
 	msgTwoMessages = "more than one response message to a unary call"
 	msgTooBig      = "response message over 4 MiB"
+	msgGunzip      = "compressed response message does not decompress (gzip)"
 )
 
 func (x *exchange) AppendBody(dst []byte, seq uint64) []byte {
@@ -73,13 +78,25 @@ func (x *exchange) AppendBody(dst []byte, seq uint64) []byte {
 		if len(keys) > 0 {
 			id = keys[0]
 		}
-		for range x.perCall {
-			dst = x.tmpl.Append(dst, id)
+		if !x.gzip {
+			for range x.perCall {
+				dst = x.tmpl.Append(dst, id)
+			}
+			return dst
 		}
+		b := scratch.Get().(*[]byte)
+		*b = x.tmpl.Append((*b)[:0], id)
+		for range x.perCall {
+			dst = message.Gzip(dst, *b, true)
+		}
+		scratch.Put(b)
 		return dst
 	}
 	return append(dst, x.fixed...)
 }
+
+// scratch holds a message before it is compressed.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 func (x *exchange) Fields() []string { return fields }
 
@@ -107,7 +124,7 @@ func (x *exchange) Judge(r http.Reply) (driver.Class, string) {
 	switch {
 	case err != nil:
 		return driver.Error, msgFraming
-	case compressed:
+	case compressed && !x.gzip:
 		return driver.Error, msgCompressed
 	case n == 0:
 		return driver.Unexpected, msgNoMessage
@@ -115,6 +132,12 @@ func (x *exchange) Judge(r http.Reply) (driver.Class, string) {
 		return driver.Unexpected, msgTwoMessages
 	}
 	if x.expect != nil {
+		if compressed {
+			var err error
+			if msg, err = message.Gunzip(nil, msg, message.MaxMessage); err != nil {
+				return driver.Error, msgGunzip
+			}
+		}
 		if why := x.expect.Check(msg); why != "" {
 			return driver.Unexpected, why
 		}

@@ -94,7 +94,7 @@ func (x *streamExchange) Judge(r http.Reply) (driver.Class, string) {
 	switch {
 	case s[sPrefix] != 0 || s[sRemain] != 0:
 		return driver.Error, msgFraming
-	case s[sCompressed] > 0:
+	case s[sCompressed] > 0 && !x.gzip:
 		return driver.Error, msgCompressed
 	case x.wantMessages > 0 && s[sMessages] != x.wantMessages:
 		return driver.Unexpected, msgMessageCount

@@ -44,6 +44,8 @@ func grpcCmd(a *cli.App) *cobra.Command {
 	f := c.Flags()
 	g := &gf.g
 	f.StringArrayVar(&g.Proto, "proto", nil, "a .proto file describing the method (repeatable)")
+	f.BoolVar(&g.Reflection, "reflection", false, "describe the method from the server's reflection service instead of --proto")
+	f.StringVar(&g.Compression, "compression", "", "gzip: send compressed request messages and accept compressed answers (default: none)")
 	f.StringArrayVar(&g.ImportPaths, "import-path", nil, "where the .proto files' imports are found (repeatable; protoc's -I; default each file's directory)")
 	f.StringVar(&g.Call, "call", "", "the method: pkg.Service/Method (ghz's pkg.Service.Method is accepted)")
 	f.StringVar(&g.Data, "data", "", "the request message as JSON; {id} is a key 1…--keyspace (a top-level integer's value, or inside a string); @FILE reads FILE")
