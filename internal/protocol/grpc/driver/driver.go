@@ -1,10 +1,11 @@
-// Package grpc is benchrig's gRPC client: unary calls described by .proto
-// files, on benchrig's own HTTP/2 connections and event loops (package
-// http's driver carries the calls as an Exchange): the request messages
-// are built once per template and patched per key, the 5-byte message
-// prefix written with them, and each call judged by its grpc-status,
-// its framing and, when asked, its response message. grpc-go's client
-// is never on the load path.
+// Package grpc is benchrig's gRPC client: calls of one method (unary,
+// server-, client- or bidirectional streaming) described by .proto files
+// or the server's reflection, on benchrig's own HTTP/2 connections and
+// event loops (package http's driver carries the calls as an Exchange):
+// the request messages are built once per template and patched per key,
+// the 5-byte message prefix written with them, and each call judged by
+// its grpc-status, its framing and, when asked, its response message or
+// its count of messages. grpc-go's client is never on the load path.
 package grpc
 
 import (
@@ -22,7 +23,7 @@ import (
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
-// Driver makes unary gRPC calls. The HTTP/2 driver it embeds opens the
+// Driver makes gRPC calls of one method. The HTTP/2 driver it embeds opens the
 // connections (its event loops, its goroutine connections at a constant
 // rate) and keeps their statistics (TLS handshakes, what was negotiated).
 type Driver struct {
@@ -35,8 +36,9 @@ type Driver struct {
 
 var _ driver.Driver = (*Driver)(nil)
 
-// New reads the .proto files, finds the method, compiles the request
-// message and the expected response, and prepares the calls' headers.
+// New reads the .proto files (or asks the server's reflection service),
+// finds the method, compiles the request message and the expected
+// response, and prepares the calls' headers.
 func New(cfg Config) (*Driver, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
