@@ -19,6 +19,11 @@
 #   bench/grpc-peers.sh                                # 4 connections × 16 streams, 5 s, 5 runs
 #   CONNECTIONS=8 STREAMS=32 DURATION=10 RUNS=3 bench/grpc-peers.sh
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/grpc-peers.sh   # also an older build, interleaved, as "benchrig-before"
+#   CALL=server-stream bench/grpc-peers.sh            # server streaming: Lots, MESSAGES (10) replies per call
+#
+# With CALL=server-stream each call is Greeter/Lots answering MESSAGES
+# messages; both tools count calls (benchrig checks each call got all of
+# them, --expect-messages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
@@ -30,6 +35,8 @@ RUNS=${RUNS:-5}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 GHZ_VERSION=v0.121.0
+CALL=${CALL:-unary}
+MESSAGES=${MESSAGES:-10}
 export PATH=$PATH:/usr/local/go/bin
 
 work=$(mktemp -d -t benchrig-grpc-peers.XXXXXX)
@@ -72,12 +79,21 @@ echo "server: greeter-server (grpc-go) pid $server_pid on CPU $SERVER_CPU; clien
 
 measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
-data='{"name":"bench","id":1}'
+case $CALL in
+unary)
+	method=SayHello data='{"name":"bench","id":1}' extra=() what="unary SayHello" ;;
+server-stream)
+	method=Lots data="{\"name\":\"bench\",\"count\":$MESSAGES}" extra=(--expect-messages "$MESSAGES")
+	what="server streaming Lots ($MESSAGES messages per call)" ;;
+*)
+	echo "CALL must be unary or server-stream, got $CALL" >&2
+	exit 2 ;;
+esac
 ghz_cpus=$(brprocs)
 
 : >"$work/rows"
 for run in $(seq "$RUNS"); do
-	cpu=$(measure "$ghz" --insecure --proto "$proto" --call benchrig.test.v1.Greeter.SayHello -d "$data" \
+	cpu=$(measure "$ghz" --insecure --proto "$proto" --call "benchrig.test.v1.Greeter.$method" -d "$data" \
 		--connections "$CONNECTIONS" -c "$((CONNECTIONS * STREAMS))" -z "${DURATION}s" --cpus "${ghz_cpus:-$(nproc)}" \
 		-O json "127.0.0.1:$port" | cpu_of)
 	reqs=
@@ -91,7 +107,7 @@ d=json.load(open(sys.argv[1])); print(d["statusCodeDistribution"].get("OK", 0), 
 		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
 		# shellcheck disable=SC2046 # nocal prints nothing or one flag
 		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" grpc "127.0.0.1:$port" --insecure --proto "$proto" \
-			--call benchrig.test.v1.Greeter/SayHello --data "$data" $(nocal "$bin") \
+			--call "benchrig.test.v1.Greeter/$method" --data "$data" "${extra[@]}" $(nocal "$bin") \
 			-c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
 		reqs=
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds 2>/dev/null) || true
@@ -104,5 +120,5 @@ stop_server
 # The server's own count: every call of every tool, ghz's cut ones included.
 sed 's/^/server: /' "$work/server.err" >&2
 echo
-echo "gRPC unary SayHello, cleartext HTTP/2, against a pinned grpc-go server, $CONNECTIONS connections × $STREAMS streams, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage; ghz: OK calls only):"
+echo "gRPC $what, cleartext HTTP/2, against a pinned grpc-go server, $CONNECTIONS connections × $STREAMS streams, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage; ghz: OK calls only):"
 python3 bench/lib/summary.py ghz <"$work/rows"

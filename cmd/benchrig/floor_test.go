@@ -67,7 +67,7 @@ func TestCalibrateCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"│ http ", "│ pg ", "│ resp ", "Client CPU µs/request", "Connections", "benchrig's own floor here: http p50 ", " at 4 connections)"} {
+	for _, want := range []string{"│ grpc ", "│ http ", "│ pg ", "│ resp ", "Client CPU µs/request", "Connections", "benchrig's own floor here: grpc p50 ", "; http p50 ", " at 4 connections)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -80,7 +80,7 @@ func TestCalibrateCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"calibrate", "-d", "10ms"}, "--duration must be between 100ms and 1m0s, got 10ms"},
-		{[]string{"calibrate", "--protocols", "h3"}, `unknown protocol "h3"; accepted: http, pg, resp`},
+		{[]string{"calibrate", "--protocols", "h3"}, `unknown protocol "h3"; accepted: grpc, http, pg, resp`},
 		{[]string{"calibrate", "-c", "300"}, "--connections: each count must be between 1 and 256"},
 	} {
 		_, e, code := invoke(t, tc.args...)

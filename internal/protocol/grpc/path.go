@@ -18,8 +18,14 @@ type Path struct {
 	// Proto lists the .proto files describing it (relative to the working
 	// directory); ImportPaths where their imports are found (protoc's -I;
 	// default each file's directory).
-	Proto       []string `json:"proto"`
+	Proto       []string `json:"proto,omitempty"`
 	ImportPaths []string `json:"import_paths,omitempty"`
+	// Reflection describes the method from the server's reflection
+	// service instead of .proto files.
+	Reflection bool `json:"reflection,omitempty"`
+	// Compression is gzip (request messages compressed, compressed
+	// answers accepted) or identity (the default).
+	Compression string `json:"compression,omitempty"`
 	// Data is the request message as JSON (protojson): {id} stands for a
 	// key of the cell's workload, as the whole value of a top-level
 	// integer field or inside a top-level string field. DataFile is a file
@@ -38,6 +44,10 @@ type Path struct {
 	Authority string `json:"authority,omitempty"`
 	// Expect is the answer that counts as success (default: status OK).
 	Expect *Expect `json:"expect,omitempty"`
+	// StreamMessages is the request messages of each call of a
+	// client-streaming or bidirectional method (default 1), all sent
+	// before the call's stream is half-closed.
+	StreamMessages int `json:"stream_messages,omitempty"`
 }
 
 // TLS is how a gRPC path's connections are made over TLS.
@@ -63,6 +73,9 @@ type Expect struct {
 	// JSONEqual is the response message (a JSON object, or a string of
 	// JSON) the response must equal, compared as messages.
 	JSONEqual any `json:"json_equal,omitempty"`
+	// Messages is the number of messages a server-streaming or
+	// bidirectional call must answer (0: any).
+	Messages int `json:"messages,omitempty"`
 }
 
 // jsonText is JSONEqual as JSON text ("" when unset).
@@ -83,6 +96,8 @@ const (
 	maxProtoFiles = 256
 	maxData       = 4 << 20
 	maxMetadata   = 64
+	// maxStreamMessages is the driver's bound (grpc.MaxStreamMessages).
+	maxStreamMessages = 1 << 20
 )
 
 var callRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*[/.][A-Za-z_][A-Za-z0-9_]*$`)
@@ -99,11 +114,14 @@ func (g *Path) Validate(at suite.Field) {
 		at.Child("call").Errf("%q is not a method name; accepted: pkg.Service/Method or pkg.Service.Method", g.Call)
 	}
 	switch {
-	case len(g.Proto) == 0:
-		at.Child("proto").Errf("required: the .proto files that describe %s", g.Call)
+	case len(g.Proto) == 0 && !g.Reflection:
+		at.Child("proto").Errf("required: the .proto files that describe %s (or reflection: true, to ask the server)", g.Call)
+	case len(g.Proto) > 0 && g.Reflection:
+		at.Child("reflection").Errf("proto and reflection are exclusive: .proto files, or the server's reflection service")
 	case len(g.Proto) > maxProtoFiles:
 		at.Child("proto").Errf("at most %d files, got %d", maxProtoFiles, len(g.Proto))
 	}
+	at.Child("compression").CheckOneOf(g.Compression, "", "identity", "gzip")
 	if g.Data != "" && g.DataFile != "" {
 		at.Child("data_file").Errf("data and data_file are exclusive: a JSON message, or a file of binary ones")
 	}
@@ -117,6 +135,12 @@ func (g *Path) Validate(at suite.Field) {
 	at.Child("timeout").CheckTimeout(g.Timeout)
 	if g.Deadline != nil && g.Deadline.D() <= 0 {
 		at.Child("deadline").Errf("must be > 0 (leave it out for no deadline), got %s", g.Deadline.D())
+	}
+	if g.StreamMessages < 0 || g.StreamMessages > maxStreamMessages {
+		at.Child("stream_messages").Errf("want 1–%d request messages per call (0: 1), got %d", maxStreamMessages, g.StreamMessages)
+	}
+	if e := g.Expect; e != nil && (e.Messages < 0 || e.Messages > maxStreamMessages) {
+		at.Child("expect").Child("messages").Errf("want 0–%d response messages per call (0: any), got %d", maxStreamMessages, e.Messages)
 	}
 	if t := g.TLS; t != nil && (t.Cert == "") != (t.Key == "") {
 		at.Child("tls").Errf("cert and key go together: give both (a PEM client certificate and its private key) or neither")

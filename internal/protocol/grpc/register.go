@@ -31,8 +31,8 @@ func init() {
 func Config(s *suite.Suite, g *Path, c suite.Cell, addr string, seed uint64) (grpc.Config, error) {
 	dc := grpc.DefaultConfig()
 	dc.Addr, dc.Authority, dc.Call = addr, g.Authority, g.Call
-	dc.Proto, dc.ImportPaths = g.Proto, g.ImportPaths
-	dc.Data, dc.DataFile, dc.Metadata = g.Data, g.DataFile, g.Metadata
+	dc.Proto, dc.ImportPaths, dc.Reflection, dc.Compression = g.Proto, g.ImportPaths, g.Reflection, g.Compression
+	dc.Data, dc.DataFile, dc.Metadata, dc.StreamMessages = g.Data, g.DataFile, g.Metadata, g.StreamMessages
 	if g.Deadline != nil {
 		dc.Deadline = g.Deadline.D()
 	}
@@ -47,7 +47,7 @@ func Config(s *suite.Suite, g *Path, c suite.Cell, addr string, seed uint64) (gr
 		if err != nil {
 			return dc, fmt.Errorf("expect.json_equal: %w", err)
 		}
-		dc.ExpectStatus, dc.ExpectContains, dc.ExpectJSON = e.Status, e.MessageContains, j
+		dc.ExpectStatus, dc.ExpectContains, dc.ExpectJSON, dc.ExpectMessages = e.Status, e.MessageContains, j, e.Messages
 	}
 	dc.Workload = system.WorkloadConfig(s.Workloads[c.Workload], 1, seed).WithDefaults()
 	return dc, nil
@@ -67,7 +67,7 @@ func addressDriver(env system.Env, c suite.Cell, base system.Spec, _ map[string]
 	}
 	pol := env.Suite.Policy()
 	base.Driver, base.DriverConfig = d, system.JSON(recorded(dc, pol))
-	base.Stats, base.Judge = tlsStats{d}, recordNegotiated(d, dc, pol)
+	base.Stats, base.Judge = tlsStats{d}, judge(d, dc, pol)
 	return base, []system.Check{{Name: "gRPC " + d.Method().Name, Run: d.Probe}}, nil
 }
 
@@ -77,10 +77,18 @@ type tlsStats struct{ d *grpc.Driver }
 
 func (s tlsStats) Snapshot(context.Context) (map[string]float64, error) { return s.d.Stats(), nil }
 
-// recordNegotiated records in a finished sample's driver configuration
-// what its connections negotiated (protocol, TLS version, cipher, ALPN).
-func recordNegotiated(d *grpc.Driver, dc grpc.Config, p secret.Policy) func(*result.Sample) {
+// judge records in a finished sample's driver configuration what its
+// connections negotiated (protocol, TLS version, cipher, ALPN), and, for
+// a method answering a stream, the means its counters give: messages
+// per call and the time to the first message.
+func judge(d *grpc.Driver, dc grpc.Config, p secret.Policy) func(*result.Sample) {
 	return func(s *result.Sample) {
+		if calls := s.Stats["grpc_calls"]; calls > 0 {
+			s.Stats["grpc_messages_per_call"] = s.Stats["grpc_messages_received"] / calls
+			if n := s.Stats["grpc_calls_with_messages"]; n > 0 {
+				s.Stats["grpc_first_message_ms_mean"] = s.Stats["grpc_first_message_ms_total"] / n
+			}
+		}
 		if s.Config == nil {
 			return
 		}

@@ -23,9 +23,18 @@ type Config struct {
 	// Call is the method, "pkg.Service/Method" (or "pkg.Service.Method").
 	Call string `json:"call"`
 	// Proto lists the .proto files describing it; ImportPaths where their
-	// imports are found (protoc's -I).
-	Proto       []string `json:"proto"`
+	// imports are found (protoc's -I). Reflection, instead, asks the
+	// server's reflection service (set-up only, grpc-go's client).
+	Proto       []string `json:"proto,omitempty"`
 	ImportPaths []string `json:"import_paths,omitempty"`
+	Reflection  bool     `json:"reflection,omitempty"`
+	// Compression is "gzip" to send compressed request messages and
+	// accept compressed answers; "" (or "identity") sends them as they are.
+	Compression string `json:"compression,omitempty"`
+	// RequestBytes is, for the record, the bytes of one call's request
+	// messages as sent (prefixes included, compressed with gzip; the key
+	// 1 message's for a template with {id}); filled by New.
+	RequestBytes int `json:"request_bytes,omitempty"`
 	// Data is the request message as JSON; {id} stands for the key of
 	// the request's workload (a top-level integer field's whole value, or
 	// inside a top-level string). DataFile, instead, is a file of
@@ -47,6 +56,12 @@ type Config struct {
 	ExpectStatus   string `json:"expect_status,omitempty"`
 	ExpectContains string `json:"expect_message_contains,omitempty"`
 	ExpectJSON     string `json:"expect_json_equal,omitempty"`
+	// StreamMessages is the request messages of each call of a
+	// client-streaming or bidirectional method (default 1), all sent
+	// before the stream is half-closed; ExpectMessages the response
+	// messages a server-streaming or bidirectional call must get (0: any).
+	StreamMessages int `json:"stream_messages,omitempty"`
+	ExpectMessages int `json:"expect_messages,omitempty"`
 	// Workload derives each call's key ({id}) from its sequence number.
 	Workload workload.Config `json:"workload"`
 	// Negotiated is what the connections settled, filled in after a
@@ -60,6 +75,8 @@ const (
 	MaxMessages = 1 << 20
 	// MaxMetadata bounds the metadata entries.
 	MaxMetadata = 64
+	// MaxStreamMessages bounds Config.StreamMessages and ExpectMessages.
+	MaxStreamMessages = 1 << 20
 )
 
 // DefaultConfig: 10 s call timeout, 5 s dial timeout, no deadline sent.
@@ -94,10 +111,18 @@ func (c *Config) check() error {
 		return fmt.Errorf("addr: required, the server's host:port")
 	case c.Call == "":
 		return fmt.Errorf("call: required, the method as pkg.Service/Method")
+	case len(c.Proto) > 0 && c.Reflection:
+		return fmt.Errorf("proto and reflection are exclusive: describe the method by .proto files or ask the server")
+	case c.Compression != "" && c.Compression != "identity" && c.Compression != "gzip":
+		return fmt.Errorf("compression %q: accepted: gzip, identity (or none)", c.Compression)
 	case c.Data != "" && c.DataFile != "":
 		return fmt.Errorf("data and data_file are exclusive: a JSON message, or a file of binary ones")
 	case c.Deadline < 0 || c.Timeout < 0 || c.DialTimeout < 0:
 		return fmt.Errorf("deadline, timeout and dial_timeout must be ≥ 0")
+	case c.StreamMessages < 0 || c.StreamMessages > MaxStreamMessages:
+		return fmt.Errorf("stream_messages: want 1–%d messages per call (0: 1), got %d", MaxStreamMessages, c.StreamMessages)
+	case c.ExpectMessages < 0 || c.ExpectMessages > MaxStreamMessages:
+		return fmt.Errorf("expect messages: want 0–%d (0: any), got %d", MaxStreamMessages, c.ExpectMessages)
 	case len(c.Metadata) > MaxMetadata:
 		return fmt.Errorf("metadata: at most %d entries, got %d", MaxMetadata, len(c.Metadata))
 	}

@@ -73,6 +73,13 @@ func greeter(t *testing.T, opts grpcephemeral.Options, method, data string) (*gr
 // driver's event loop.
 func run(t *testing.T, c Config, conns, streams int, n uint64) *tally {
 	t.Helper()
+	_, w := runDriver(t, c, conns, streams, n)
+	return w
+}
+
+// runDriver is run, returning the driver too.
+func runDriver(t *testing.T, c Config, conns, streams int, n uint64) (*Driver, *tally) {
+	t.Helper()
 	d, err := New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +95,7 @@ func run(t *testing.T, c Config, conns, streams int, n uint64) *tally {
 	if err := l.Run(ctx, streams, 0, w); err != nil {
 		t.Fatal(err)
 	}
-	return w
+	return d, w
 }
 
 // Unary calls over h2c and TLS, on the event loop: every call answered

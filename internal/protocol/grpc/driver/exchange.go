@@ -3,6 +3,7 @@ package grpc
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +24,12 @@ type exchange struct {
 	tmpl  *message.Template // a message with {id}
 	wl    *workload.Workload
 	msgs  [][]byte // a data file's messages, sent in turn
+	// perCall is the request messages of a call (a client stream's
+	// count; else 1)
+	perCall int
+	// gzip: request messages go compressed (fixed and msgs already are),
+	// compressed answers are accepted
+	gzip bool
 
 	deadline time.Duration // each call's (0: none)
 	want     int           // the grpc-status that counts as success
@@ -54,12 +61,16 @@ const (
 	msgNoMessage   = "OK without a response message"
 	msgTwoMessages = "more than one response message to a unary call"
 	msgTooBig      = "response message over 4 MiB"
+	msgGunzip      = "compressed response message does not decompress (gzip)"
 )
 
 func (x *exchange) AppendBody(dst []byte, seq uint64) []byte {
 	switch {
 	case x.msgs != nil:
-		return append(dst, x.msgs[seq%uint64(len(x.msgs))]...)
+		for i := range x.perCall {
+			dst = append(dst, x.msgs[(seq*uint64(x.perCall)+uint64(i))%uint64(len(x.msgs))]...)
+		}
+		return dst
 	case x.tmpl != nil:
 		var kb [1]int64
 		_, keys := x.wl.Keys(seq, kb[:0])
@@ -67,10 +78,25 @@ func (x *exchange) AppendBody(dst []byte, seq uint64) []byte {
 		if len(keys) > 0 {
 			id = keys[0]
 		}
-		return x.tmpl.Append(dst, id)
+		if !x.gzip {
+			for range x.perCall {
+				dst = x.tmpl.Append(dst, id)
+			}
+			return dst
+		}
+		b := scratch.Get().(*[]byte)
+		*b = x.tmpl.Append((*b)[:0], id)
+		for range x.perCall {
+			dst = message.Gzip(dst, *b, true)
+		}
+		scratch.Put(b)
+		return dst
 	}
 	return append(dst, x.fixed...)
 }
+
+// scratch holds a message before it is compressed.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 func (x *exchange) Fields() []string { return fields }
 
@@ -81,35 +107,8 @@ func (x *exchange) KeepBody() bool { return true }
 // trailers' grpc-status against the expected one, the response's
 // framing (one message for a unary call), and the expected message.
 func (x *exchange) Judge(r http.Reply) (driver.Class, string) {
-	if r.Status != 200 {
-		return driver.Error, httpStatus(r.Status)
-	}
-	if ct := r.Values[fContentType]; ct != "application/grpc" && !strings.HasPrefix(ct, "application/grpc+") && !strings.HasPrefix(ct, "application/grpc;") {
-		return driver.Error, "not a gRPC response: content-type " + strconv.Quote(textclip.Cut(ct, 40))
-	}
-	if !r.Trailers {
-		return driver.Error, msgNoTrailers
-	}
-	st := r.Values[fStatus]
-	if st == "" {
-		return driver.Error, msgNoStatus
-	}
-	name, ok := message.CodeName(st)
-	if !ok {
-		return driver.Error, msgBadStatus
-	}
-	code, _ := strconv.Atoi(st)
-	if code != x.want {
-		switch {
-		case code == 0:
-			return driver.Unexpected, "OK, want " + x.wantName
-		case x.want == 0:
-			return driver.Error, x.codeMsg(code, name, r.Values[fMessage])
-		}
-		return driver.Unexpected, x.codeMsg(code, name, r.Values[fMessage])
-	}
-	if code != 0 {
-		return driver.OK, ""
+	if class, msg, done := x.head(r); done {
+		return class, msg
 	}
 	if r.BodyTooBig {
 		return driver.Error, msgTooBig
@@ -125,7 +124,7 @@ func (x *exchange) Judge(r http.Reply) (driver.Class, string) {
 	switch {
 	case err != nil:
 		return driver.Error, msgFraming
-	case compressed:
+	case compressed && !x.gzip:
 		return driver.Error, msgCompressed
 	case n == 0:
 		return driver.Unexpected, msgNoMessage
@@ -133,11 +132,52 @@ func (x *exchange) Judge(r http.Reply) (driver.Class, string) {
 		return driver.Unexpected, msgTwoMessages
 	}
 	if x.expect != nil {
+		if compressed {
+			var err error
+			if msg, err = message.Gunzip(nil, msg, message.MaxMessage); err != nil {
+				return driver.Error, msgGunzip
+			}
+		}
 		if why := x.expect.Check(msg); why != "" {
 			return driver.Unexpected, why
 		}
 	}
 	return driver.OK, ""
+}
+
+// head judges what a response says before its messages: the HTTP status,
+// the content type, the trailers' grpc-status against the expected one.
+// done: the verdict is given (a failure, or an expected status other
+// than OK, which has no message to check).
+func (x *exchange) head(r http.Reply) (class driver.Class, msg string, done bool) {
+	if r.Status != 200 {
+		return driver.Error, httpStatus(r.Status), true
+	}
+	if ct := r.Values[fContentType]; ct != "application/grpc" && !strings.HasPrefix(ct, "application/grpc+") && !strings.HasPrefix(ct, "application/grpc;") {
+		return driver.Error, "not a gRPC response: content-type " + strconv.Quote(textclip.Cut(ct, 40)), true
+	}
+	if !r.Trailers {
+		return driver.Error, msgNoTrailers, true
+	}
+	st := r.Values[fStatus]
+	if st == "" {
+		return driver.Error, msgNoStatus, true
+	}
+	name, ok := message.CodeName(st)
+	if !ok {
+		return driver.Error, msgBadStatus, true
+	}
+	code, _ := strconv.Atoi(st)
+	if code != x.want {
+		switch {
+		case code == 0:
+			return driver.Unexpected, "OK, want " + x.wantName, true
+		case x.want == 0:
+			return driver.Error, x.codeMsg(code, name, r.Values[fMessage]), true
+		}
+		return driver.Unexpected, x.codeMsg(code, name, r.Values[fMessage]), true
+	}
+	return driver.OK, "", code != 0
 }
 
 // codeMsg is the outcome message of status code: its name and the first

@@ -44,6 +44,8 @@ func grpcCmd(a *cli.App) *cobra.Command {
 	f := c.Flags()
 	g := &gf.g
 	f.StringArrayVar(&g.Proto, "proto", nil, "a .proto file describing the method (repeatable)")
+	f.BoolVar(&g.Reflection, "reflection", false, "describe the method from the server's reflection service instead of --proto")
+	f.StringVar(&g.Compression, "compression", "", "gzip: send compressed request messages and accept compressed answers (default: none)")
 	f.StringArrayVar(&g.ImportPaths, "import-path", nil, "where the .proto files' imports are found (repeatable; protoc's -I; default each file's directory)")
 	f.StringVar(&g.Call, "call", "", "the method: pkg.Service/Method (ghz's pkg.Service.Method is accepted)")
 	f.StringVar(&g.Data, "data", "", "the request message as JSON; {id} is a key 1…--keyspace (a top-level integer's value, or inside a string); @FILE reads FILE")
@@ -63,6 +65,8 @@ func grpcCmd(a *cli.App) *cobra.Command {
 	f.StringVar(&g.ExpectStatus, "expect-status", "", "the status that counts as success: a code name or number (default OK)")
 	f.StringVar(&g.ExpectContains, "expect-contains", "", "a text the response message's JSON must contain")
 	f.StringVar(&g.ExpectJSON, "expect-json", "", "the response message, as JSON, it must equal (compared as messages)")
+	f.IntVar(&g.ExpectMessages, "expect-messages", 0, "server-streaming and bidirectional methods: the messages each call must answer (0: any)")
+	f.IntVar(&g.StreamMessages, "stream-messages", 0, "client-streaming and bidirectional methods: request messages per call, all sent before the stream is half-closed (default 1)")
 	f.StringVar(&g.Command, "target", "", "start this server command fresh for every sample (its own process group; gets PORT=<the port>), sample it, stop it")
 	cliflag.DurationVarP(f, &g.StartTimeout, "start-timeout", "", 10*time.Second, "how long --target may take to accept connections")
 	f.IntVar(&g.AttachPID, "attach-pid", 0, "sample this running server (and its children) without starting or stopping it")

@@ -19,6 +19,8 @@ type Quick struct {
 	quick.Common
 	Proto       []string
 	ImportPaths []string
+	Reflection  bool
+	Compression string
 	Call        string
 	Data        string // "@FILE" reads FILE
 	DataFile    string
@@ -32,6 +34,8 @@ type Quick struct {
 	ExpectStatus   string
 	ExpectContains string
 	ExpectJSON     string
+	ExpectMessages int
+	StreamMessages int
 
 	// Insecure is cleartext HTTP/2; else TLS, configured by SkipVerify,
 	// CACert, Cert, Key and ServerName.
@@ -63,7 +67,16 @@ func (g *Quick) Build(addr string) (quick.Doc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--data: %w", err)
 	}
-	path := quick.Doc{"call": g.Call, "proto": g.Proto, "timeout": g.Timeout.String()}
+	path := quick.Doc{"call": g.Call, "timeout": g.Timeout.String()}
+	if len(g.Proto) > 0 {
+		path["proto"] = g.Proto
+	}
+	if g.Reflection {
+		path["reflection"] = true
+	}
+	if g.Compression != "" {
+		path["compression"] = g.Compression
+	}
 	if len(g.ImportPaths) > 0 {
 		path["import_paths"] = g.ImportPaths
 	}
@@ -78,6 +91,9 @@ func (g *Quick) Build(addr string) (quick.Doc, error) {
 	}
 	if g.Authority != "" {
 		path["authority"] = g.Authority
+	}
+	if g.StreamMessages != 0 {
+		path["stream_messages"] = g.StreamMessages
 	}
 	if len(g.Metadata) > 0 {
 		md := quick.Doc{}
@@ -107,6 +123,9 @@ func (g *Quick) Build(addr string) (quick.Doc, error) {
 		if kv.v != "" {
 			exp[kv.k] = kv.v
 		}
+	}
+	if g.ExpectMessages != 0 {
+		exp["messages"] = g.ExpectMessages
 	}
 	if len(exp) > 0 {
 		path["expect"] = exp
@@ -165,8 +184,10 @@ func (g *Quick) check(addr string) (int, error) {
 	switch {
 	case g.Call == "":
 		return 0, fmt.Errorf("--call is required: the method, e.g. helloworld.Greeter/SayHello")
-	case len(g.Proto) == 0:
-		return 0, fmt.Errorf("--proto is required: the .proto file describing %s", g.Call)
+	case len(g.Proto) == 0 && !g.Reflection:
+		return 0, fmt.Errorf("--proto is required: the .proto file describing %s (or --reflection, to ask the server)", g.Call)
+	case len(g.Proto) > 0 && g.Reflection:
+		return 0, fmt.Errorf("give --proto or --reflection, not both")
 	case g.Data != "" && g.DataFile != "":
 		return 0, fmt.Errorf("give --data or --data-file, not both")
 	case g.Insecure && tlsSet:
@@ -206,10 +227,14 @@ func (g *Quick) check(addr string) (int, error) {
 // the method, the message and the expected answer are checked before
 // anything starts.
 func (g *Quick) dryRun(addr, data string) error {
+	if g.Reflection {
+		return nil // the server describes the method once it runs
+	}
 	dc := grpcdrv.DefaultConfig()
 	dc.Addr, dc.Call, dc.Proto, dc.ImportPaths = addr, g.Call, g.Proto, g.ImportPaths
 	dc.Data, dc.DataFile, dc.Deadline = data, g.DataFile, g.Deadline
 	dc.ExpectStatus, dc.ExpectContains, dc.ExpectJSON = g.ExpectStatus, g.ExpectContains, g.ExpectJSON
+	dc.StreamMessages, dc.ExpectMessages, dc.Compression = g.StreamMessages, g.ExpectMessages, g.Compression
 	dc.Workload.Rows, dc.Workload.Hot = g.KeySpace, g.KeySpace
 	_, err := grpcdrv.New(dc)
 	return err

@@ -29,6 +29,7 @@ type Driver struct {
 	// an exchange carried on the HTTP/2 streams (NewExchange): its
 	// fields and whether it reads bodies
 	x       Exchange
+	xs      Streamer // x, when it reads bodies as they come
 	xfields []string
 	xkeep   bool
 }

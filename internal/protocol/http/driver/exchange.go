@@ -54,6 +54,18 @@ func (d *Driver) reset(code http2.ErrCode, sent, now int64) (driver.Class, strin
 	return driver.Error, "stream reset by server: " + code.String()
 }
 
+// Streamer is an Exchange that reads each response's body as it arrives,
+// DATA frame by DATA frame, into the stream's own state (counting a
+// stream's messages without keeping them): Data is called with each
+// frame's payload, in order, and Judge gets the state in Reply.State.
+type Streamer interface {
+	Data(s *StreamState, p []byte)
+}
+
+// StreamState is a stream's state as a Streamer keeps it: all zero when
+// the stream starts.
+type StreamState [6]int64
+
 // MaxExchangeFields bounds Exchange.Fields.
 const MaxExchangeFields = 16
 
@@ -73,6 +85,11 @@ type Reply struct {
 	// Trailers: a header block followed the body (or ended a
 	// headers-only response).
 	Trailers bool
+	// FirstData is the time from the request's send to the response's
+	// first DATA frame (0: none came).
+	FirstData time.Duration
+	// State is what a Streamer made of the body.
+	State StreamState
 }
 
 // NewExchange makes a driver whose HTTP/2 streams carry x: cfg must speak
@@ -95,6 +112,7 @@ func NewExchange(cfg Config, x Exchange) (*Driver, error) {
 		return nil, errors.New("exchange: the config must speak HTTP/2 (h2c:// or h2c, or https:// with http2)")
 	}
 	d.x, d.xfields, d.xkeep = x, x.Fields(), x.KeepBody()
+	d.xs, _ = x.(Streamer)
 	// the bodies' lengths vary: no content-length (DATA frames end them)
 	p := &d.t.reqs[0]
 	p.h2 = slices.DeleteFunc(p.h2, func(f hpack.HeaderField) bool { return f.Name == "content-length" })
@@ -120,13 +138,29 @@ func (d *Driver) resetFields(r *response) {
 		r.vals = make([]string, len(d.xfields))
 	}
 	clear(r.vals)
-	r.trailers = false
+	r.trailers, r.first, r.xs = false, 0, StreamState{}
 }
 
-// judge returns a complete HTTP/2 response's class and message.
-func (d *Driver) judge(r *response) (driver.Class, string) {
+// data hands a DATA frame's payload p, arrived at now, to the exchange.
+func (d *Driver) data(r *response, p []byte, now int64) {
+	if r.first == 0 {
+		r.first = now
+	}
+	if d.xs != nil {
+		d.xs.Data(&r.xs, p)
+	}
+}
+
+// judge returns a complete HTTP/2 response's class and message; its
+// request was sent at sent.
+func (d *Driver) judge(r *response, sent int64) (driver.Class, string) {
 	if d.x != nil {
-		return d.x.Judge(Reply{Status: r.status, Values: r.vals, Body: r.body, BodyTooBig: r.tooBig, Trailers: r.trailers})
+		var first time.Duration
+		if r.first != 0 {
+			first = time.Duration(r.first - sent)
+		}
+		return d.x.Judge(Reply{Status: r.status, Values: r.vals, Body: r.body, BodyTooBig: r.tooBig, Trailers: r.trailers,
+			FirstData: first, State: r.xs})
 	}
 	if msg := d.check(r); msg != "" {
 		return driver.Unexpected, msg

@@ -313,6 +313,9 @@ func (l *h2loop) onData(c *h2lc, id uint32, flags byte, p []byte, now int64) {
 		l.end(c, i, driver.Error, errH2NoStatus.Error(), now)
 		return
 	}
+	if l.d.x != nil {
+		l.d.data(&s.resp, data, now)
+	}
 	if l.d.keepBody() {
 		keepBytes(&s.resp, data)
 	}
@@ -393,7 +396,7 @@ func (l *h2loop) headerFragment(c *h2lc, frag []byte, end bool, n int, now int64
 func (l *h2loop) complete(c *h2lc, i int, now int64) {
 	s := &c.slots[i]
 	o := &l.out
-	class, msg := l.d.judge(&s.resp)
+	class, msg := l.d.judge(&s.resp, s.sent)
 	*o = driver.Outcome{Class: class, Msg: msg, Bytes: s.resp.bytes, Done: now, Op: s.op}
 	c.used = true
 	c.backoff.Reset()

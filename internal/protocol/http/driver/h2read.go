@@ -75,6 +75,9 @@ func (c *h2conn) read(first uint32, out []driver.Outcome) error {
 				remaining--
 				continue
 			}
+			if c.d.x != nil {
+				c.d.data(&s.resp, f.Data(), driver.Now())
+			}
 			if c.d.keepBody() {
 				keepBytes(&s.resp, f.Data())
 			}
@@ -150,7 +153,7 @@ func (c *h2conn) stream(id, first uint32) (int, bool) {
 func (c *h2conn) complete(i int, out []driver.Outcome) {
 	s := &c.st[i]
 	s.done = true
-	class, msg := c.d.judge(&s.resp)
+	class, msg := c.d.judge(&s.resp, c.sent)
 	out[i] = driver.Outcome{Class: class, Msg: msg, Bytes: s.resp.bytes, Done: driver.Now(), Op: c.op(i)}
 }
 

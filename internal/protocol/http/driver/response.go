@@ -25,6 +25,8 @@ type response struct {
 	// block came after the first (trailers)
 	vals     []string
 	trailers bool
+	first    int64       // Now() at the first DATA frame
+	xs       StreamState // a Streamer's
 }
 
 // errMalformed marks a response that is not HTTP/1.x: the connection cannot

@@ -67,6 +67,12 @@ type tlsState struct {
 // reconnect resumes), the trust and client certificate given. host is the
 // URL's host, the SNI name unless ServerName says otherwise. Errors name
 // the file.
+// ClientTLS is the crypto/tls configuration c makes for a server named
+// host (trust, client certificate, SNI), as the driver's connections
+// use it: for a protocol's set-up exchanges beside the load (gRPC's
+// reflection).
+func ClientTLS(c *TLSConfig, host string) (*tls.Config, error) { return buildTLS(c, host) }
+
 func buildTLS(c *TLSConfig, host string) (*tls.Config, error) {
 	tc := &tls.Config{
 		MinVersion:         tls.VersionTLS12,

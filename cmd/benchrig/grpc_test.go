@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchrig/benchrig/internal/grpcephemeral"
+)
+
+// benchrig grpc against a real grpc-go server, over h2c and TLS: the
+// calls are recorded as a grpc sample, every one OK, the server's own
+// count covers them, and a credential in the metadata is sent but never
+// recorded or printed.
+func TestGRPCQuick(t *testing.T) {
+	for _, tls := range []bool{false, true} {
+		t.Run(map[bool]string{false: "h2c", true: "tls"}[tls], func(t *testing.T) {
+			s := grpcephemeral.StartT(t, grpcephemeral.Options{TLS: tls})
+			dir := t.TempDir()
+			proto, err := grpcephemeral.WriteProto(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"grpc", s.Addr(), "--proto", proto, "--call", "benchrig.test.v1.Greeter/SayHello",
+				"--data", `{"name":"n{id}","id":{id}}`, "--expect-contains", `"message":"hello n`,
+				"--metadata", "authorization: Bearer s3cret-token", "-c", "2", "--streams", "4", "-d", "500ms", "--no-calibrate"}
+			if tls {
+				ca, err := s.CACertFile(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--cacert", ca)
+			} else {
+				args = append(args, "--insecure")
+			}
+			res := filepath.Join(dir, "r.json")
+			out, stderr, code := invoke(t, append(args, "-o", res)...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+			}
+			doc := readResults(t, res)
+			if len(doc.Samples) != 1 {
+				t.Fatalf("%d samples, want 1", len(doc.Samples))
+			}
+			smp := doc.Samples[0]
+			if smp.Protocol != "grpc" || smp.Load == nil || smp.Load.Requests == 0 || smp.Load.Errors != 0 || smp.Load.Unexpected != 0 {
+				t.Fatalf("sample: protocol %q, load %+v", smp.Protocol, smp.Load)
+			}
+			// the server handled every recorded call, the pre-flight's and
+			// those outstanding at the window's end besides
+			if calls := s.Calls()["SayHello"]; calls < smp.Load.Requests+1 {
+				t.Errorf("the server handled %d calls, benchrig recorded %d", calls, smp.Load.Requests)
+			}
+			raw, err := os.ReadFile(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, text := range map[string]string{"results file": string(raw), "stdout": out, "stderr": stderr} {
+				if strings.Contains(text, "s3cret-token") {
+					t.Errorf("the metadata's credential reached the %s", what)
+				}
+			}
+			if !strings.Contains(string(raw), `"authorization"`) {
+				t.Errorf("the metadata's name is not recorded")
+			}
+			if o, e, code := invoke(t, "verify", res); code != 0 {
+				t.Errorf("verify: exit %d\n%s%s", code, o, e)
+			}
+		})
+	}
+}
+
+// The pre-flight refuses a method the server does not serve, naming it;
+// a broken .proto file is a usage error naming file:line:col; a method
+// the file does not declare lists those it does.
+func TestGRPCRefusals(t *testing.T) {
+	s := grpcephemeral.StartT(t, grpcephemeral.Options{})
+	dir := t.TempDir()
+	proto, err := grpcephemeral.WriteProto(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.proto")
+	if err := os.WriteFile(broken, []byte("syntax = \"proto3\";\npackage x;\nmessage M {\n  string a = 1\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		proto string
+		call  string
+		want  []string
+	}{
+		{"unimplemented", proto, "benchrig.test.v1.Greeter/Missing", []string{"benchrig.test.v1.Greeter/Missing", "UNIMPLEMENTED"}},
+		{"syntax", broken, "x.S/M", []string{"broken.proto:5:1: syntax error"}},
+		{"undeclared", proto, "benchrig.test.v1.Greeter/Nope", []string{`no method "Nope"`, "SayHello"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, stderr, code := invoke(t, "grpc", s.Addr(), "--insecure", "--proto", c.proto, "--call", c.call,
+				"--data", `{"name":"x"}`, "-c", "1", "-d", "300ms", "--no-calibrate")
+			if code == 0 {
+				t.Fatalf("exit 0, want a refusal\n%s", out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+	if got := s.Calls()["SayHello"]; got != 0 {
+		t.Errorf("the refused runs made %d SayHello calls", got)
+	}
+}
