@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,10 +103,7 @@ func TestGRPCExampleSuites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "greeter-server")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../internal/grpcephemeral/cmd/greeter-server").CombinedOutput(); err != nil {
-		t.Fatalf("build greeter-server: %v\n%s", err, out)
-	}
+	bin, _ := greeterServer(t)
 	t.Chdir(root)
 
 	t.Run("servers", func(t *testing.T) {
