@@ -10,11 +10,12 @@ import (
 	"github.com/benchrig/benchrig/internal/grpcephemeral"
 )
 
-// The gRPC examples' suites, reduced: phases of 300 ms, one repeat, 2
-// connections × 4 requests in flight, the same targets and paths.
+// The gRPC examples' suites, reduced: phases of 300 ms (no warm-up or
+// settle), one repeat, 2 connections × 4 requests in flight, the same
+// targets and paths; benchrig's own floor is not measured.
 var grpcExampleReduced = []string{
-	"--set", "repeats=1", "--set", "connections=2", "--set", "pipeline=4",
-	"--set", "phases.baseline=300ms", "--set", "phases.warmup=300ms", "--set", "phases.settle=0s",
+	"--no-calibrate", "--set", "repeats=1", "--set", "connections=2", "--set", "pipeline=4",
+	"--set", "phases.baseline=300ms", "--set", "phases.warmup=0s", "--set", "phases.settle=0s",
 	"--set", "phases.load=300ms", "--set", "phases.recovery=300ms",
 }
 
