@@ -14,6 +14,7 @@ import (
 // count covers them, and a credential in the metadata is sent but never
 // recorded or printed.
 func TestGRPCQuick(t *testing.T) {
+	t.Parallel()
 	for _, tls := range []bool{false, true} {
 		t.Run(map[bool]string{false: "h2c", true: "tls"}[tls], func(t *testing.T) {
 			s := grpcephemeral.StartT(t, grpcephemeral.Options{TLS: tls})
@@ -75,6 +76,7 @@ func TestGRPCQuick(t *testing.T) {
 // a broken .proto file is a usage error naming file:line:col; a method
 // the file does not declare lists those it does.
 func TestGRPCRefusals(t *testing.T) {
+	t.Parallel()
 	s := grpcephemeral.StartT(t, grpcephemeral.Options{})
 	dir := t.TempDir()
 	proto, err := grpcephemeral.WriteProto(dir)
