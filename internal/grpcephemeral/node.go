@@ -3,8 +3,6 @@ package grpcephemeral
 import (
 	"bufio"
 	"bytes"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/resp/resptest"
 	"github.com/benchrig/benchrig/internal/testenv"
 )
 
@@ -108,7 +107,7 @@ func StartNode(t testing.TB, opts NodeOptions) *NodeServer {
 	s := &NodeServer{exited: make(chan struct{})}
 	args := []string{"server.js", "--port", "0"}
 	if opts.TLS {
-		certPEM, keyPEM, err := selfSignedPEM()
+		certPEM, keyPEM, err := resptest.GenerateCert()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,20 +223,6 @@ func (s *NodeServer) Stop() error {
 		}
 	})
 	return s.stopErr
-}
-
-// selfSignedPEM makes a certificate as selfSigned does and returns it and
-// its private key (PKCS #8) as PEM, for a server in another process.
-func selfSignedPEM() (certPEM, keyPEM []byte, err error) {
-	certPEM, cfg, err := selfSigned()
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(cfg.Certificates[0].PrivateKey)
-	if err != nil {
-		return nil, nil, fmt.Errorf("grpcephemeral: TLS key: %w", err)
-	}
-	return certPEM, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }
 
 // lockedBuffer is a bytes.Buffer written by exec's copying goroutine and
