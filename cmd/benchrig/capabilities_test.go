@@ -132,7 +132,6 @@ func startRedis(t *testing.T) int {
 // accepts, run can do; and a pairing outside the table is refused by plan
 // with its position.
 func TestCapabilityTable(t *testing.T) {
-	t.Parallel() // samples of 300 ms, mostly waiting for servers to start
 	for kind, protos := range suite.Capabilities() {
 		for _, proto := range protos {
 			name := kind + "/" + string(proto)

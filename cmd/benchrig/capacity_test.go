@@ -25,24 +25,39 @@ import (
 // refusals alone.
 func TestCapacityFindsTheBucket(t *testing.T) {
 	const n = 400.0
-	srv, err := bucketserver.Start("127.0.0.1:0", n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	out := filepath.Join(t.TempDir(), "cap.json")
-	stdout, stderr, code := invoke(t, "capacity", srv.URL(), "--from", "50", "--max", "3200", "--confirm", "2",
-		"-c", "8", "-d", "1s", "--max-p99", "2s", "--no-calibrate", "-o", out)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	m := regexp.MustCompile(`capacity ([0-9.]+)/s`).FindStringSubmatch(stdout)
-	if m == nil {
-		t.Fatalf("no capacity in the output:\n%s", stdout)
-	}
-	got, _ := strconv.ParseFloat(m[1], 64)
-	if got < 0.9*n || got > 1.1*n {
-		t.Errorf("capacity %v/s, want %v/s within 10 %%\n%s", got, n, stdout)
+	var out, stdout string
+	var got float64
+	// The bucket judges a request when the server reads it: a machine so
+	// busy that it starves the in-process server for more than the
+	// bucket's burst (50 ms) refuses requests offered below N, and the
+	// search, rightly, finds less. Such a run is repeated once (the
+	// bucket's own count says it happened), never accepted.
+	for attempt := 1; ; attempt++ {
+		srv, err := bucketserver.Start("127.0.0.1:0", n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = filepath.Join(t.TempDir(), "cap.json")
+		var stderr string
+		var code int
+		stdout, stderr, code = invoke(t, "capacity", srv.URL(), "--from", "50", "--max", "3200", "--confirm", "2",
+			"-c", "8", "-d", "1s", "--max-p99", "2s", "--no-calibrate", "-o", out)
+		srv.Close()
+		if code != 0 {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		m := regexp.MustCompile(`capacity ([0-9.]+)/s`).FindStringSubmatch(stdout)
+		if m == nil {
+			t.Fatalf("no capacity in the output:\n%s", stdout)
+		}
+		got, _ = strconv.ParseFloat(m[1], 64)
+		if got >= 0.9*n && got <= 1.1*n {
+			break
+		}
+		if attempt == 2 || got > 1.1*n || !refusedBelow(t, out, 0.9*n) {
+			t.Fatalf("capacity %v/s, want %v/s within 10 %%\n%s", got, n, stdout)
+		}
+		t.Logf("attempt %d: capacity %v/s with requests refused below %v/s (the server starved by the machine): once more\n%s", attempt, got, 0.9*n, stdout)
 	}
 	if _, e, code := invoke(t, "verify", out); code != 0 {
 		t.Fatalf("verify: exit %d: %s", code, e)
@@ -71,6 +86,24 @@ func TestCapacityFindsTheBucket(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "Capacity by variant and case") || !strings.Contains(string(b), "Latency against the achieved rate") {
 		t.Errorf("the HTML report has no capacity section (%v)", err)
 	}
+}
+
+// refusedBelow reports whether a step of the search in file offered less
+// than rate and had requests refused (unexpected responses).
+func refusedBelow(t *testing.T, file string, rate float64) bool {
+	t.Helper()
+	src, err := reportsrc.Load(file, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range report.Capacities(src) {
+		for _, s := range c.Steps {
+			if s.Search.Rate < rate && s.Load != nil && s.Load.Unexpected > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestCapacityResume: a search file cut after its first steps (a run
