@@ -16,6 +16,10 @@ type Config struct {
 	// cell's schedule and sequence numbers (an agent of a distributed
 	// run; see Share). Rate stays the whole cell's rate. Not recorded.
 	Share *Share `json:"share,omitempty"`
+	// Loops, when > 0, is the most event loops the engine opens (one per
+	// usable core otherwise): fewer leave cores to a target on the same
+	// machine. Not recorded here (the sample's placement says).
+	Loops int `json:"-"`
 }
 
 // Window bounds one run of the engine: a duration, a request count, or both

@@ -94,6 +94,9 @@ func (e *Engine) openLoops(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	n := min(UsableCores(), e.cfg.Connections)
+	if e.cfg.Loops > 0 {
+		n = min(n, e.cfg.Loops)
+	}
 	opened := 0 // connections of the loops opened so far
 	for i := 0; i < n; i++ {
 		conns := e.cfg.Connections / n

@@ -18,6 +18,13 @@ type Server struct {
 type Placement struct {
 	ClientCPUs string `json:"client_cpus,omitempty"`
 	TargetCPUs string `json:"target_cpus,omitempty"`
+	// ClientChosen: ClientCPUs were not asked for; benchrig took the CPUs
+	// it may use that the pinned target does not.
+	ClientChosen bool `json:"client_chosen,omitempty"`
+	// ClientLoops is the most event loops the client opened when it
+	// shared every CPU with a target on this machine (half the usable
+	// cores, at least one); 0: one per usable core, or pinned.
+	ClientLoops int `json:"client_loops,omitempty"`
 }
 
 // ResourceSample is one reading of the whole process tree. CPU and run-time figures

@@ -209,14 +209,25 @@ func (m *measurement) run(ctx context.Context) {
 	if m.s.Target != nil {
 		placement.TargetCPUs = m.s.Target.CPUs
 	}
-	if spec.ClientCPUs != "" {
-		restore, err := pinClient(spec.ClientCPUs)
+	clientCPUs := spec.ClientCPUs
+	if clientCPUs == "" && m.exec == nil && (m.s.Target != nil || onLoopback(spec.Driver)) {
+		// a target on this machine: keep off its CPUs when it is pinned,
+		// else leave it half of them
+		if clientCPUs = besideTarget(placement.TargetCPUs); clientCPUs != "" {
+			placement.ClientChosen = true
+		} else if placement.TargetCPUs == "" {
+			m.spec.Engine.Loops = max(1, load.UsableCores()/2)
+			placement.ClientLoops = m.spec.Engine.Loops
+		}
+	}
+	if clientCPUs != "" {
+		restore, err := pinClient(clientCPUs)
 		if err != nil {
-			m.fail("pin the client to CPUs %s: %v", spec.ClientCPUs, err)
+			m.fail("pin the client to CPUs %s: %v", clientCPUs, err)
 			return
 		}
 		defer restore()
-		placement.ClientCPUs = spec.ClientCPUs
+		placement.ClientCPUs = clientCPUs
 	}
 	e, err := m.newEngine(ctx)
 	if err != nil {

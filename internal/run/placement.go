@@ -1,7 +1,11 @@
 package run
 
 import (
+	"net"
 	"runtime"
+	"slices"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/benchrig/benchrig/internal/proc"
 )
@@ -14,6 +18,51 @@ func checkClientCPUs(cpus string) error {
 		return err
 	}
 	return proc.CheckAllowed(list)
+}
+
+// besideTarget is the list of the CPUs benchrig may run on that a target
+// pinned to targetCPUs does not use; "" when the target is not pinned,
+// or leaves none.
+func besideTarget(targetCPUs string) string {
+	if targetCPUs == "" {
+		return ""
+	}
+	target, err := proc.ParseCPUList(targetCPUs)
+	if err != nil {
+		return ""
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return ""
+	}
+	var free []int
+	for _, c := range proc.CPUsOf(&set) {
+		if !slices.Contains(target, c) {
+			free = append(free, c)
+		}
+	}
+	if len(free) == 0 {
+		return ""
+	}
+	return proc.FormatCPUList(free)
+}
+
+// onLoopback reports whether the driver's server is on this machine's
+// loopback (a driver that says its address: Addr() "host:port").
+func onLoopback(d any) bool {
+	a, ok := d.(interface{ Addr() string })
+	if !ok {
+		return false
+	}
+	host, _, err := net.SplitHostPort(a.Addr())
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // pinClient pins every thread of benchrig to cpus and sets GOMAXPROCS to
