@@ -151,9 +151,9 @@ FUZZ_TARGETS := \
 	./internal/protocol/grpc/message:FuzzSplit \
 	./internal/protocol/grpc/driver:FuzzStreamFraming \
 	./internal/protocol/grpc/message:FuzzGunzip
-FUZZTIME ?= 4s
+FUZZTIME ?= 3s
 
-# Each fuzz target for FUZZTIME (40 × 4 s plus their builds ≈ 5 minutes), under a soft memory
+# Each fuzz target for FUZZTIME (40 × 3 s plus their builds ≈ 4 minutes), under a soft memory
 # limit; each target also bounds what one input may allocate (internal/fuzzcheck).
 # scripts/fuzz-one.sh runs a target again once when Go 1.26's fuzz coordinator
 # fails it on its own deadline with no failing input (golang/go#75804).
