@@ -237,3 +237,18 @@ func SuiteName(s string) string {
 	}
 	return out
 }
+
+// NameValues turns repeated "Name: value" flag values (HTTP headers, gRPC
+// metadata) into a suite mapping; an entry without a colon or a name is
+// an error naming the flag and the entry.
+func NameValues(flag string, entries []string) (Doc, error) {
+	d := Doc{}
+	for _, kv := range entries {
+		k, v, ok := strings.Cut(kv, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("%s %q: want 'Name: value'", flag, kv)
+		}
+		d[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return d, nil
+}

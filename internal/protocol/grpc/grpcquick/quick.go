@@ -96,13 +96,9 @@ func (g *Quick) Build(addr string) (quick.Doc, error) {
 		path["stream_messages"] = g.StreamMessages
 	}
 	if len(g.Metadata) > 0 {
-		md := quick.Doc{}
-		for _, kv := range g.Metadata {
-			k, v, ok := strings.Cut(kv, ":")
-			if !ok || strings.TrimSpace(k) == "" {
-				return nil, fmt.Errorf("--metadata %q: want 'name: value'", kv)
-			}
-			md[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		md, err := quick.NameValues("--metadata", g.Metadata)
+		if err != nil {
+			return nil, err
 		}
 		path["metadata"] = md
 	}

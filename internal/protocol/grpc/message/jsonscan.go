@@ -209,17 +209,25 @@ func (sc *jsonScanner) object() error {
 			return err
 		}
 		sc.path = sc.path[:len(sc.path)-1]
-		sc.ws()
-		if sc.i < len(sc.s) && sc.s[sc.i] == ',' {
-			sc.i++
-			continue
+		if more, err := sc.next('}', "want ',' or '}' after a field's value"); !more {
+			return err
 		}
-		if sc.i < len(sc.s) && sc.s[sc.i] == '}' {
-			sc.i++
-			return nil
-		}
-		return sc.syntax("want ',' or '}' after a field's value")
 	}
+}
+
+// next scans what follows a member or an element: ',' (more to come),
+// the closing byte (done), or anything else (the syntax error want).
+func (sc *jsonScanner) next(closing byte, want string) (more bool, err error) {
+	sc.ws()
+	if sc.i < len(sc.s) && sc.s[sc.i] == ',' {
+		sc.i++
+		return true, nil
+	}
+	if sc.i < len(sc.s) && sc.s[sc.i] == closing {
+		sc.i++
+		return false, nil
+	}
+	return false, sc.syntax(want)
 }
 
 // array scans an array, from its '['.
@@ -239,15 +247,8 @@ func (sc *jsonScanner) array() error {
 			return err
 		}
 		sc.path = sc.path[:len(sc.path)-1]
-		sc.ws()
-		if sc.i < len(sc.s) && sc.s[sc.i] == ',' {
-			sc.i++
-			continue
+		if more, err := sc.next(']', "want ',' or ']' after an element"); !more {
+			return err
 		}
-		if sc.i < len(sc.s) && sc.s[sc.i] == ']' {
-			sc.i++
-			return nil
-		}
-		return sc.syntax("want ',' or ']' after an element")
 	}
 }

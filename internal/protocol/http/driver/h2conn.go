@@ -70,7 +70,7 @@ type h2conn struct {
 	st   []h2stream // this Do's streams: stream i has ID first+2i
 	idx  []int      // request index of each stream (several requests)
 	seqs []uint64   // with an Exchange: each stream's sequence number
-	sent int64      // when this Do's streams were sent
+	sent int64      // with an Exchange: when this Do's streams were sent
 	xbuf []byte     // with an Exchange: the body being sent
 }
 
@@ -178,7 +178,9 @@ func (c *h2conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Out
 		return &driver.Reconnect{Cause: "stream IDs used up", Retry: true}
 	}
 	first := c.nextID
-	c.sent = driver.Now()
+	if c.d.x != nil {
+		c.sent = driver.Now() // what an exchange's verdicts and resets are timed from
+	}
 	if err := c.send(first); err != nil {
 		if c.used && cause(err) != "" {
 			return c.lost(out, err)

@@ -198,13 +198,9 @@ func (h *Quick) pathDoc(rawURL string) (quick.Doc, error) {
 		p["body"] = h.Body
 	}
 	if len(h.Headers) > 0 {
-		hd := quick.Doc{}
-		for _, kv := range h.Headers {
-			k, v, ok := strings.Cut(kv, ":")
-			if !ok || strings.TrimSpace(k) == "" {
-				return nil, fmt.Errorf("--header %q: want 'Name: value'", kv)
-			}
-			hd[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		hd, err := quick.NameValues("--header", h.Headers)
+		if err != nil {
+			return nil, err
 		}
 		p["headers"] = hd
 	}
