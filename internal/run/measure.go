@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -216,8 +217,15 @@ func (m *measurement) run(ctx context.Context) {
 		if clientCPUs = besideTarget(placement.TargetCPUs); clientCPUs != "" {
 			placement.ClientChosen = true
 		} else if placement.TargetCPUs == "" {
-			m.spec.Engine.Loops = max(1, load.UsableCores()/2)
-			placement.ClientLoops = m.spec.Engine.Loops
+			n := max(1, load.UsableCores()/2)
+			m.spec.Engine.Loops, placement.ClientLoops = n, n
+			// and as many Ps, unless GOMAXPROCS was given: the drivers
+			// without event loops (a goroutine per connection) take
+			// the same share
+			if prev := runtime.GOMAXPROCS(0); n < prev && spec.ClientGOMAXPROCS == 0 && os.Getenv("GOMAXPROCS") == "" {
+				runtime.GOMAXPROCS(n)
+				defer runtime.GOMAXPROCS(prev)
+			}
 		}
 	}
 	if clientCPUs != "" {
@@ -228,6 +236,11 @@ func (m *measurement) run(ctx context.Context) {
 		}
 		defer restore()
 		placement.ClientCPUs = clientCPUs
+	}
+	if n := spec.ClientGOMAXPROCS; n > 0 {
+		// after pinning, which sets GOMAXPROCS to the CPUs' count
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
+		placement.ClientGOMAXPROCS = n
 	}
 	e, err := m.newEngine(ctx)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -48,7 +49,8 @@ func besideTarget(targetCPUs string) string {
 }
 
 // onLoopback reports whether the driver's server is on this machine's
-// loopback (a driver that says its address: Addr() "host:port").
+// loopback or a Unix socket (a driver that says its address: Addr()
+// "host:port", a socket's host being its directory).
 func onLoopback(d any) bool {
 	a, ok := d.(interface{ Addr() string })
 	if !ok {
@@ -58,7 +60,7 @@ func onLoopback(d any) bool {
 	if err != nil {
 		return false
 	}
-	if host == "localhost" {
+	if host == "localhost" || strings.HasPrefix(host, "/") {
 		return true
 	}
 	ip := net.ParseIP(host)

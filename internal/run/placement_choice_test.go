@@ -18,7 +18,7 @@ func (a addrDriver) Addr() string { return string(a) }
 // that does not say, is not.
 func TestOnLoopback(t *testing.T) {
 	for addr, want := range map[string]bool{"127.0.0.1:80": true, "[::1]:443": true, "localhost:6379": true,
-		"10.0.0.7:80": false, "example.com:80": false, "no-port": false} {
+		"/var/run/postgresql:5432": true, "10.0.0.7:80": false, "example.com:80": false, "no-port": false} {
 		if got := onLoopback(addrDriver(addr)); got != want {
 			t.Errorf("onLoopback(%q) = %v, want %v", addr, got, want)
 		}

@@ -265,9 +265,10 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 		Phases:   PhasesOf(r.plan),
 		Thresholds: result.Thresholds{Coverage: th.Coverage, P99: th.P99.D(), Errors: th.Errors, Timeouts: th.Timeouts,
 			Unexpected: th.Unexpected, Dropped: th.Dropped, MaxMiss: th.MaxMiss},
-		SamplerInterval: r.s.Sampler.Interval.D(),
-		SamplerNoPSS:    r.s.Sampler.NoPSS,
-		ClientCPUs:      string(r.s.Placement.ClientCPUs),
+		SamplerInterval:  r.s.Sampler.Interval.D(),
+		SamplerNoPSS:     r.s.Sampler.NoPSS,
+		ClientCPUs:       string(r.s.Placement.ClientCPUs),
+		ClientGOMAXPROCS: r.s.Placement.ClientGOMAXPROCS,
 	}
 	key := VariantKey(c)
 	sys, ok := r.systems[key]

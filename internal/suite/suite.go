@@ -98,8 +98,9 @@ type Placement struct {
 	ClientCPUs CPUList `json:"client_cpus,omitempty"`
 	// TargetCPUs are the CPUs targets run on unless a target sets its own.
 	TargetCPUs CPUList `json:"target_cpus,omitempty"`
-	// ClientGOMAXPROCS limits the load generator's Go threads; 0 leaves the
-	// runtime's default.
+	// ClientGOMAXPROCS is benchrig's GOMAXPROCS in every sample; 0 lets
+	// benchrig choose (the CPUs it is pinned to, or half its usable cores
+	// beside an unpinned target on this machine; see run.Measure).
 	ClientGOMAXPROCS int `json:"client_gomaxprocs,omitempty"`
 }
 

@@ -65,8 +65,8 @@ func (s *Suite) validatePlacement() {
 	l := s.loc
 	l.checkCPUs("placement.client_cpus", s.Placement.ClientCPUs)
 	l.checkCPUs("placement.target_cpus", s.Placement.TargetCPUs)
-	if s.Placement.ClientGOMAXPROCS < 0 {
-		l.errf("placement.client_gomaxprocs", "must be ≥ 0 (0 keeps the Go default), got %d", s.Placement.ClientGOMAXPROCS)
+	if n := s.Placement.ClientGOMAXPROCS; n < 0 || n > maxGOMAXPROCS {
+		l.errf("placement.client_gomaxprocs", "must be between 0 (benchrig chooses) and %d (the Go runtime's bound), got %d", maxGOMAXPROCS, n)
 	}
 }
 
@@ -201,3 +201,6 @@ func secretNameOK(n string) bool {
 	}
 	return true
 }
+
+// maxGOMAXPROCS is the Go runtime's bound on GOMAXPROCS.
+const maxGOMAXPROCS = 1024

@@ -122,6 +122,9 @@ type Spec struct {
 	SamplerNoPSS bool
 	// ClientCPUs pins benchrig's load generation to these CPUs ("" none).
 	ClientCPUs string
+	// ClientGOMAXPROCS is benchrig's GOMAXPROCS during the sample (0:
+	// chosen, see run.Measure).
+	ClientGOMAXPROCS int
 
 	// OnPhase, if set, is told when each phase starts (for progress).
 	OnPhase func(phase string, planned time.Duration)

@@ -3,6 +3,7 @@ package pg
 import (
 	"context"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -151,6 +152,13 @@ func (d *Driver) nparams() int {
 		return d.wl.Batch()
 	}
 	return 1
+}
+
+// Addr is the server's "host:port" as the DSN names it (the first host
+// of a list); a Unix socket's host is its directory, which starts with
+// "/".
+func (d *Driver) Addr() string {
+	return net.JoinHostPort(d.conn.Host, strconv.Itoa(int(d.conn.Port)))
 }
 
 // Config returns the resolved configuration (its String and JSON are

@@ -181,3 +181,16 @@ func TestSampled(t *testing.T) {
 		}
 	}
 }
+
+// TestAddrNamesTheServer: the driver says its server's address.
+func TestAddrNamesTheServer(t *testing.T) {
+	c := DefaultConfig()
+	c.Addr = "127.0.0.1:6380"
+	d, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Addr(); got != "127.0.0.1:6380" {
+		t.Errorf("Addr = %q, want 127.0.0.1:6380", got)
+	}
+}

@@ -103,6 +103,9 @@ const keyTableMax = 4 << 20
 
 // encodeKeys encodes keys 1…KeySpace ahead, so that building a request
 // copies each key instead of rendering it ("$7\r\nitem:42\r\n").
+// Addr is the server's "host:port".
+func (d *Driver) Addr() string { return d.cfg.Addr }
+
 func (d *Driver) encodeKeys() {
 	if d.cfg.KeySpace > keyTableMax/8 {
 		return

@@ -1,0 +1,75 @@
+package run
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/load"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/system"
+)
+
+// procsDriver is okDriver that says its server's address and notes the
+// GOMAXPROCS its requests ran under.
+type procsDriver struct {
+	okDriver
+	addr string
+	seen *atomic.Int64
+}
+
+func (d procsDriver) Addr() string { return d.addr }
+func (d procsDriver) Open(context.Context, int) (driver.Conn, error) {
+	return procsConn{d.seen}, nil
+}
+
+type procsConn struct{ seen *atomic.Int64 }
+
+func (c procsConn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outcome) error {
+	c.seen.Store(int64(runtime.GOMAXPROCS(0)))
+	return okConn{}.Do(ctx, reqs, out)
+}
+func (procsConn) Close() error { return nil }
+
+// The client's GOMAXPROCS in a sample: the suite's client_gomaxprocs when
+// set (recorded); beside a server on loopback, unpinned, half the usable
+// cores (the share its event loops take); against a remote server, left
+// alone. It is restored after the sample.
+func TestClientGOMAXPROCS(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "") // the test's own environment must not decide
+	before := runtime.GOMAXPROCS(0)
+	half := max(1, load.UsableCores()/2)
+	for _, tc := range []struct {
+		name  string
+		addr  string
+		procs int
+		want  int
+	}{
+		{"set", "10.0.0.7:80", 3, 3},
+		{"set beside", "127.0.0.1:80", 3, 3},
+		{"beside", "127.0.0.1:80", 0, min(half, before)},
+		{"remote", "10.0.0.7:80", 0, before},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen atomic.Int64
+			spec := system.Spec{Key: "k", Cell: "c", Protocol: "test", Driver: procsDriver{addr: tc.addr, seen: &seen},
+				Engine:           load.Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1}},
+				Phases:           result.Phases{Load: 30 * time.Millisecond},
+				Thresholds:       result.Thresholds{P99: time.Hour},
+				ClientGOMAXPROCS: tc.procs}
+			s := Measure(context.Background(), spec)
+			if s.Error != "" {
+				t.Fatalf("sample failed: %s", s.Error)
+			}
+			if got := int(seen.Load()); got != tc.want {
+				t.Errorf("GOMAXPROCS during the load %d, want %d", got, tc.want)
+			}
+			if got := runtime.GOMAXPROCS(0); got != before {
+				t.Errorf("GOMAXPROCS after the sample %d, want %d restored", got, before)
+			}
+		})
+	}
+}
