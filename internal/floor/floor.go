@@ -83,7 +83,7 @@ func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols
 	}
 	for _, n := range conns {
 		if n < 1 || n > calibrate.MaxConnections {
-			return exitcode.Usagef("--connections: each count must be between 1 and %d (the null peer serves each connection on a thread), got %d", calibrate.MaxConnections, n)
+			return exitcode.Usagef("--connections: each count must be between 1 and %d, got %d", calibrate.MaxConnections, n)
 		}
 	}
 	for _, p := range protocols {
@@ -100,12 +100,38 @@ func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	}
-	fmt.Fprintf(stdout, "benchrig's own floor: closed loop, %s per protocol and connection count against a null peer on 127.0.0.1\n\n", d)
+	fmt.Fprintf(stdout, "benchrig's own floor: closed loop, %s per protocol and connection count against a null peer on 127.0.0.1 (%s)\n\n", d, peerPlace(f))
 	if err := report.FloorTable(stdout, f); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(stdout, "\n%s\n", report.FloorLine(f))
 	return err
+}
+
+// peerPlace says where the null peers ran: a process of their own, on the
+// CPUs apart from benchrig's when there were such, else on benchrig's.
+func peerPlace(f *result.Floor) string {
+	cpus := map[string]bool{}
+	for _, e := range f.Protocols {
+		if e.Error == "" {
+			cpus[e.PeerCPUs] = true
+		}
+	}
+	const own = "a process of its own"
+	if len(cpus) != 1 {
+		return own
+	}
+	for c := range cpus {
+		switch {
+		case c == "":
+			return own + ", sharing benchrig's CPUs"
+		case strings.ContainsAny(c, ",-"):
+			return own + " on CPUs " + c + ", apart from benchrig's"
+		default:
+			return own + " on CPU " + c + ", apart from benchrig's"
+		}
+	}
+	return own
 }
 
 // isCalibrated says whether calibrate has a null peer for protocol p.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // TestCalibrateRefusesBadFlags: a duration out of bounds or an unknown
@@ -23,8 +24,8 @@ func TestCalibrateRefusesBadFlags(t *testing.T) {
 	}{
 		{10 * time.Millisecond, []string{"http"}, []int{1}, "--duration must be between 100ms and 1m0s, got 10ms"},
 		{time.Second, []string{"h3"}, []int{1}, `--protocols: unknown protocol "h3"; accepted: http, pg, resp`},
-		{time.Second, []string{"http"}, []int{1, 0}, "--connections: each count must be between 1 and 256 (the null peer serves each connection on a thread), got 0"},
-		{time.Second, []string{"http"}, []int{257}, "--connections: each count must be between 1 and 256 (the null peer serves each connection on a thread), got 257"},
+		{time.Second, []string{"http"}, []int{1, 0}, "--connections: each count must be between 1 and 256, got 0"},
+		{time.Second, []string{"http"}, []int{257}, "--connections: each count must be between 1 and 256, got 257"},
 		{time.Second, []string{"http"}, nil, "--connections: give 1 to 8 connection counts, got 0"},
 	} {
 		err := Calibrate(context.Background(), io.Discard, tc.d, tc.protocols, tc.conns, false)
@@ -52,6 +53,28 @@ func TestRunLevels(t *testing.T) {
 	} {
 		if got := RunLevels(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("RunLevels(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPeerPlace: the calibrate header says where the null peer ran, from
+// the entries measured.
+func TestPeerPlace(t *testing.T) {
+	entry := func(cpus, err string) result.FloorEntry {
+		return result.FloorEntry{Protocol: "http", PeerCPUs: cpus, Error: err}
+	}
+	for _, tc := range []struct {
+		entries []result.FloorEntry
+		want    string
+	}{
+		{[]result.FloorEntry{entry("0", ""), entry("0", ""), entry("", "refused")}, "a process of its own on CPU 0, apart from benchrig's"},
+		{[]result.FloorEntry{entry("0-3,8", "")}, "a process of its own on CPUs 0-3,8, apart from benchrig's"},
+		{[]result.FloorEntry{entry("", "")}, "a process of its own, sharing benchrig's CPUs"},
+		{[]result.FloorEntry{entry("0", ""), entry("", "")}, "a process of its own"},
+		{nil, "a process of its own"},
+	} {
+		if got := peerPlace(&result.Floor{Protocols: tc.entries}); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.entries, got, tc.want)
 		}
 	}
 }
