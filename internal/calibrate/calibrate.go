@@ -97,7 +97,7 @@ func Measure(ctx context.Context, protocols []string, conns []int, d time.Durati
 func measureOne(ctx context.Context, protocol string, conns int, d time.Duration) result.FloorEntry {
 	e := result.FloorEntry{Protocol: protocol, Connections: conns}
 	np := peers[protocol]
-	p, err := startPeer(protocol)
+	p, err := startPeer(protocol, conns)
 	if err != nil {
 		e.Error = err.Error()
 		return e

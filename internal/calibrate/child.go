@@ -3,7 +3,6 @@ package calibrate
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,8 +15,11 @@ import (
 
 // The null peer runs in a process of its own: benchrig (or the test binary
 // that calls Measure) re-executed with childArg as argv[1]. Its argv is
-// [childArg0, childArg, PROTOCOL, PARENT_PID]; fd 3 is one end of a Unix
-// stream socket whose other end the parent holds (the control socket).
+// [childArg0, childArg, PROTOCOL, PARENT_PID, MODE, LOOPS]; fd 3 is one end
+// of a Unix stream socket whose other end the parent holds (the control
+// socket). MODE is "poll" when the child runs on CPUs of its own, apart
+// from the client's (its loops then poll rather than sleep, see server),
+// else "wait"; LOOPS is how many event loops it runs (see peerLoops).
 //
 // Dispatch. A protocol's Responder is registered by the protocol's own
 // package, in its init, which runs after this package's: so this package's
@@ -54,8 +56,16 @@ const childRegisterBound = 5 * time.Second
 // child is this process's null-peer role, when it is one.
 var child struct {
 	protocol string
+	poll     bool // on CPUs of its own: poll, do not sleep
+	loops    int
 	guard    *time.Timer
 }
+
+// The modes of a child (its MODE argument).
+const (
+	modePoll = "poll"
+	modeWait = "wait"
+)
 
 func init() {
 	if len(os.Args) < 2 || os.Args[1] != childArg {
@@ -65,8 +75,12 @@ func init() {
 		fmt.Fprintf(os.Stderr, "benchrig null peer: "+format+"\n", a...)
 		os.Exit(2)
 	}
-	if len(os.Args) != 4 || os.Args[2] == "" {
-		fail("want the arguments %s PROTOCOL PARENT_PID: benchrig starts this process itself (calibrate)", childArg)
+	loops := 0
+	if len(os.Args) == 6 && os.Args[2] != "" && (os.Args[4] == modePoll || os.Args[4] == modeWait) {
+		loops, _ = strconv.Atoi(os.Args[5])
+	}
+	if loops < 1 || loops > maxLoops {
+		fail("want the arguments %s PROTOCOL PARENT_PID %s|%s LOOPS (1 to %d): benchrig starts this process itself (calibrate)", childArg, modePoll, modeWait, maxLoops)
 	}
 	if ppid, err := strconv.Atoi(os.Args[3]); err != nil || ppid != os.Getppid() {
 		fail("the parent is gone or is not the one named (%q): benchrig starts this process itself (calibrate)", os.Args[3])
@@ -75,7 +89,7 @@ func init() {
 	if err := unix.Fstat(childFD, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
 		fail("fd %d is not the control socket: benchrig starts this process itself (calibrate)", childFD)
 	}
-	child.protocol = os.Args[2]
+	child.protocol, child.poll, child.loops = os.Args[2], os.Args[4] == modePoll, loops
 	child.guard = time.AfterFunc(childRegisterBound, func() {
 		fail("no null peer for protocol %q is registered in this binary", child.protocol)
 	})
@@ -88,21 +102,18 @@ func serveIfChild(protocol string, np NullPeer) {
 		return
 	}
 	child.guard.Stop()
-	os.Exit(serveChild(np.New))
+	os.Exit(serveChild(np.New, child.poll, child.loops))
 }
 
-// maxLoops bounds the child's event loops (one per CPU it may use).
-const maxLoops = 8
-
 // serveChild is the null peer's main: it returns the exit code.
-func serveChild(newResp func() Responder) int {
+func serveChild(newResp func() Responder, poll bool, loops int) int {
 	ctl := &control{fd: childFD}
 	ln, addr, err := listenLoopback()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "benchrig null peer: %v\n", err)
 		return 1
 	}
-	s, err := newServer(ln, min(max(runtime.GOMAXPROCS(0), 1), maxLoops), newResp, ctl.report)
+	s, err := newServer(ln, loops, poll, newResp, ctl.report)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "benchrig null peer: %v\n", err)
 		return 1

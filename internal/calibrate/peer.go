@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/proc"
 )
 
@@ -44,10 +45,11 @@ type peer struct {
 	startCPU time.Duration // the child's CPU when it started listening
 }
 
-// startPeer starts protocol's null peer in a child process and waits until
-// it listens (startBound at most). When some online CPUs are outside this
-// process's affinity, the child runs on those from its first instruction.
-func startPeer(protocol string) (*peer, error) {
+// startPeer starts protocol's null peer for conns connections in a child
+// process and waits until it listens (startBound at most). When some online
+// CPUs are outside this process's affinity, the child runs on those from
+// its first instruction, and polls.
+func startPeer(protocol string, conns int) (*peer, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("null peer for %s: socketpair: %w", protocol, err)
@@ -71,7 +73,12 @@ func startPeer(protocol string) (*peer, error) {
 			}
 		}
 	}
-	p.cmd = exec.Command(exe, childArg, protocol, strconv.Itoa(os.Getpid()))
+	cpus := apartCPUs()
+	mode := modeWait
+	if len(cpus) > 0 {
+		mode = modePoll
+	}
+	p.cmd = exec.Command(exe, childArg, protocol, strconv.Itoa(os.Getpid()), mode, strconv.Itoa(peerLoops(conns, cpus)))
 	p.cmd.Args[0] = childArg0
 	p.cmd.Env = childEnv()
 	p.cmd.Stderr = p.stderr
@@ -81,11 +88,13 @@ func startPeer(protocol string) (*peer, error) {
 	// thread that forks: proc.OnPinnedThread forks on one the runtime
 	// never ends.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cpus := apartCPUs()
 	err = proc.OnPinnedThread(cpus, p.cmd.Start)
 	var pe *proc.PinError
 	if len(cpus) > 0 && errors.As(err, &pe) {
-		cpus = nil // not allowed there (a cpuset): share the client's
+		// Not allowed there (a cpuset): share the client's CPUs, and
+		// sleep between events rather than take them from it.
+		cpus = nil
+		p.cmd.Args[4], p.cmd.Args[5] = modeWait, strconv.Itoa(peerLoops(conns, nil))
 		err = proc.OnPinnedThread(nil, p.cmd.Start)
 	}
 	// The child's end is the child's alone: its exit then reads as EOF.
@@ -205,6 +214,21 @@ func apartCPUs() []int {
 		}
 	}
 	return apart
+}
+
+// maxLoops bounds a null peer's event loops.
+const maxLoops = 8
+
+// peerLoops is how many event loops the null peer of conns connections
+// runs: one for each core the client may use, so that it is never the
+// slower side, but no more than connections, nor than the CPUs apart from
+// the client's when it runs there (cpus), nor maxLoops.
+func peerLoops(conns int, cpus []int) int {
+	n := min(load.UsableCores(), conns, maxLoops)
+	if len(cpus) > 0 {
+		n = min(n, len(cpus))
+	}
+	return max(n, 1)
 }
 
 // childEnv is the child's whole environment: nothing of benchrig's (a

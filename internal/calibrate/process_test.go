@@ -103,7 +103,7 @@ func TestPeerRunsInAProcessOfItsOwn(t *testing.T) {
 		t.Fatal("no null peer process seen while Measure ran")
 	}
 	for p, args := range seen {
-		if p == os.Getpid() || len(args) != 4 || args[1] != calibrate.ChildArg || args[2] != "http" || args[3] != strconv.Itoa(os.Getpid()) {
+		if p == os.Getpid() || len(args) != 6 || args[1] != calibrate.ChildArg || args[2] != "http" || args[3] != strconv.Itoa(os.Getpid()) {
 			t.Errorf("process %d runs %q: want this binary with %s http %d", p, args, calibrate.ChildArg, os.Getpid())
 		}
 	}
