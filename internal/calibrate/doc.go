@@ -5,14 +5,15 @@
 // that answers a fixed response and does nothing else.
 //
 // The null peer is a process of its own, as a server is: benchrig re-executed
-// (see child.go), serving its connections from a few epoll loops, on the
-// online CPUs outside benchrig's affinity when there are such (benchrig
-// under taskset -c 1 puts it on CPU 0, where a server would be), else
-// wherever the kernel puts it. So the client CPU per request is the
-// process's own (getrusage RUSAGE_SELF, which counts no child), with no
-// wake-up of a peer thread inside it, and a run against a real server on
-// its own CPU cannot spend less at the same connection count. The peer's
-// CPU is recorded beside it.
+// (see child.go), serving its connections from a few epoll loops (see
+// server). When some online CPUs are outside benchrig's affinity, it runs
+// there (benchrig under taskset -c 1 puts it on CPU 0, where the server of
+// such a run is) and polls rather than sleeps, so the client never pays to
+// wake it; else it shares benchrig's CPUs and sleeps between events. The
+// client CPU per request is the process's own (getrusage RUSAGE_SELF,
+// which counts no child): what a run against a server on CPUs of its own
+// spends at least, at the same connection count. The peer's CPU is
+// recorded beside it.
 //
 // Example:
 //

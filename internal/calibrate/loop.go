@@ -38,16 +38,15 @@ const pollYield = 64
 // A loop reads every connection epoll_wait found ready before it writes
 // any answer, then writes them all, as an event-loop server does (Redis,
 // nginx): the client finds the answers of one round ready together, not
-// one per wake-up, so no server of that kind on its own CPU answers it in
-// bigger bursts.
+// one per wake-up, as it would from such a server.
 //
 // On CPUs of its own (poll), a loop that serves connections polls
 // (epoll_wait with a zero timeout) instead of sleeping: the client's
 // requests never have to wake it, a wake-up its sender pays for (an
 // inter-processor interrupt; on a virtual machine, an exit to the
-// hypervisor). A server busy with other requests costs the client as
-// little, and no server less. Sharing the client's CPUs, or without
-// connections, a loop sleeps in epoll_wait.
+// hypervisor), as none does against a server busy with other requests.
+// Sharing the client's CPUs, or without connections, a loop sleeps in
+// epoll_wait.
 type server struct {
 	ln      int
 	poll    bool // loops with connections poll rather than sleep
