@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/suite"
 )
 
 // TestCalibrateRefusesBadFlags: a duration out of bounds or an unknown
@@ -76,5 +80,40 @@ func TestPeerPlace(t *testing.T) {
 		if got := peerPlace(&result.Floor{Protocols: tc.entries}); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.entries, got, tc.want)
 		}
+	}
+}
+
+// TestBeforeRunPinnedLikeSamples: a suite that pins the client has its
+// floor measured pinned there too, the null peer on the other CPUs, and
+// benchrig's affinity and GOMAXPROCS are back as they were afterwards.
+func TestBeforeRunPinnedLikeSamples(t *testing.T) {
+	online, err := proc.ParseCPUList(proc.OnlineCPUs())
+	mine, err2 := proc.Affinity(os.Getpid())
+	if err != nil || err2 != nil || len(online) < 2 || len(mine) == 0 {
+		t.Skipf("needs two online CPUs (online: %s, this process's: %v)", proc.OnlineCPUs(), mine)
+	}
+	client := mine[len(mine)-1]
+	var apart []int
+	for _, c := range online {
+		if c != client {
+			apart = append(apart, c)
+		}
+	}
+	procs := runtime.GOMAXPROCS(0)
+	p := &suite.Plan{
+		Suite: &suite.Suite{Placement: suite.Placement{ClientCPUs: suite.CPUList(proc.FormatCPUList([]int{client}))}},
+		Cells: []suite.Cell{{Protocol: "http", Connections: 2}},
+	}
+	f := BeforeRun(context.Background(), p, false, nil)
+	if len(f.Protocols) != 2 {
+		t.Fatalf("floor %+v: want http at 1 and 2 connections", f)
+	}
+	for _, e := range f.Protocols {
+		if e.Error != "" || e.PeerCPUs != proc.FormatCPUList(apart) {
+			t.Errorf("entry %+v: want the null peer on CPUs %s (the client pinned to %d)", e, proc.FormatCPUList(apart), client)
+		}
+	}
+	if after, err := proc.Affinity(os.Getpid()); err != nil || proc.FormatCPUList(after) != proc.FormatCPUList(mine) || runtime.GOMAXPROCS(0) != procs {
+		t.Errorf("after: affinity %v (was %v), GOMAXPROCS %d (was %d)", after, mine, runtime.GOMAXPROCS(0), procs)
 	}
 }
