@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -137,8 +138,11 @@ func (p *peer) listening() error {
 		return errExitedEarly // EOF: it exited (or closed the socket)
 	}
 	f := strings.Fields(line)
-	ns, err := strconv.ParseInt(f[len(f)-1], 10, 64)
-	if len(f) != 4 || f[0] != "addr" || f[2] != "cpu" || err != nil {
+	if len(f) != 4 || f[0] != "addr" || f[2] != "cpu" {
+		return fmt.Errorf("unexpected first line %q", strings.TrimSpace(line))
+	}
+	ns, err := strconv.ParseInt(f[3], 10, 64)
+	if err != nil {
 		return fmt.Errorf("unexpected first line %q", strings.TrimSpace(line))
 	}
 	p.addr, p.startCPU = f[1], time.Duration(ns)
@@ -159,7 +163,8 @@ func (p *peer) close() (time.Duration, error) {
 			perr = errors.New(msg)
 		}
 		if err != nil {
-			late = isTimeout(err) // else EOF: it has exited
+			// EOF: it has exited; else (the bound passed) it is killed.
+			late = !errors.Is(err, io.EOF)
 			break
 		}
 	}
@@ -175,7 +180,7 @@ func (p *peer) close() (time.Duration, error) {
 	switch {
 	case perr != nil:
 	case late:
-		perr = fmt.Errorf("null peer for %s: still running %s after the end, killed%s", p.protocol, stopBound, p.stderr.suffix())
+		perr = fmt.Errorf("null peer for %s: not gone %s after the end, killed%s", p.protocol, stopBound, p.stderr.suffix())
 	case werr != nil:
 		perr = fmt.Errorf("null peer for %s: %v%s", p.protocol, werr, p.stderr.suffix())
 	}
