@@ -24,12 +24,17 @@ type NullPeer struct {
 var peers = map[string]NullPeer{}
 
 // Register makes the null peer of protocol known; registering a protocol
-// twice panics.
+// twice panics. It is called from an init of the protocol's package: in a
+// process started as that protocol's null peer (see child.go), it serves
+// there and then and exits, so whatever New needs must be set by then
+// (package variables are; a later init function of the package has not
+// run yet).
 func Register(protocol string, p NullPeer) {
 	if _, dup := peers[protocol]; dup || p.New == nil || p.Driver == nil {
 		panic(fmt.Sprintf("calibrate.Register: bad or second registration of %q", protocol))
 	}
 	peers[protocol] = p
+	serveIfChild(protocol, p)
 }
 
 // Protocols are the protocols with a registered null peer, in the order
@@ -50,8 +55,7 @@ const (
 	warmupShare = 5
 )
 
-// MaxConnections bounds a level's connections: the null peer serves each
-// on an OS thread of its own.
+// MaxConnections bounds a level's connections.
 const MaxConnections = 256
 
 // Measure measures benchrig's floor for each protocol asked (unknown ones
@@ -87,17 +91,19 @@ func Measure(ctx context.Context, protocols []string, conns []int, d time.Durati
 	return f
 }
 
-// measureOne drives one protocol's driver against its null peer over
-// conns connections.
+// measureOne drives one protocol's driver against its null peer, a child
+// process of its own, over conns connections. The client's CPU is this
+// process's (getrusage(RUSAGE_SELF) counts no child).
 func measureOne(ctx context.Context, protocol string, conns int, d time.Duration) result.FloorEntry {
 	e := result.FloorEntry{Protocol: protocol, Connections: conns}
 	np := peers[protocol]
-	p, err := startPeer(np.New)
+	p, err := startPeer(protocol, conns)
 	if err != nil {
 		e.Error = err.Error()
 		return e
 	}
-	drv, err := np.Driver(p.addr())
+	e.PeerCPUs = proc.FormatCPUList(p.cpus)
+	drv, err := np.Driver(p.addr)
 	if err != nil {
 		p.close()
 		e.Error = err.Error()
@@ -105,8 +111,8 @@ func measureOne(ctx context.Context, protocol string, conns int, d time.Duration
 	}
 	u0, s0 := proc.SelfCPU()
 	res, warm, err := drive(ctx, drv, conns, d)
-	peerCPU, perr := p.close() // after the engine closed its connection: every peer thread has ended
 	u1, s1 := proc.SelfCPU()
+	peerCPU, perr := p.close()
 	switch {
 	case err != nil:
 		e.Error = err.Error()
@@ -121,8 +127,9 @@ func measureOne(ctx context.Context, protocol string, conns int, d time.Duration
 	e.Requests = res.Requests
 	e.P50US, e.P99US = res.Latency.P(50), res.Latency.P(99)
 	e.RoundTripUS = res.Seconds * 1e6 / float64(res.Requests)
-	client := (u1 - u0) + (s1 - s0) - peerCPU
-	e.ClientCPUUS = max(0, client.Seconds()*1e6/float64(res.Requests+warm))
+	client := (u1 - u0) + (s1 - s0)
+	e.ClientCPUUS = client.Seconds() * 1e6 / float64(res.Requests+warm)
+	e.PeerCPUUS = peerCPU.Seconds() * 1e6 / float64(res.Requests+warm)
 	if bad := res.Errors + res.Timeouts + res.Unexpected; bad > 0 {
 		e.Error = fmt.Sprintf("%d of %d requests failed against the null peer", bad, bad+res.Requests)
 	}

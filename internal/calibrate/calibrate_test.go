@@ -11,7 +11,7 @@ import (
 
 // TestMeasureEveryProtocol drives each driver against its null peer: every
 // request succeeds, latencies are ordered, and the client's CPU per request
-// is positive once the peer's threads are taken out.
+// (its own process's, the peer being another) is positive.
 func TestMeasureEveryProtocol(t *testing.T) {
 	f := calibrate.Measure(context.Background(), []string{"resp", "http", "pg"}, nil, 300*time.Millisecond)
 	if len(f.Protocols) != 3 || f.Protocols[0].Protocol != "http" || f.Protocols[1].Protocol != "pg" || f.Protocols[2].Protocol != "resp" {

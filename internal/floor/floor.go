@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/calibrate"
 	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/report"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/suite"
@@ -21,11 +23,15 @@ import (
 
 // BeforeRun measures benchrig's own floor for the plan's protocols, once,
 // before the first sample (calibrate.RunFloor each, ≤ 1 s for all), or
-// records that --no-calibrate skipped it.
+// records that --no-calibrate skipped it. When the suite pins the client
+// (placement.client_cpus, --client-cpus), benchrig is pinned there while
+// it measures, as each sample will be, so that the null peer runs apart
+// from it, where the run's server does.
 func BeforeRun(ctx context.Context, p *suite.Plan, skip bool, stderr io.Writer) *result.Floor {
 	if skip {
 		return &result.Floor{Skipped: "--no-calibrate"}
 	}
+	defer pinLikeSamples(p)()
 	levels := map[string][]int{}
 	var protocols []string
 	for _, c := range p.Cells {
@@ -44,6 +50,29 @@ func BeforeRun(ctx context.Context, p *suite.Plan, skip bool, stderr io.Writer) 
 		fmt.Fprintf(stderr, "%s [measured in %s]\n", report.FloorLine(f), time.Since(t0).Round(10*time.Millisecond))
 	}
 	return f
+}
+
+// pinLikeSamples pins benchrig to the suite's client CPUs, if it names
+// any, and sets GOMAXPROCS to match, as each sample does; the returned
+// function undoes it. A list that cannot be pinned to is left to the
+// samples to report.
+func pinLikeSamples(p *suite.Plan) (restore func()) {
+	if p == nil || p.Suite == nil || p.Suite.Placement.ClientCPUs == "" {
+		return func() {}
+	}
+	cpus, err := p.Suite.Placement.ClientCPUs.CPUs()
+	if err != nil || len(cpus) == 0 {
+		return func() {}
+	}
+	undo, err := proc.Default().PinSelf(cpus)
+	if err != nil {
+		return func() {}
+	}
+	prev := runtime.GOMAXPROCS(len(cpus))
+	return func() {
+		runtime.GOMAXPROCS(prev)
+		_ = undo()
+	}
 }
 
 // maxRunLevels bounds the levels measured before a run, per protocol
@@ -83,7 +112,7 @@ func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols
 	}
 	for _, n := range conns {
 		if n < 1 || n > calibrate.MaxConnections {
-			return exitcode.Usagef("--connections: each count must be between 1 and %d (the null peer serves each connection on a thread), got %d", calibrate.MaxConnections, n)
+			return exitcode.Usagef("--connections: each count must be between 1 and %d, got %d", calibrate.MaxConnections, n)
 		}
 	}
 	for _, p := range protocols {
@@ -100,12 +129,38 @@ func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	}
-	fmt.Fprintf(stdout, "benchrig's own floor: closed loop, %s per protocol and connection count against a null peer on 127.0.0.1\n\n", d)
+	fmt.Fprintf(stdout, "benchrig's own floor: closed loop, %s per protocol and connection count against a null peer on 127.0.0.1 (%s)\n\n", d, peerPlace(f))
 	if err := report.FloorTable(stdout, f); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(stdout, "\n%s\n", report.FloorLine(f))
 	return err
+}
+
+// peerPlace says where the null peers ran: a process of their own, on the
+// CPUs apart from benchrig's when there were such, else on benchrig's.
+func peerPlace(f *result.Floor) string {
+	cpus := map[string]bool{}
+	for _, e := range f.Protocols {
+		if e.Error == "" {
+			cpus[e.PeerCPUs] = true
+		}
+	}
+	const own = "a process of its own"
+	if len(cpus) != 1 {
+		return own
+	}
+	for c := range cpus {
+		switch {
+		case c == "":
+			return own + ", sharing benchrig's CPUs"
+		case strings.ContainsAny(c, ",-"):
+			return own + " on CPUs " + c + ", apart from benchrig's"
+		default:
+			return own + " on CPU " + c + ", apart from benchrig's"
+		}
+	}
+	return own
 }
 
 // isCalibrated says whether calibrate has a null peer for protocol p.

@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/benchrig/benchrig/internal/exitcode"
+	"github.com/benchrig/benchrig/internal/proc"
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/suite"
 )
 
 // TestCalibrateRefusesBadFlags: a duration out of bounds or an unknown
@@ -23,8 +28,8 @@ func TestCalibrateRefusesBadFlags(t *testing.T) {
 	}{
 		{10 * time.Millisecond, []string{"http"}, []int{1}, "--duration must be between 100ms and 1m0s, got 10ms"},
 		{time.Second, []string{"h3"}, []int{1}, `--protocols: unknown protocol "h3"; accepted: http, pg, resp`},
-		{time.Second, []string{"http"}, []int{1, 0}, "--connections: each count must be between 1 and 256 (the null peer serves each connection on a thread), got 0"},
-		{time.Second, []string{"http"}, []int{257}, "--connections: each count must be between 1 and 256 (the null peer serves each connection on a thread), got 257"},
+		{time.Second, []string{"http"}, []int{1, 0}, "--connections: each count must be between 1 and 256, got 0"},
+		{time.Second, []string{"http"}, []int{257}, "--connections: each count must be between 1 and 256, got 257"},
 		{time.Second, []string{"http"}, nil, "--connections: give 1 to 8 connection counts, got 0"},
 	} {
 		err := Calibrate(context.Background(), io.Discard, tc.d, tc.protocols, tc.conns, false)
@@ -53,5 +58,62 @@ func TestRunLevels(t *testing.T) {
 		if got := RunLevels(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("RunLevels(%v) = %v, want %v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestPeerPlace: the calibrate header says where the null peer ran, from
+// the entries measured.
+func TestPeerPlace(t *testing.T) {
+	entry := func(cpus, err string) result.FloorEntry {
+		return result.FloorEntry{Protocol: "http", PeerCPUs: cpus, Error: err}
+	}
+	for _, tc := range []struct {
+		entries []result.FloorEntry
+		want    string
+	}{
+		{[]result.FloorEntry{entry("0", ""), entry("0", ""), entry("", "refused")}, "a process of its own on CPU 0, apart from benchrig's"},
+		{[]result.FloorEntry{entry("0-3,8", "")}, "a process of its own on CPUs 0-3,8, apart from benchrig's"},
+		{[]result.FloorEntry{entry("", "")}, "a process of its own, sharing benchrig's CPUs"},
+		{[]result.FloorEntry{entry("0", ""), entry("", "")}, "a process of its own"},
+		{nil, "a process of its own"},
+	} {
+		if got := peerPlace(&result.Floor{Protocols: tc.entries}); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.entries, got, tc.want)
+		}
+	}
+}
+
+// TestBeforeRunPinnedLikeSamples: a suite that pins the client has its
+// floor measured pinned there too, the null peer on the other CPUs, and
+// benchrig's affinity and GOMAXPROCS are back as they were afterwards.
+func TestBeforeRunPinnedLikeSamples(t *testing.T) {
+	online, err := proc.ParseCPUList(proc.OnlineCPUs())
+	mine, err2 := proc.Affinity(os.Getpid())
+	if err != nil || err2 != nil || len(online) < 2 || len(mine) == 0 {
+		t.Skipf("needs two online CPUs (online: %s, this process's: %v)", proc.OnlineCPUs(), mine)
+	}
+	client := mine[len(mine)-1]
+	var apart []int
+	for _, c := range online {
+		if c != client {
+			apart = append(apart, c)
+		}
+	}
+	procs := runtime.GOMAXPROCS(0)
+	p := &suite.Plan{
+		Suite: &suite.Suite{Placement: suite.Placement{ClientCPUs: suite.CPUList(proc.FormatCPUList([]int{client}))}},
+		Cells: []suite.Cell{{Protocol: "http", Connections: 2}},
+	}
+	f := BeforeRun(context.Background(), p, false, nil)
+	if len(f.Protocols) != 2 {
+		t.Fatalf("floor %+v: want http at 1 and 2 connections", f)
+	}
+	for _, e := range f.Protocols {
+		if e.Error != "" || e.PeerCPUs != proc.FormatCPUList(apart) {
+			t.Errorf("entry %+v: want the null peer on CPUs %s (the client pinned to %d)", e, proc.FormatCPUList(apart), client)
+		}
+	}
+	if after, err := proc.Affinity(os.Getpid()); err != nil || proc.FormatCPUList(after) != proc.FormatCPUList(mine) || runtime.GOMAXPROCS(0) != procs {
+		t.Errorf("after: affinity %v (was %v), GOMAXPROCS %d (was %d)", after, mine, runtime.GOMAXPROCS(0), procs)
 	}
 }

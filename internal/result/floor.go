@@ -1,8 +1,8 @@
 package result
 
 // Floor is benchrig's own measurement floor on this machine: its latency
-// and client CPU per operation against a null peer (an in-process server
-// on loopback that answers a fixed response and does nothing else), for
+// and client CPU per operation against a null peer (a server process on
+// loopback that answers a fixed response and does nothing else), for
 // each protocol of the run. A figure of the run near its floor measures
 // benchrig, not the target.
 type Floor struct {
@@ -32,8 +32,15 @@ type FloorEntry struct {
 	// work between them included.
 	RoundTripUS float64 `json:"round_trip_us"`
 	// ClientCPUUS is benchrig's own CPU per request, in microseconds (the
-	// process's CPU less the null peer's thread).
+	// process's CPU; the null peer is a process of its own).
 	ClientCPUUS float64 `json:"client_cpu_us"`
+	// PeerCPUUS is the null peer's CPU per request, in microseconds (0 in
+	// a file written before the peer had a process of its own).
+	PeerCPUUS float64 `json:"peer_cpu_us,omitempty"`
+	// PeerCPUs are the CPUs the null peer ran on when they were apart
+	// from the client's (the online CPUs outside benchrig's affinity, as
+	// under taskset); empty when it shared the client's.
+	PeerCPUs string `json:"peer_cpus,omitempty"`
 	// Error says why the protocol's floor could not be measured.
 	Error string `json:"error,omitempty"`
 }

@@ -40,19 +40,19 @@ func init() {
 // and each call's answer: HEADERS (:status 200, content-type
 // application/grpc), DATA (a HealthCheckResponse, status SERVING) and
 // the trailers (grpc-status 0), with a stream ID patched in. Header
-// fields are literals never indexed, so no table is kept.
-var (
-	nullHello  []byte
-	nullAnswer []byte
-	nullIDs    []int // offsets of the answer's stream IDs
-)
+// fields are literals never indexed, so no table is kept. They are
+// package variables, set before any init of the package runs: the null
+// peer's process serves from within Register (see calibrate.Register).
+var nullHello, nullAnswer, nullIDs = nullFrames()
 
-func init() {
+// nullFrames builds the null peer's frames; ids are the offsets of the
+// answer's stream IDs.
+func nullFrames() (hello, answer []byte, ids []int) {
 	var b bytes.Buffer
 	fr := http2.NewFramer(&b, nil)
 	_ = fr.WriteSettings()
 	_ = fr.WriteSettingsAck()
-	nullHello = append([]byte(nil), b.Bytes()...)
+	hello = append([]byte(nil), b.Bytes()...)
 	block := func(fields ...hpack.HeaderField) []byte {
 		var hb bytes.Buffer
 		enc := hpack.NewEncoder(&hb)
@@ -65,15 +65,15 @@ func init() {
 	b.Reset()
 	_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, EndHeaders: true,
 		BlockFragment: block(hpack.HeaderField{Name: ":status", Value: "200"}, hpack.HeaderField{Name: "content-type", Value: "application/grpc"})})
-	nullIDs = append(nullIDs, 5)
+	ids = append(ids, 5)
 	at := b.Len()
 	_ = fr.WriteData(1, false, []byte{0, 0, 0, 0, 2, 0x08, 0x01})
-	nullIDs = append(nullIDs, at+5)
+	ids = append(ids, at+5)
 	at = b.Len()
 	_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, EndHeaders: true, EndStream: true,
 		BlockFragment: block(hpack.HeaderField{Name: "grpc-status", Value: "0"})})
-	nullIDs = append(nullIDs, at+5)
-	nullAnswer = append([]byte(nil), b.Bytes()...)
+	ids = append(ids, at+5)
+	return hello, append([]byte(nil), b.Bytes()...), ids
 }
 
 // grpcNull answers a connection's preface with its settings, and every
