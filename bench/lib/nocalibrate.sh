@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # nocal BIN prints --no-calibrate when BIN knows it. benchrig measures its
-# own floor (0.3 s against an in-process null peer per protocol) before
+# own floor (0.3 s per level against a null peer, a process of its own) before
 # every run; the peer scripts compare the client CPU of the load, so they
 # leave that fixed cost out, as `benchrig calibrate` reports it apart. An
 # older build (BENCHRIG_BEFORE, BENCHRIG) has no floor and no flag.

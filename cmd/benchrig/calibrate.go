@@ -13,7 +13,8 @@ import (
 )
 
 // calibrateCmd is `benchrig calibrate`: benchrig's own latency and client
-// CPU per request for each driver against an in-process null peer.
+// CPU per request for each driver against a null peer in a process of its
+// own.
 func calibrateCmd(a *cli.App) *cobra.Command {
 	var (
 		d         time.Duration
@@ -25,15 +26,16 @@ func calibrateCmd(a *cli.App) *cobra.Command {
 		Use:   "calibrate",
 		Short: "Measure benchrig's own floor: latency and client CPU per request of each driver against a null peer on loopback",
 		Long: `Measure benchrig's own floor on this machine: each driver (HTTP/1.1, pg wire,
-RESP) drives 1, 8 and 64 connections (--connections), closed loop, against an
-in-process null peer on 127.0.0.1 that answers a fixed response and does
-nothing else (a thread per connection, blocking system calls; its CPU is
-taken out of the client's). The p50 and p99 are the least latency benchrig
-can measure here, and the CPU per request what benchrig itself costs at that
-many connections: a target's figures near these measure benchrig, not the
-target. Every run measures this once, at one connection and at the run's
-own connection counts (a fraction of a second each; --no-calibrate skips
-it), and every report prints it.`,
+RESP, gRPC) drives 1, 8 and 64 connections (--connections), closed loop,
+against a null peer on 127.0.0.1 that answers a fixed response and does
+nothing else: a process of its own (benchrig re-executed), on the CPUs
+outside benchrig's affinity when there are such (where it polls rather than
+sleeps, so no request pays to wake it), else beside benchrig. The p50 and
+p99 are the least latency benchrig can measure here, and the CPU per request
+what benchrig itself costs at that many connections: a target's figures
+near these measure benchrig, not the target. Every run measures this once,
+at one connection and at the run's own connection counts (a fraction of a
+second each; --no-calibrate skips it), and every report prints it.`,
 		Example: `  benchrig calibrate
   benchrig calibrate --protocols http --connections 1,10 --duration 5s --json`,
 		Args: cobra.NoArgs,
