@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -56,7 +55,7 @@ func BeforeRun(ctx context.Context, p *suite.Plan, skip bool, stderr io.Writer) 
 // any, and sets GOMAXPROCS to match, as each sample does; the returned
 // function undoes it. A list that cannot be pinned to is left to the
 // samples to report.
-func pinLikeSamples(p *suite.Plan) (restore func()) {
+func pinLikeSamples(p *suite.Plan) func() {
 	if p == nil || p.Suite == nil || p.Suite.Placement.ClientCPUs == "" {
 		return func() {}
 	}
@@ -64,15 +63,11 @@ func pinLikeSamples(p *suite.Plan) (restore func()) {
 	if err != nil || len(cpus) == 0 {
 		return func() {}
 	}
-	undo, err := proc.Default().PinSelf(cpus)
+	restore, err := proc.PinClient(cpus)
 	if err != nil {
 		return func() {}
 	}
-	prev := runtime.GOMAXPROCS(len(cpus))
-	return func() {
-		runtime.GOMAXPROCS(prev)
-		_ = undo()
-	}
+	return restore
 }
 
 // maxRunLevels bounds the levels measured before a run, per protocol

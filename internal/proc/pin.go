@@ -122,6 +122,21 @@ func (fs FS) PinSelf(cpus []int) (restore func() error, err error) {
 	return func() error { return fs.PinProcess(self, old) }, nil
 }
 
+// PinClient pins every thread of benchrig to cpus, as PinSelf does, and
+// sets GOMAXPROCS to their count, so the load generator runs only there.
+// restore puts back the affinity and GOMAXPROCS.
+func PinClient(cpus []int) (restore func(), err error) {
+	undo, err := Default().PinSelf(cpus)
+	if err != nil {
+		return nil, err
+	}
+	prev := runtime.GOMAXPROCS(len(cpus))
+	return func() {
+		runtime.GOMAXPROCS(prev)
+		_ = undo()
+	}, nil
+}
+
 // OnPinnedThread runs fn on an OS thread of its own, locked to it, whose
 // affinity is cpus (empty: unchanged), then restores the thread's affinity
 // and unlocks it. A process forked by fn inherits the mask from its first

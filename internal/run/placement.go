@@ -2,7 +2,6 @@ package run
 
 import (
 	"net"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -67,22 +66,12 @@ func onLoopback(d any) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// pinClient pins every thread of benchrig to cpus and sets GOMAXPROCS to
-// match, so the load generator runs only there (threads created later
-// inherit the mask). The returned function restores the previous affinity
-// and GOMAXPROCS.
+// pinClient pins benchrig to the CPU list cpus (proc.PinClient), once
+// it is checked.
 func pinClient(cpus string) (restore func(), err error) {
 	if err := checkClientCPUs(cpus); err != nil {
 		return nil, err
 	}
 	list, _ := proc.ParseCPUList(cpus)
-	undo, err := proc.Default().PinSelf(list)
-	if err != nil {
-		return nil, err
-	}
-	prev := runtime.GOMAXPROCS(len(list))
-	return func() {
-		runtime.GOMAXPROCS(prev)
-		_ = undo()
-	}, nil
+	return proc.PinClient(list)
 }
