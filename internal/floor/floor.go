@@ -51,23 +51,49 @@ func BeforeRun(ctx context.Context, p *suite.Plan, skip bool, stderr io.Writer) 
 	return f
 }
 
-// pinLikeSamples pins benchrig to the suite's client CPUs, if it names
-// any, and sets GOMAXPROCS to match, as each sample does; the returned
-// function undoes it. A list that cannot be pinned to is left to the
-// samples to report.
+// pinLikeSamples pins benchrig as each sample will be, and sets
+// GOMAXPROCS to match: to the suite's client CPUs, if it names any; else,
+// when every target of the plan is pinned, to the CPUs benchrig may use
+// that none of them does (proc.BesideTarget, as run.Measure chooses). The
+// returned function undoes it. A list that cannot be pinned to is left to
+// the samples to report.
 func pinLikeSamples(p *suite.Plan) func() {
-	if p == nil || p.Suite == nil || p.Suite.Placement.ClientCPUs == "" {
-		return func() {}
+	none := func() {}
+	if p == nil || p.Suite == nil {
+		return none
 	}
-	cpus, err := p.Suite.Placement.ClientCPUs.CPUs()
-	if err != nil || len(cpus) == 0 {
-		return func() {}
+	list := string(p.Suite.Placement.ClientCPUs)
+	if list == "" {
+		list = proc.BesideTarget(targetCPUs(p))
+	}
+	cpus, err := proc.ParseCPUList(list)
+	if list == "" || err != nil || len(cpus) == 0 {
+		return none
 	}
 	restore, err := proc.PinClient(cpus)
 	if err != nil {
-		return func() {}
+		return none
 	}
 	return restore
+}
+
+// targetCPUs is the union of the CPUs the plan's targets are pinned to;
+// "" when one of them is not pinned.
+func targetCPUs(p *suite.Plan) string {
+	var all []int
+	for _, c := range p.Cells {
+		list := p.Suite.Placement.TargetCPUs
+		if t := p.Suite.Targets[c.Target]; t != nil && t.CPUs != "" {
+			list = t.CPUs
+		}
+		cpus, err := list.CPUs()
+		if list == "" || err != nil {
+			return ""
+		}
+		all = append(all, cpus...)
+	}
+	slices.Sort(all)
+	return proc.FormatCPUList(slices.Compact(all))
 }
 
 // maxRunLevels bounds the levels measured before a run, per protocol

@@ -100,20 +100,33 @@ func TestBeforeRunPinnedLikeSamples(t *testing.T) {
 		}
 	}
 	procs := runtime.GOMAXPROCS(0)
-	p := &suite.Plan{
-		Suite: &suite.Suite{Placement: suite.Placement{ClientCPUs: suite.CPUList(proc.FormatCPUList([]int{client}))}},
-		Cells: []suite.Cell{{Protocol: "http", Connections: 2}},
-	}
-	f := BeforeRun(context.Background(), p, false, nil)
-	if len(f.Protocols) != 2 {
-		t.Fatalf("floor %+v: want http at 1 and 2 connections", f)
-	}
-	for _, e := range f.Protocols {
-		if e.Error != "" || e.PeerCPUs != proc.FormatCPUList(apart) {
-			t.Errorf("entry %+v: want the null peer on CPUs %s (the client pinned to %d)", e, proc.FormatCPUList(apart), client)
+	for _, tc := range []struct {
+		name string
+		pl   suite.Placement
+	}{
+		// the suite's client CPUs
+		{"client_cpus", suite.Placement{ClientCPUs: suite.CPUList(proc.FormatCPUList([]int{client}))}},
+		// the samples keep off a pinned target's CPUs
+		{"beside a pinned target", suite.Placement{TargetCPUs: suite.CPUList(proc.FormatCPUList(apart))}},
+	} {
+		if tc.pl.TargetCPUs != "" && len(mine) != len(online) {
+			continue // the client's CPUs beside the target are not just the one
 		}
-	}
-	if after, err := proc.Affinity(os.Getpid()); err != nil || proc.FormatCPUList(after) != proc.FormatCPUList(mine) || runtime.GOMAXPROCS(0) != procs {
-		t.Errorf("after: affinity %v (was %v), GOMAXPROCS %d (was %d)", after, mine, runtime.GOMAXPROCS(0), procs)
+		p := &suite.Plan{
+			Suite: &suite.Suite{Placement: tc.pl, Targets: map[string]*suite.Target{"app": {}}},
+			Cells: []suite.Cell{{Protocol: "http", Connections: 2, Target: "app"}},
+		}
+		f := BeforeRun(context.Background(), p, false, nil)
+		if len(f.Protocols) != 2 {
+			t.Fatalf("%s: floor %+v: want http at 1 and 2 connections", tc.name, f)
+		}
+		for _, e := range f.Protocols {
+			if e.Error != "" || e.PeerCPUs != proc.FormatCPUList(apart) {
+				t.Errorf("%s: entry %+v: want the null peer on CPUs %s (the client pinned to %d)", tc.name, e, proc.FormatCPUList(apart), client)
+			}
+		}
+		if after, err := proc.Affinity(os.Getpid()); err != nil || proc.FormatCPUList(after) != proc.FormatCPUList(mine) || runtime.GOMAXPROCS(0) != procs {
+			t.Errorf("%s: after: affinity %v (was %v), GOMAXPROCS %d (was %d)", tc.name, after, mine, runtime.GOMAXPROCS(0), procs)
+		}
 	}
 }

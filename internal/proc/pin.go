@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -120,6 +121,33 @@ func (fs FS) PinSelf(cpus []int) (restore func() error, err error) {
 		return nil, err
 	}
 	return func() error { return fs.PinProcess(self, old) }, nil
+}
+
+// BesideTarget is the list of the CPUs benchrig may run on that a target
+// pinned to targetCPUs does not use; "" when the target is not pinned,
+// or leaves none.
+func BesideTarget(targetCPUs string) string {
+	if targetCPUs == "" {
+		return ""
+	}
+	target, err := ParseCPUList(targetCPUs)
+	if err != nil {
+		return ""
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return ""
+	}
+	var free []int
+	for _, c := range CPUsOf(&set) {
+		if !slices.Contains(target, c) {
+			free = append(free, c)
+		}
+	}
+	if len(free) == 0 {
+		return ""
+	}
+	return FormatCPUList(free)
 }
 
 // PinClient pins every thread of benchrig to cpus, as PinSelf does, and

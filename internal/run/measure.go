@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/metrics"
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 	"github.com/benchrig/benchrig/internal/sample"
 	"github.com/benchrig/benchrig/internal/system"
@@ -214,7 +215,7 @@ func (m *measurement) run(ctx context.Context) {
 	if clientCPUs == "" && m.exec == nil && (m.s.Target != nil || onLoopback(spec.Driver)) {
 		// a target on this machine: keep off its CPUs when it is pinned,
 		// else leave it half of them
-		if clientCPUs = besideTarget(placement.TargetCPUs); clientCPUs != "" {
+		if clientCPUs = proc.BesideTarget(placement.TargetCPUs); clientCPUs != "" {
 			placement.ClientChosen = true
 		} else if placement.TargetCPUs == "" {
 			n := max(1, load.UsableCores()/2)

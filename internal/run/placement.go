@@ -2,10 +2,7 @@ package run
 
 import (
 	"net"
-	"slices"
 	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/benchrig/benchrig/internal/proc"
 )
@@ -18,33 +15,6 @@ func checkClientCPUs(cpus string) error {
 		return err
 	}
 	return proc.CheckAllowed(list)
-}
-
-// besideTarget is the list of the CPUs benchrig may run on that a target
-// pinned to targetCPUs does not use; "" when the target is not pinned,
-// or leaves none.
-func besideTarget(targetCPUs string) string {
-	if targetCPUs == "" {
-		return ""
-	}
-	target, err := proc.ParseCPUList(targetCPUs)
-	if err != nil {
-		return ""
-	}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return ""
-	}
-	var free []int
-	for _, c := range proc.CPUsOf(&set) {
-		if !slices.Contains(target, c) {
-			free = append(free, c)
-		}
-	}
-	if len(free) == 0 {
-		return ""
-	}
-	return proc.FormatCPUList(free)
 }
 
 // onLoopback reports whether the driver's server is on this machine's
