@@ -21,34 +21,21 @@ import (
 // back-to-back requests reuse it (firing at most this much early).
 const deadlineSlack = time.Millisecond
 
-// conn is one connection, owned by one worker.
+// conn is one connection, owned by one worker: the goroutine path (an
+// event loop drives its connections otherwise, loop_linux.go).
 type conn struct {
-	d        *Driver
+	codec    // requests encoded, replies checked (from rd)
 	nc       net.Conn
 	rd       *wire.Reader
-	wbuf     []byte   // the commands of one Do
-	key      []byte   // scratch: one rendered key
-	vals     [][]byte // scratch: the values of an MGET reply parsed at once
-	arg      []byte   // scratch: one rendered argument or value
+	wbuf     []byte // the commands of one Do
 	deadline time.Time
 	closed   atomic.Bool
-	msgs     map[string]string // interned server error codes
-
-	// Counts since the last flush into the Driver.
-	hits, nils, validated, mismatches int64
-	// wholeMatches counts the replies validated in one comparison
-	// (matchWhole), for tests.
-	wholeMatches int64
 }
 
 func newConn(d *Driver, nc net.Conn) *conn {
-	return &conn{
-		d:    d,
-		nc:   nc,
-		rd:   wire.NewReader(nc, d.cfg.Limits),
-		msgs: make(map[string]string),
-		vals: make([][]byte, d.cfg.Batch),
-	}
+	c := &conn{nc: nc, rd: wire.NewReader(nc, d.cfg.Limits)}
+	c.codec = newCodec(d, c.rd)
+	return c
 }
 
 // handshake authenticates and checks with PING that the peer speaks RESP.
@@ -194,74 +181,6 @@ func (c *conn) arm(ctx context.Context) {
 	if diff := want.Sub(c.deadline); c.deadline.IsZero() || diff > deadlineSlack || diff < -deadlineSlack {
 		c.nc.SetDeadline(want)
 		c.deadline = want
-	}
-}
-
-// appendRequest appends the command for request seq.
-func (c *conn) appendRequest(dst []byte, seq uint64) []byte {
-	d := c.d
-	switch d.cfg.Command {
-	case CommandMGET:
-		dst = append(dst, d.head...)
-		id, next := d.firstKey(seq)
-		if next && d.keyTab != nil {
-			return d.appendKeyRun(dst, id, d.cfg.Batch)
-		}
-		for i := 0; i < d.cfg.Batch; i++ {
-			if i > 0 {
-				id = d.keys(seq, i)
-			}
-			dst = c.appendKey(dst, id)
-		}
-	case CommandGET:
-		dst = append(dst, d.head...)
-		dst = c.appendKey(dst, d.keys(seq, 0))
-	case CommandSET:
-		id := d.keys(seq, 0)
-		c.key = d.key.appendTo(c.key[:0], id, nil)
-		c.arg = d.value.appendTo(c.arg[:0], id, nil)
-		dst = wire.AppendArrayHeader(dst, 3)
-		dst = wire.AppendBulk(dst, d.cmdName)
-		dst = wire.AppendBulk(dst, c.key)
-		dst = wire.AppendBulk(dst, c.arg)
-	default: // custom
-		id := d.keys(seq, 0)
-		dst = wire.AppendArrayHeader(dst, len(d.args))
-		for i := range d.args {
-			c.arg = d.args[i].appendTo(c.arg[:0], id, &d.key)
-			dst = wire.AppendBulk(dst, c.arg)
-		}
-	}
-	return dst
-}
-
-// appendKey appends key number id as a bulk string: copied from the
-// driver's table of encoded keys when it has one for id, else rendered.
-func (c *conn) appendKey(dst []byte, id int64) []byte {
-	if k := c.d.encodedKey(id); k != nil {
-		return append(dst, k...)
-	}
-	c.key = c.d.key.appendTo(c.key[:0], id, nil)
-	return wire.AppendBulk(dst, c.key)
-}
-
-// flush adds the connection's counts to the Driver's.
-func (c *conn) flush() {
-	if c.hits != 0 {
-		c.d.hits.Add(c.hits)
-		c.hits = 0
-	}
-	if c.nils != 0 {
-		c.d.nils.Add(c.nils)
-		c.nils = 0
-	}
-	if c.validated != 0 {
-		c.d.validated.Add(c.validated)
-		c.validated = 0
-	}
-	if c.mismatches != 0 {
-		c.d.mismatches.Add(c.mismatches)
-		c.mismatches = 0
 	}
 }
 
