@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -114,7 +115,7 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 	}
 	c.arm(ctx)
 	if _, err := c.nc.Write(c.wbuf); err != nil {
-		class, msg := classify(ctx, err)
+		class, msg := c.d.classify(ctx, err)
 		fail(out[:len(reqs)], 0, class, msg)
 		return fmt.Errorf("resp: send %d commands to %s: %w", len(reqs), c.d.cfg.Addr, err)
 	}
@@ -127,7 +128,7 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 		start := c.rd.Consumed()
 		class, msg, err := c.readOne(reqs[i].Seq)
 		if err != nil {
-			class, msg = classify(ctx, err)
+			class, msg = c.d.classify(ctx, err)
 		}
 		out[i] = driver.Outcome{Class: class, Bytes: c.rd.Consumed() - start, Done: driver.Now(), Msg: msg}
 		if err != nil {
@@ -195,6 +196,44 @@ func fail(out []driver.Outcome, done int64, class driver.Class, msg string) {
 }
 
 // classify turns a connection error into an outcome class and a message from
+// a small set; a reply over a limit names the limit (one message per limit).
+func (d *Driver) classify(ctx context.Context, err error) (driver.Class, string) {
+	class, msg := classify(ctx, err)
+	var pe *wire.ProtocolError
+	if msg == msgOverLimit && errors.As(err, &pe) {
+		for i, name := range limitNames {
+			if strings.Contains(pe.Msg, name+"=") {
+				return class, d.overLimit[i]
+			}
+		}
+	}
+	return class, msg
+}
+
+// msgOverLimit is the failure of a reply over one of Config.Limits, when
+// the error does not say which.
+const msgOverLimit = "reply over limit"
+
+// limitNames are the limits of wire.Limits as wire's errors name them; the
+// Driver's overLimit holds the failure message of each.
+var limitNames = [...]string{"MaxBulk", "MaxArray", "MaxDepth", "MaxLine"}
+
+// overLimitMsgs returns the failure messages of replies over each limit
+// of lim (defaults filled), in the order of limitNames.
+func overLimitMsgs(lim wire.Limits) [len(limitNames)]string {
+	v := [...]int{lim.MaxBulk, lim.MaxArray, lim.MaxDepth, lim.MaxLine}
+	what := [...]string{"bulk string longer than", "array longer than", "arrays nested deeper than", "line longer than"}
+	var out [len(limitNames)]string
+	for i := range out {
+		out[i] = fmt.Sprintf("%s (%s limits.%s=%d)", msgOverLimit, what[i], jsonLimit[i], v[i])
+	}
+	return out
+}
+
+// jsonLimit are the limits' names in the configuration.
+var jsonLimit = [...]string{"max_bulk", "max_array", "max_depth", "max_line"}
+
+// classify turns a connection error into an outcome class and a message from
 // a small set.
 func classify(ctx context.Context, err error) (driver.Class, string) {
 	switch {
@@ -207,7 +246,7 @@ func classify(ctx context.Context, err error) (driver.Class, string) {
 	case errors.Is(err, io.EOF):
 		return driver.Error, "connection closed by peer"
 	case errors.Is(err, wire.ErrLimit):
-		return driver.Error, "reply over limit"
+		return driver.Error, msgOverLimit
 	case errors.Is(err, wire.ErrProtocol):
 		return driver.Error, "protocol error"
 	case errors.Is(err, net.ErrClosed):
