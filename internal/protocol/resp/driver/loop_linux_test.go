@@ -475,3 +475,54 @@ func (m *runtimeMem) read() {
 	runtime.ReadMemStats(&ms)
 	m.total = ms.TotalAlloc
 }
+
+// pacedWork is a driver.PacedWork of n requests due every gap from start.
+type pacedWork struct {
+	testWork
+	start, gap int64
+	n, next    int
+	back       []int // due, waiting
+}
+
+func (w *pacedWork) Due(now int64, _ int) (int64, bool) {
+	for w.next < w.n && w.start+int64(w.next)*w.gap <= now {
+		w.back = append(w.back, w.next)
+		w.next++
+	}
+	if w.next == w.n {
+		return math.MaxInt64, len(w.back) > 0
+	}
+	return w.start + int64(w.next)*w.gap, true
+}
+
+func (w *pacedWork) Take(int64) (uint64, bool) {
+	if len(w.back) == 0 {
+		return 0, false
+	}
+	seq := w.back[0]
+	w.back = w.back[1:]
+	return uint64(seq), true
+}
+
+// The loop paces a constant rate (evloop's open loop): every request of
+// the schedule sent once, when due, and answered.
+func TestLoopPaces(t *testing.T) {
+	s := startRedis(t, redisephemeral.Options{})
+	d := newDriver(t, Config{Addr: s.Addr(), Command: CommandGET})
+	l := openLoop(t, d, 3)
+	if !l.Paces() {
+		t.Fatal("the loop does not pace")
+	}
+	const n = 200
+	w := &pacedWork{start: driver.Now(), gap: int64(500 * time.Microsecond), n: n}
+	before := calls(t, s)["get"]
+	if err := l.Run(testCtx(t), 1, 0, w); err != nil {
+		t.Fatal(err)
+	}
+	if cl := w.classes(); cl[driver.Miss] != n || len(w.outs) != n {
+		t.Fatalf("outcomes %v, want %d misses (no key is set)", cl, n)
+	}
+	if got := calls(t, s)["get"] - before; got != n {
+		t.Fatalf("redis counted %d GETs, want %d", got, n)
+	}
+}
