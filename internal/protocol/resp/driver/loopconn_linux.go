@@ -147,7 +147,7 @@ func (l *loop) consume(c *lconn, data []byte, now int64) bool {
 		if size == 0 {
 			break
 		}
-		c.rb.reset(data[off:off+size], start)
+		c.rb.reset(data[off:off+size], start, c.sc.first, c.sc.firstN)
 		off += size
 		// Bytes past the batch's last reply answer no request: the
 		// server is out of step, as the goroutine path finds it.

@@ -14,17 +14,31 @@ type replyBuf struct {
 	lim   *wire.Limits
 	stack []int // elements still to come in each open array, innermost last
 	off   int64 // stream offset of b, for errors
+	// first is b's first element, already parsed (the scanner's), of
+	// firstN bytes; 0 when it is to be parsed.
+	first  wire.Reply
+	firstN int
 }
 
-// reset makes b, a whole reply at stream offset off, the one to read.
-func (r *replyBuf) reset(b []byte, off int64) {
+// reset makes b, a whole reply at stream offset off, the one to read;
+// first, of firstN bytes (0: none), is its first element as the scanner
+// parsed it.
+func (r *replyBuf) reset(b []byte, off int64, first wire.Reply, firstN int) {
 	r.b, r.pos, r.stack, r.off = b, 0, r.stack[:0], off
+	r.first, r.firstN = first, firstN
 }
 
 // ReadReply implements replySource.
 func (r *replyBuf) ReadReply() (wire.Reply, error) {
 	off := r.off + int64(r.pos)
-	rep, n, err := parseElement(r.b[r.pos:], r.lim, off)
+	var rep wire.Reply
+	var n int
+	var err error
+	if r.pos == 0 && r.firstN > 0 {
+		rep, n = r.first, r.firstN
+	} else {
+		rep, n, err = parseElement(r.b[r.pos:], r.lim, off)
+	}
 	if err == nil && n == 0 {
 		// a reply the scanner found whole cannot end early
 		err = protoErr(off, "reply ends inside an element")

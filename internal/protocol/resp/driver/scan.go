@@ -165,19 +165,28 @@ type scanner struct {
 	pos   int          // bytes of the reply scanned so far: whole elements
 	stack []int        // the elements still to come in each open array
 	off   int64        // stream offset of the reply's start, for errors
+	// first is the reply's first element (an array's header, or all of
+	// it), firstN its size: the checks read it from here (replyBuf.reset)
+	// instead of parsing it again.
+	first  wire.Reply
+	firstN int
 }
 
 // scan looks for the end of the reply that starts b, whose first s.pos
 // bytes it scanned before (b holds them still, unchanged). It returns the
 // reply's size once b holds all of it (and starts afresh for the next
-// one), 0 while it does not, or an error wrapping wire.ErrProtocol for bytes
-// that cannot be a reply (wire.ErrLimit: over a limit).
+// one; s.first is then its first element, whose Data, when it has any,
+// aliases b), 0 while it does not, or an error wrapping wire.ErrProtocol
+// for bytes that cannot be a reply (wire.ErrLimit: over a limit).
 func (s *scanner) scan(b []byte) (int, error) {
 	for {
 		off := s.off + int64(s.pos)
 		rep, n, err := parseElement(b[s.pos:], s.lim, off)
 		if err != nil || n == 0 {
 			return 0, err
+		}
+		if s.pos == 0 {
+			s.first, s.firstN = rep, n
 		}
 		s.pos += n
 		if s.stack, err = nest(s.stack, rep, s.lim, off); err != nil {

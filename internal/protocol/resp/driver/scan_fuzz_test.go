@@ -112,6 +112,8 @@ func FuzzReplyScan(f *testing.F) {
 		var buf []byte
 		pos, end := 0, ""
 		var whole [][]byte
+		var firsts []wire.Reply
+		var firstNs []int
 	feed:
 		for _, c := range chunks(data, cuts) {
 			buf = append(buf, c...)
@@ -126,6 +128,7 @@ func FuzzReplyScan(f *testing.F) {
 				}
 				got = append(got, fmt.Sprint(n))
 				whole = append(whole, buf[pos:pos+n])
+				firsts, firstNs = append(firsts, sc.first), append(firstNs, sc.firstN)
 				pos += n
 			}
 		}
@@ -140,19 +143,22 @@ func FuzzReplyScan(f *testing.F) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("data %q cut %v: scanner %v, wire.Reader %v", data, cuts, got, want)
 		}
-		for _, reply := range whole {
-			compareReplyBuf(t, reply, lim, steps)
+		for i, reply := range whole {
+			compareReplyBuf(t, reply, lim, steps, wire.Reply{}, 0)
+			compareReplyBuf(t, reply, lim, steps, firsts[i], firstNs[i])
 		}
 	})
 }
 
 // compareReplyBuf reads reply, a whole reply, through replyBuf (each step's
-// operation chosen by steps) and wire.Reader, and fails where they differ.
-func compareReplyBuf(t *testing.T, reply []byte, lim wire.Limits, steps uint64) {
+// operation chosen by steps; its first element, of firstN bytes, given as
+// the scanner parsed it, or parsed again when firstN is 0) and
+// wire.Reader, and fails where they differ.
+func compareReplyBuf(t *testing.T, reply []byte, lim wire.Limits, steps uint64, first wire.Reply, firstN int) {
 	t.Helper()
 	ref := wire.NewReader(bytes.NewReader(reply), lim)
 	rb := replyBuf{lim: &lim}
-	rb.reset(reply, 0)
+	rb.reset(reply, 0, first, firstN)
 	dst := make([][]byte, 4)
 	same := func(what string, a, b wire.Reply) {
 		if a.Kind != b.Kind || a.Nil != b.Nil || a.Int != b.Int || a.Len != b.Len || !bytes.Equal(a.Data, b.Data) || (a.Data == nil) != (b.Data == nil) {
