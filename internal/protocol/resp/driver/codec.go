@@ -71,9 +71,10 @@ func (c *codec) appendRequest(dst []byte, seq uint64) []byte {
 		}
 	case CommandGET:
 		dst = append(dst, d.head...)
-		dst = c.appendKey(dst, d.keys(seq, 0))
+		id, _ := d.firstKey(seq)
+		dst = c.appendKey(dst, id)
 	case CommandSET:
-		id := d.keys(seq, 0)
+		id, _ := d.firstKey(seq)
 		c.key = d.key.appendTo(c.key[:0], id, nil)
 		c.arg = d.value.appendTo(c.arg[:0], id, nil)
 		dst = wire.AppendArrayHeader(dst, 3)
@@ -81,7 +82,7 @@ func (c *codec) appendRequest(dst []byte, seq uint64) []byte {
 		dst = wire.AppendBulk(dst, c.key)
 		dst = wire.AppendBulk(dst, c.arg)
 	default: // custom
-		id := d.keys(seq, 0)
+		id, _ := d.firstKey(seq)
 		dst = wire.AppendArrayHeader(dst, len(d.args))
 		for i := range d.args {
 			c.arg = d.args[i].appendTo(c.arg[:0], id, &d.key)

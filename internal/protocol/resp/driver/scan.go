@@ -187,6 +187,10 @@ func (s *scanner) scan(b []byte) (int, error) {
 		}
 		if s.pos == 0 {
 			s.first, s.firstN = rep, n
+			if rep.Kind != wire.KindArray || rep.Len == 0 {
+				s.off += int64(n)
+				return n, nil // a reply of one element
+			}
 		}
 		s.pos += n
 		if s.stack, err = nest(s.stack, rep, s.lim, off); err != nil {
