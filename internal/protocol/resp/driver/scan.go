@@ -180,6 +180,23 @@ type scanner struct {
 // for bytes that cannot be a reply (wire.ErrLimit: over a limit).
 func (s *scanner) scan(b []byte) (int, error) {
 	for {
+		if d := len(s.stack); d > 0 {
+			// an array's bulk strings (an MGET's values) in one pass
+			if k, size := scanBulks(b[s.pos:], s.stack[d-1], s.lim); k > 0 {
+				s.pos += size
+				s.stack[d-1] -= k
+				for d > 0 && s.stack[d-1] == 0 {
+					d--
+					s.stack = s.stack[:d]
+				}
+				if d == 0 {
+					size := s.pos
+					s.pos, s.off = 0, s.off+int64(size)
+					return size, nil
+				}
+				continue
+			}
+		}
 		off := s.off + int64(s.pos)
 		rep, n, err := parseElement(b[s.pos:], s.lim, off)
 		if err != nil || n == 0 {
@@ -202,6 +219,40 @@ func (s *scanner) scan(b []byte) (int, error) {
 			return size, nil
 		}
 	}
+}
+
+// scanBulks scans up to most bulk strings at the start of b that are all
+// there and that parseElement accepts (bulkFast's, and nil bulk strings),
+// without making a Reply of each; it returns how many and their size, and
+// stops at anything else, which parseElement then parses (or rejects).
+func scanBulks(b []byte, most int, lim *wire.Limits) (k, pos int) {
+	nilOK := lim.MaxLine >= 2 // "-1" is a line of 2
+	for k < most && pos < len(b) && b[pos] == byte(wire.KindBulk) {
+		if nilOK && len(b)-pos >= 5 && b[pos+1] == '-' && b[pos+2] == '1' && b[pos+3] == '\r' && b[pos+4] == '\n' {
+			pos += 5
+			k++
+			continue
+		}
+		n, i := 0, pos+1
+		for ; i < len(b) && i-pos <= 10; i++ { // 10 digits cannot overflow an int
+			c := b[i]
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		digits := i - pos - 1
+		if digits == 0 || digits > lim.MaxLine || n > lim.MaxBulk || i+2 > len(b) || b[i] != '\r' || b[i+1] != '\n' {
+			break
+		}
+		end := i + 2 + n
+		if end+2 > len(b) || b[end] != '\r' || b[end+1] != '\n' {
+			break
+		}
+		pos = end + 2
+		k++
+	}
+	return k, pos
 }
 
 // started reports whether part of a reply was scanned and more is awaited.

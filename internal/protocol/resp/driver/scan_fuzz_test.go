@@ -51,7 +51,7 @@ func fuzzLimits(sel uint8) wire.Limits {
 	if sel%2 == 0 {
 		return limitsOf(wire.Limits{})
 	}
-	return wire.Limits{MaxBulk: 1 + int(sel>>1)%40, MaxArray: 1 + int(sel>>3)%6, MaxDepth: 1 + int(sel>>5)%3, MaxLine: 2 + int(sel>>2)%20}
+	return wire.Limits{MaxBulk: 1 + int(sel>>1)%40, MaxArray: 1 + int(sel>>3)%6, MaxDepth: 1 + int(sel>>5)%3, MaxLine: 1 + int(sel>>2)%20}
 }
 
 // errClass names an outcome of reading the stream's next reply.
@@ -88,6 +88,8 @@ func FuzzReplyScan(f *testing.F) {
 		f.Add([]byte(s), []byte{1}, uint8(0), uint64(0))
 		f.Add([]byte(s+s), []byte{3, 1, 7}, uint8(0xff), uint64(7))
 	}
+	// MaxLine 1: "-1" of a nil bulk string is over it, in an array too
+	f.Add([]byte("*1\r\n$-1\r\n"), []byte{}, uint8(1), uint64(0))
 	f.Fuzz(func(t *testing.T, data, cuts []byte, limSel uint8, steps uint64) {
 		if len(data) > 4096 {
 			return
