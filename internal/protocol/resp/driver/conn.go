@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -21,34 +22,21 @@ import (
 // back-to-back requests reuse it (firing at most this much early).
 const deadlineSlack = time.Millisecond
 
-// conn is one connection, owned by one worker.
+// conn is one connection, owned by one worker: the goroutine path (an
+// event loop drives its connections otherwise, loop_linux.go).
 type conn struct {
-	d        *Driver
+	codec    // requests encoded, replies checked (from rd)
 	nc       net.Conn
 	rd       *wire.Reader
-	wbuf     []byte   // the commands of one Do
-	key      []byte   // scratch: one rendered key
-	vals     [][]byte // scratch: the values of an MGET reply parsed at once
-	arg      []byte   // scratch: one rendered argument or value
+	wbuf     []byte // the commands of one Do
 	deadline time.Time
 	closed   atomic.Bool
-	msgs     map[string]string // interned server error codes
-
-	// Counts since the last flush into the Driver.
-	hits, nils, validated, mismatches int64
-	// wholeMatches counts the replies validated in one comparison
-	// (matchWhole), for tests.
-	wholeMatches int64
 }
 
 func newConn(d *Driver, nc net.Conn) *conn {
-	return &conn{
-		d:    d,
-		nc:   nc,
-		rd:   wire.NewReader(nc, d.cfg.Limits),
-		msgs: make(map[string]string),
-		vals: make([][]byte, d.cfg.Batch),
-	}
+	c := &conn{nc: nc, rd: wire.NewReader(nc, d.cfg.Limits)}
+	c.codec = newCodec(d, c.rd)
+	return c
 }
 
 // handshake authenticates and checks with PING that the peer speaks RESP.
@@ -127,7 +115,7 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 	}
 	c.arm(ctx)
 	if _, err := c.nc.Write(c.wbuf); err != nil {
-		class, msg := classify(ctx, err)
+		class, msg := c.d.classify(ctx, err)
 		fail(out[:len(reqs)], 0, class, msg)
 		return fmt.Errorf("resp: send %d commands to %s: %w", len(reqs), c.d.cfg.Addr, err)
 	}
@@ -140,7 +128,7 @@ func (c *conn) Do(ctx context.Context, reqs []driver.Request, out []driver.Outco
 		start := c.rd.Consumed()
 		class, msg, err := c.readOne(reqs[i].Seq)
 		if err != nil {
-			class, msg = classify(ctx, err)
+			class, msg = c.d.classify(ctx, err)
 		}
 		out[i] = driver.Outcome{Class: class, Bytes: c.rd.Consumed() - start, Done: driver.Now(), Msg: msg}
 		if err != nil {
@@ -197,74 +185,6 @@ func (c *conn) arm(ctx context.Context) {
 	}
 }
 
-// appendRequest appends the command for request seq.
-func (c *conn) appendRequest(dst []byte, seq uint64) []byte {
-	d := c.d
-	switch d.cfg.Command {
-	case CommandMGET:
-		dst = append(dst, d.head...)
-		id, next := d.firstKey(seq)
-		if next && d.keyTab != nil {
-			return d.appendKeyRun(dst, id, d.cfg.Batch)
-		}
-		for i := 0; i < d.cfg.Batch; i++ {
-			if i > 0 {
-				id = d.keys(seq, i)
-			}
-			dst = c.appendKey(dst, id)
-		}
-	case CommandGET:
-		dst = append(dst, d.head...)
-		dst = c.appendKey(dst, d.keys(seq, 0))
-	case CommandSET:
-		id := d.keys(seq, 0)
-		c.key = d.key.appendTo(c.key[:0], id, nil)
-		c.arg = d.value.appendTo(c.arg[:0], id, nil)
-		dst = wire.AppendArrayHeader(dst, 3)
-		dst = wire.AppendBulk(dst, d.cmdName)
-		dst = wire.AppendBulk(dst, c.key)
-		dst = wire.AppendBulk(dst, c.arg)
-	default: // custom
-		id := d.keys(seq, 0)
-		dst = wire.AppendArrayHeader(dst, len(d.args))
-		for i := range d.args {
-			c.arg = d.args[i].appendTo(c.arg[:0], id, &d.key)
-			dst = wire.AppendBulk(dst, c.arg)
-		}
-	}
-	return dst
-}
-
-// appendKey appends key number id as a bulk string: copied from the
-// driver's table of encoded keys when it has one for id, else rendered.
-func (c *conn) appendKey(dst []byte, id int64) []byte {
-	if k := c.d.encodedKey(id); k != nil {
-		return append(dst, k...)
-	}
-	c.key = c.d.key.appendTo(c.key[:0], id, nil)
-	return wire.AppendBulk(dst, c.key)
-}
-
-// flush adds the connection's counts to the Driver's.
-func (c *conn) flush() {
-	if c.hits != 0 {
-		c.d.hits.Add(c.hits)
-		c.hits = 0
-	}
-	if c.nils != 0 {
-		c.d.nils.Add(c.nils)
-		c.nils = 0
-	}
-	if c.validated != 0 {
-		c.d.validated.Add(c.validated)
-		c.validated = 0
-	}
-	if c.mismatches != 0 {
-		c.d.mismatches.Add(c.mismatches)
-		c.mismatches = 0
-	}
-}
-
 // fail fills outcomes that cannot complete.
 func fail(out []driver.Outcome, done int64, class driver.Class, msg string) {
 	if done == 0 {
@@ -274,6 +194,44 @@ func fail(out []driver.Outcome, done int64, class driver.Class, msg string) {
 		out[i] = driver.Outcome{Class: class, Done: done, Msg: msg}
 	}
 }
+
+// classify turns a connection error into an outcome class and a message from
+// a small set; a reply over a limit names the limit (one message per limit).
+func (d *Driver) classify(ctx context.Context, err error) (driver.Class, string) {
+	class, msg := classify(ctx, err)
+	var pe *wire.ProtocolError
+	if msg == msgOverLimit && errors.As(err, &pe) {
+		for i, name := range limitNames {
+			if strings.Contains(pe.Msg, name+"=") {
+				return class, d.overLimit[i]
+			}
+		}
+	}
+	return class, msg
+}
+
+// msgOverLimit is the failure of a reply over one of Config.Limits, when
+// the error does not say which.
+const msgOverLimit = "reply over limit"
+
+// limitNames are the limits of wire.Limits as wire's errors name them; the
+// Driver's overLimit holds the failure message of each.
+var limitNames = [...]string{"MaxBulk", "MaxArray", "MaxDepth", "MaxLine"}
+
+// overLimitMsgs returns the failure messages of replies over each limit
+// of lim (defaults filled), in the order of limitNames.
+func overLimitMsgs(lim wire.Limits) [len(limitNames)]string {
+	v := [...]int{lim.MaxBulk, lim.MaxArray, lim.MaxDepth, lim.MaxLine}
+	what := [...]string{"bulk string longer than", "array longer than", "arrays nested deeper than", "line longer than"}
+	var out [len(limitNames)]string
+	for i := range out {
+		out[i] = fmt.Sprintf("%s (%s limits.%s=%d)", msgOverLimit, what[i], jsonLimit[i], v[i])
+	}
+	return out
+}
+
+// jsonLimit are the limits' names in the configuration.
+var jsonLimit = [...]string{"max_bulk", "max_array", "max_depth", "max_line"}
 
 // classify turns a connection error into an outcome class and a message from
 // a small set.
@@ -288,7 +246,7 @@ func classify(ctx context.Context, err error) (driver.Class, string) {
 	case errors.Is(err, io.EOF):
 		return driver.Error, "connection closed by peer"
 	case errors.Is(err, wire.ErrLimit):
-		return driver.Error, "reply over limit"
+		return driver.Error, msgOverLimit
 	case errors.Is(err, wire.ErrProtocol):
 		return driver.Error, "protocol error"
 	case errors.Is(err, net.ErrClosed):

@@ -34,6 +34,10 @@ type Driver struct {
 	keyTab []byte
 	keyEnd []uint32
 	ref    refTable // the Reference's values, when validating (buildReference)
+	lim    wire.Limits
+	// overLimit are the failure messages of a reply over each limit
+	// (limitNames).
+	overLimit [len(limitNames)]string
 
 	hits, nils, validated, mismatches atomic.Int64
 	sawServerError                    atomic.Bool
@@ -54,7 +58,8 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resp: config: %w", err)
 	}
-	d := &Driver{cfg: cfg, token: token, keys: cfg.Keys}
+	d := &Driver{cfg: cfg, token: token, keys: cfg.Keys, lim: limitsOf(cfg.Limits)}
+	d.overLimit = overLimitMsgs(d.lim)
 	if d.key, err = compileTemplate("key_template", cfg.KeyTemplate, cfg.DB, false); err != nil {
 		return nil, fmt.Errorf("resp: config: %w", err)
 	}
@@ -240,12 +245,22 @@ func (d *Driver) redact(s string) string {
 // Open dials the server, completes TLS, AUTH and a PING within DialTimeout,
 // and returns the worker's connection. Any failure here is a setup error.
 func (d *Driver) Open(ctx context.Context, worker int) (driver.Conn, error) {
+	c, err := d.dial(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("resp: worker %d: %w", worker, err)
+	}
+	return c, nil
+}
+
+// dial opens a connection as Open does: dial, TLS, AUTH and PING within
+// DialTimeout. An event loop takes its socket over then (loopconn_linux.go).
+func (d *Driver) dial(ctx context.Context) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.DialTimeout)
 	defer cancel()
 	var dialer net.Dialer
 	nc, err := dialer.DialContext(ctx, "tcp", d.cfg.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("resp: worker %d: dial %s: %w", worker, d.cfg.Addr, err)
+		return nil, fmt.Errorf("dial %s: %w", d.cfg.Addr, err)
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		nc.SetDeadline(dl)
@@ -254,14 +269,14 @@ func (d *Driver) Open(ctx context.Context, worker int) (driver.Conn, error) {
 		tc := tls.Client(nc, d.tlsConf)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			nc.Close()
-			return nil, fmt.Errorf("resp: worker %d: TLS handshake with %s: %w", worker, d.cfg.Addr, err)
+			return nil, fmt.Errorf("TLS handshake with %s: %w", d.cfg.Addr, err)
 		}
 		nc = tc
 	}
 	c := newConn(d, nc)
 	if err := c.handshake(); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("resp: worker %d: %s: %w", worker, d.cfg.Addr, err)
+		return nil, fmt.Errorf("%s: %w", d.cfg.Addr, err)
 	}
 	nc.SetDeadline(c.deadline) // zero: none until Do arms one
 	return c, nil

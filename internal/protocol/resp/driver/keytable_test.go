@@ -34,7 +34,7 @@ func TestEncodedKeysMatchRendered(t *testing.T) {
 		if tc.cfg.KeySpace == keyTableMax && d.keyTab != nil {
 			t.Fatalf("%s: a table for %d keys", tc.name, keyTableMax)
 		}
-		c := &conn{d: d}
+		c := &codec{d: d}
 		for seq := uint64(0); seq < 10; seq++ {
 			args := []string{d.cfg.Command}
 			for i := 0; i < d.cfg.Batch; i++ {

@@ -26,7 +26,7 @@ const (
 // the connection is out of step; otherwise the whole reply was consumed.
 // A GET or MGET answered, but nil for one or more of its keys, is a Miss:
 // never a success.
-func (c *conn) readOne(seq uint64) (driver.Class, string, error) {
+func (c *codec) readOne(seq uint64) (driver.Class, string, error) {
 	nils := c.nils
 	class, msg, err := c.readReply(seq)
 	if class == driver.OK && err == nil && c.nils != nils {
@@ -40,8 +40,8 @@ func (c *conn) readOne(seq uint64) (driver.Class, string, error) {
 const msgMiss = "nil reply"
 
 // readReply is readOne before the misses are told apart.
-func (c *conn) readReply(seq uint64) (driver.Class, string, error) {
-	rep, err := c.rd.ReadReply()
+func (c *codec) readReply(seq uint64) (driver.Class, string, error) {
+	rep, err := c.src.ReadReply()
 	if err != nil {
 		return driver.Error, "", err
 	}
@@ -72,7 +72,7 @@ func (c *conn) readReply(seq uint64) (driver.Class, string, error) {
 // readMGET reads the elements of an MGET reply whose header is hdr: those
 // already buffered in one pass (Reader.ReadBuffered), the others one by one
 // as they arrive.
-func (c *conn) readMGET(seq uint64, hdr wire.Reply) (driver.Class, string, error) {
+func (c *codec) readMGET(seq uint64, hdr wire.Reply) (driver.Class, string, error) {
 	if hdr.Kind != wire.KindArray || hdr.Nil {
 		return driver.Unexpected, msgMGETNotArray, c.sync()
 	}
@@ -86,9 +86,9 @@ func (c *conn) readMGET(seq uint64, hdr wire.Reply) (driver.Class, string, error
 	}
 	class, msg := driver.OK, ""
 	for i := 0; i < n; {
-		vals := c.vals[:c.rd.ReadBuffered(c.vals[:n-i])]
+		vals := c.vals[:c.src.ReadBuffered(c.vals[:n-i])]
 		if len(vals) == 0 {
-			el, err := c.rd.ReadReply()
+			el, err := c.src.ReadReply()
 			if err != nil {
 				return driver.Error, "", err
 			}
@@ -113,7 +113,7 @@ func (c *conn) readMGET(seq uint64, hdr wire.Reply) (driver.Class, string, error
 // consumed nothing, when it cannot tell; readMGET then checks the reply value
 // by value, which finds the same when the values are right, and which values
 // are wrong when they are not.
-func (c *conn) matchWhole(seq uint64, n int) bool {
+func (c *codec) matchWhole(seq uint64, n int) bool {
 	d := c.d
 	if d.ref.enc == nil {
 		return false
@@ -122,8 +122,8 @@ func (c *conn) matchWhole(seq uint64, n int) bool {
 	if !next {
 		return false
 	}
-	size, hits, ok := d.ref.match(c.rd.Peek(), id, n)
-	if !ok || !c.rd.SkipElements(size, n) {
+	size, hits, ok := d.ref.match(c.src.Peek(), id, n)
+	if !ok || !c.src.SkipElements(size, n) {
 		return false
 	}
 	c.hits += int64(hits)
@@ -152,7 +152,7 @@ func bulkValue(el wire.Reply) []byte {
 // count counts the values of the keys first, first+1, … of request seq as
 // hits (non-nil) or nils and, when validate, compares each with the
 // reference value of its key. It returns a mismatch message, or "".
-func (c *conn) count(vals [][]byte, seq uint64, first int, validate bool) string {
+func (c *codec) count(vals [][]byte, seq uint64, first int, validate bool) string {
 	hits := 0
 	for _, v := range vals {
 		if v != nil {
@@ -202,9 +202,9 @@ func (c *conn) count(vals [][]byte, seq uint64, first int, validate bool) string
 }
 
 // sync reads the rest of the current reply, if it is an array.
-func (c *conn) sync() error {
-	for c.rd.Depth() > 0 {
-		if err := c.rd.Skip(); err != nil {
+func (c *codec) sync() error {
+	for c.src.Depth() > 0 {
+		if err := c.src.Skip(); err != nil {
 			return err
 		}
 	}
@@ -213,7 +213,7 @@ func (c *conn) sync() error {
 
 // serverError returns the Outcome message for a server error reply: its code
 // ("ERR", "WRONGTYPE"), interned so that the hot path does not allocate.
-func (c *conn) serverError(data []byte) string {
+func (c *codec) serverError(data []byte) string {
 	if !c.d.sawServerError.Load() {
 		c.d.sawServerError.Store(true)
 		c.d.noteServerError(data)

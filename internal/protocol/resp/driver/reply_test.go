@@ -112,7 +112,7 @@ func TestReplyOverLimit(t *testing.T) {
 	addr := cannedServer(t, "$100\r\n")
 	d := newDriver(t, Config{Addr: addr, Command: "GET", Limits: wire.Limits{MaxBulk: 10}})
 	out, err := do(t, open(t, d), 0)
-	if !errors.Is(err, wire.ErrLimit) || out[0].Msg != "reply over limit" {
+	if !errors.Is(err, wire.ErrLimit) || out[0].Msg != "reply over limit (bulk string longer than limits.max_bulk=10)" {
 		t.Fatalf("got %v, %q", err, out[0].Msg)
 	}
 }
