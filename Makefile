@@ -142,6 +142,7 @@ FUZZ_TARGETS := \
 	./internal/suite:FuzzOverrides \
 	./internal/report:FuzzParseGate \
 	./internal/protocol/resp/respserver:FuzzINFO \
+	./internal/protocol/resp/driver:FuzzReplyScan \
 	./internal/proc:FuzzParseLocks \
 	./internal/agent:FuzzCoordinator \
 	./internal/cgroup:FuzzParseMemory \
