@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -73,33 +72,12 @@ var capabilityTargets = map[string]func(t *testing.T) (target, path string){
 	},
 }
 
-// greeterBin is the gRPC test server, built once per test process (in a
-// directory TestMain removes).
-var (
-	greeterBuild sync.Once
-	greeterBin   string
-	greeterErr   error
-)
-
-// greeterServer builds the gRPC test server (grpc-go, greeter.proto) and
-// returns it and a grpc path calling its SayHello.
+// greeterServer returns the gRPC test server (grpc-go, greeter.proto),
+// built once per test process and shared (builds_test.go), and a grpc path
+// calling its SayHello.
 func greeterServer(t *testing.T) (bin, path string) {
 	t.Helper()
-	greeterBuild.Do(func() {
-		dir, err := os.MkdirTemp("", "benchrig-greeter-")
-		if err != nil {
-			greeterErr = err
-			return
-		}
-		greeterBin = filepath.Join(dir, "greeter-server")
-		if out, err := exec.Command("go", "build", "-o", greeterBin, "../../internal/grpcephemeral/cmd/greeter-server").CombinedOutput(); err != nil {
-			greeterErr = fmt.Errorf("build greeter-server: %v\n%s", err, out)
-		}
-	})
-	if greeterErr != nil {
-		t.Fatal(greeterErr)
-	}
-	bin = greeterBin
+	bin = goBuild(t, "../../internal/grpcephemeral/cmd/greeter-server", "greeter-server")
 	proto, err := grpcephemeral.WriteProto(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,15 +24,11 @@ func needCgroups(t *testing.T) {
 	}
 }
 
-// buildBucket builds examples/servers/bucket, a server that answers as fast
+// buildBucket returns examples/servers/bucket, a server that answers as fast
 // as it can below its rate.
 func buildBucket(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bucket")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/servers/bucket").CombinedOutput(); err != nil {
-		t.Fatalf("build bucket: %v\n%s", err, out)
-	}
-	return bin
+	return buildExample(t, "bucket")
 }
 
 // loadCgroup is a sample's control-group figures of its load phase.

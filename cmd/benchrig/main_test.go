@@ -172,11 +172,7 @@ func TestHTTPBadInput(t *testing.T) {
 // like seed 003's simple.js (skipped when node is not installed).
 func TestOutOfProcessServers(t *testing.T) {
 	t.Parallel() // waits more than it works: runs beside the others
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "hello")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/servers/hello").CombinedOutput(); err != nil {
-		t.Fatalf("build hello: %v\n%s", err, out)
-	}
+	bin := buildExample(t, "hello")
 	servers := map[string]*exec.Cmd{"go": exec.Command(bin, "-addr", "127.0.0.1:0")}
 	if node, err := exec.LookPath("node"); err == nil {
 		c := exec.Command(node, "../../examples/servers/node-http/server.js")

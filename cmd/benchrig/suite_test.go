@@ -71,10 +71,7 @@ func pidGoneStr(pid string) bool {
 // is left running, --resume completes it and verify says OK.
 func TestSuiteKillResumeVerify(t *testing.T) {
 	dir := t.TempDir()
-	br := filepath.Join(dir, "benchrig")
-	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	br := linkBuild(t, ".", dir, "benchrig")
 	hello := buildExample(t, "hello")
 	suite := writeSuite(t, dir, hello)
 	out := filepath.Join(dir, "results.json")

@@ -193,10 +193,7 @@ func httpServerStatus(t *testing.T, status int) string {
 func TestInterruptStopsTarget(t *testing.T) {
 	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
-	br := filepath.Join(dir, "benchrig")
-	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	br := linkBuild(t, ".", dir, "benchrig")
 	stall := buildExample(t, "stall")
 	port := freePort(t)
 	tmp := filepath.Join(dir, "tmp")
