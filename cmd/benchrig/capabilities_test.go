@@ -62,8 +62,11 @@ var capabilityTargets = map[string]func(t *testing.T) (target, path string){
 		return `{postgres: {ephemeral: true}}`, `{pg: {path: any}}`
 	},
 	"postgres/resp": func(t *testing.T) (string, string) {
-		seedServer(t)
-		return `{postgres: {ephemeral: true, sidecar: {command: [respcache, -listen, "127.0.0.1:{port}"]}, resp: {port: 0}}, serves: [resp]}`,
+		// The sidecar by its path, not from PATH (seed 001's tests take
+		// it from PATH): the table sets no environment, so it runs beside
+		// the other parallel tests.
+		pgNeedBinaries(t)
+		return fmt.Sprintf(`{postgres: {ephemeral: true, sidecar: {command: [%q, -listen, "127.0.0.1:{port}"]}, resp: {port: 0}}, serves: [resp]}`, buildExample(t, "respcache")),
 			`{resp: {command: MGET, key: "item:{id}"}}`
 	},
 	"redis/resp": func(t *testing.T) (string, string) {
@@ -110,6 +113,7 @@ func startRedis(t *testing.T) int {
 // accepts, run can do; and a pairing outside the table is refused by plan
 // with its position.
 func TestCapabilityTable(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	for kind, protos := range suite.Capabilities() {
 		for _, proto := range protos {
 			name := kind + "/" + string(proto)
