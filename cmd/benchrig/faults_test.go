@@ -82,8 +82,8 @@ func completeLines(b []byte) []byte {
 // left, nor a temp dir; after a kill -9 during the version step, no process
 // either. Then the suite is killed with SIGKILL at 10 moments drawn from a
 // seeded PRNG over the run's duration (every moment is valid: in the
-// version step, before the file exists, between samples, mid-sample).
-// After each kill the file verifies as INCOMPLETE or OK (never corrupt),
+// version step, before the file exists, between samples, mid-sample), each
+// kill a parallel subtest with its own run and file. After each kill the file verifies as INCOMPLETE or OK (never corrupt),
 // --resume completes it keeping every finished line byte for byte, and
 // verify says OK. At the end no process is left, and the test's own TMPDIR
 // holds no temp dir.
@@ -162,47 +162,23 @@ func TestFaultInjectionKill9(t *testing.T) {
 		t.Errorf("%d processes left after kill -9 during the version step: %v", len(l), l)
 	}
 
+	// The 10 kills are subtests run in parallel (each its own run, file
+	// and resume, beside the other parallel tests); the moments are drawn
+	// in order from the seeded PRNG as before, and what is left is checked
+	// once all of them are done.
 	rng := rand.New(rand.NewPCG(16, 2026))
-	for i := range 10 {
-		at := time.Duration(rng.Int64N(int64(span)))
-		out := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
-		cmd := exec.Command(br, "run", suite, "-o", out)
-		cmd.Env = env
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(at)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		before, _ := os.ReadFile(out)
-		kept := completeLines(before)
-		t.Logf("kill %d at %v of %v: %d samples written", i, at.Round(time.Millisecond), span.Round(time.Millisecond), bytes.Count(kept, []byte(`{"type":"sample"`)))
-		// killed before the header was whole, the file (absent, empty, or
-		// a cut header) holds no sample: --resume starts afresh.
-		resumeArgs := []string{"run", suite, "-o", out, "--resume"}
-		if len(kept) > 0 {
-			if text, code := benchrig("verify", out); !strings.HasPrefix(text, "INCOMPLETE (not corrupt)") && !(code == 0 && strings.HasPrefix(text, "OK")) {
-				t.Errorf("kill %d at %v: verify after the kill: exit %d\n%s", i, at, code, text)
-			}
-		}
-		if strings.Contains(string(before), `"type":"footer"`) {
-			continue // the run had finished: nothing to resume
-		}
-		if text, code := benchrig(resumeArgs...); code != 0 {
-			t.Errorf("kill %d at %v: %v: exit %d\n%s", i, at, resumeArgs[4:], code, text)
-			continue
-		}
-		after, _ := os.ReadFile(out)
-		if !bytes.HasPrefix(after, kept) {
-			t.Errorf("kill %d at %v: the resumed file does not keep the %d bytes of finished lines", i, at, len(kept))
-		}
-		if n := sampleLines(out); n != 4 {
-			t.Errorf("kill %d at %v: %d samples after resume, want 4", i, at, n)
-		}
-		if text, code := benchrig("verify", out); code != 0 || !strings.HasPrefix(text, "OK") {
-			t.Errorf("kill %d at %v: verify after resume: exit %d\n%s", i, at, code, text)
-		}
+	var moments [10]time.Duration
+	for i := range moments {
+		moments[i] = time.Duration(rng.Int64N(int64(span)))
 	}
+	t.Run("kills", func(t *testing.T) {
+		for i, at := range moments {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				killAndResume(t, benchrig, br, env, suite, filepath.Join(dir, fmt.Sprintf("r%d.json", i)), i, at, span)
+			})
+		}
+	})
 
 	l := left()
 	t.Logf("leftover processes: %d", len(l))
@@ -213,5 +189,50 @@ func TestFaultInjectionKill9(t *testing.T) {
 	t.Logf("leftover temp dirs: %d", len(entries))
 	for _, e := range entries {
 		t.Errorf("left in the test's TMPDIR: %s", e.Name())
+	}
+}
+
+// killAndResume is kill i of TestFaultInjectionKill9: the suite run by br
+// into out is killed with SIGKILL at moment at (of the uninterrupted run's
+// span); the file then verifies as INCOMPLETE or OK, --resume completes it
+// keeping every finished line byte for byte, and verify says OK. benchrig
+// runs br as the test does.
+func killAndResume(t *testing.T, benchrig func(args ...string) (string, int), br string, env []string, suite, out string, i int, at, span time.Duration) {
+	t.Helper()
+	cmd := exec.Command(br, "run", suite, "-o", out)
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(at)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before, _ := os.ReadFile(out)
+	kept := completeLines(before)
+	t.Logf("kill %d at %v of %v: %d samples written", i, at.Round(time.Millisecond), span.Round(time.Millisecond), bytes.Count(kept, []byte(`{"type":"sample"`)))
+	// killed before the header was whole, the file (absent, empty, or a
+	// cut header) holds no sample: --resume starts afresh.
+	resumeArgs := []string{"run", suite, "-o", out, "--resume"}
+	if len(kept) > 0 {
+		if text, code := benchrig("verify", out); !strings.HasPrefix(text, "INCOMPLETE (not corrupt)") && !(code == 0 && strings.HasPrefix(text, "OK")) {
+			t.Errorf("kill %d at %v: verify after the kill: exit %d\n%s", i, at, code, text)
+		}
+	}
+	if strings.Contains(string(before), `"type":"footer"`) {
+		return // the run had finished: nothing to resume
+	}
+	if text, code := benchrig(resumeArgs...); code != 0 {
+		t.Errorf("kill %d at %v: %v: exit %d\n%s", i, at, resumeArgs[4:], code, text)
+		return
+	}
+	after, _ := os.ReadFile(out)
+	if !bytes.HasPrefix(after, kept) {
+		t.Errorf("kill %d at %v: the resumed file does not keep the %d bytes of finished lines", i, at, len(kept))
+	}
+	if n := sampleLines(out); n != 4 {
+		t.Errorf("kill %d at %v: %d samples after resume, want 4", i, at, n)
+	}
+	if text, code := benchrig("verify", out); code != 0 || !strings.HasPrefix(text, "OK") {
+		t.Errorf("kill %d at %v: verify after resume: exit %d\n%s", i, at, code, text)
 	}
 }
