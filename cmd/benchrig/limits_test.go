@@ -53,11 +53,14 @@ func loadCgroup(t *testing.T, s *result.Sample) (*result.Cgroup, result.CgroupFi
 // (the bound holds on a loaded machine: a quota is a ceiling), and the
 // group is gone afterwards.
 func TestQuickLimits(t *testing.T) {
+	t.Parallel() // a quota is a ceiling: other tests' load cannot lift it
 	needCgroups(t)
 	bin := buildBucket(t)
 	port := freePort(t)
-	stdout, stderr, code := invoke(t, "http", fmt.Sprintf("http://127.0.0.1:%d/", port), "--target", bin+" -rate 1e9",
-		"--limit-cpus", "0.2", "--limit-pids", "64", "-c", "4", "-d", "2s", "--no-calibrate", "--json")
+	// The load phase is what is judged; the others short (shortPhases),
+	// not --target's defaults (a 5 s recovery).
+	stdout, stderr, code := invoke(t, append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port), "--target", bin + " -rate 1e9",
+		"--limit-cpus", "0.2", "--limit-pids", "64", "-c", "4", "-d", "2s", "--no-calibrate", "--json"}, shortPhases...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
