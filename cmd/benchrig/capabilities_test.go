@@ -62,11 +62,10 @@ var capabilityTargets = map[string]func(t *testing.T) (target, path string){
 		return `{postgres: {ephemeral: true}}`, `{pg: {path: any}}`
 	},
 	"postgres/resp": func(t *testing.T) (string, string) {
-		// The sidecar by its path, not from PATH (seed 001's tests take
+		// The sidecar by its path, not from PATH (TestSeed001Smoke takes
 		// it from PATH): the table sets no environment, so it runs beside
 		// the other parallel tests.
-		pgNeedBinaries(t)
-		return fmt.Sprintf(`{postgres: {ephemeral: true, sidecar: {command: [%q, -listen, "127.0.0.1:{port}"]}, resp: {port: 0}}, serves: [resp]}`, buildExample(t, "respcache")),
+		return fmt.Sprintf(`{postgres: {ephemeral: true, sidecar: {command: [%q, -listen, "127.0.0.1:{port}"]}, resp: {port: 0}}, serves: [resp]}`, respcacheBin(t)),
 			`{resp: {command: MGET, key: "item:{id}"}}`
 	},
 	"redis/resp": func(t *testing.T) (string, string) {
