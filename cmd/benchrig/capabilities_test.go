@@ -181,6 +181,7 @@ func TestPlanRefusesWhatRunCannot(t *testing.T) {
 // whole with attach.tree — the parent and both workers, and the PIDs
 // named — where attaching by port alone samples one worker.
 func TestAttachTreeCountsEveryWorker(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	bin := buildExample(t, "reuseport")
 	port := freePort(t)
 	startListening(t, exec.Command(bin, "-addr", fmt.Sprintf("127.0.0.1:%d", port), "-workers", "2"))

@@ -13,6 +13,7 @@ import (
 // ones (named on stderr), 3 for the same with --fail-unhealthy, 1 when every
 // sample failed.
 func TestRunExitCodes(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	hello := buildExample(t, "hello")
 	dir := t.TempDir()
 	write := func(name, targets string) string {

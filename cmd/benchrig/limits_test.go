@@ -85,6 +85,7 @@ func TestQuickLimits(t *testing.T) {
 // measured at two limits as a matrix axis, each variant's samples
 // recording their own; a limit out of its bound is refused at its field.
 func TestSuiteLimitsAxis(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	needCgroups(t)
 	bin := buildBucket(t)
 	dir := t.TempDir()

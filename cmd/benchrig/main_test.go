@@ -63,6 +63,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestHTTPQuickRunTablesAndJSON(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	url := helloServer(t)
 	outFile := filepath.Join(t.TempDir(), "r.json")
 	out, _, code := invoke(t, "http", url, "-c", "4", "-d", "1500ms", "-o", outFile)

@@ -117,6 +117,7 @@ func TestTargetCrashMidLoad(t *testing.T) {
 // naming the target and quoting the end of its log (not its path: the run
 // removes the file); nothing left running.
 func TestTargetBadInput(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	bin := buildExample(t, "stall")
