@@ -117,6 +117,7 @@ func TestCapabilityTable(t *testing.T) {
 		for _, proto := range protos {
 			name := kind + "/" + string(proto)
 			t.Run(name, func(t *testing.T) {
+				t.Parallel() // each pairing its own servers and files
 				fixture, ok := capabilityTargets[name]
 				if !ok {
 					t.Fatalf("suite.Capabilities lists %s but this test has no fixture for it: add one", name)
