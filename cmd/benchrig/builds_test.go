@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -84,4 +85,17 @@ func linkBuild(t *testing.T, pkg, dir, name string) string {
 		}
 	}
 	return dst
+}
+
+// writeExecutable writes data to path, mode 0755, through a child process
+// (cat), never through a descriptor of this process: a file this process
+// held open for writing could not be executed (ETXTBSY) while a child that
+// a parallel test forked meanwhile still held the descriptor.
+func writeExecutable(t *testing.T, path string, data []byte) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", `cat > "$1" && chmod 755 "$1"`, "sh", path)
+	cmd.Stdin = bytes.NewReader(data)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("write %s: %v\n%s", path, err, out)
+	}
 }
