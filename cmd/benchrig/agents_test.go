@@ -24,10 +24,7 @@ import (
 func TestRunAgentsLocal(t *testing.T) {
 	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
-	br := filepath.Join(dir, "benchrig")
-	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	br := linkBuild(t, ".", dir, "benchrig")
 	hello := buildExample(t, "hello")
 	suite := filepath.Join(dir, "suite.yaml")
 	os.WriteFile(suite, []byte(fmt.Sprintf(`name: agents-local

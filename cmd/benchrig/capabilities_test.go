@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -63,8 +62,10 @@ var capabilityTargets = map[string]func(t *testing.T) (target, path string){
 		return `{postgres: {ephemeral: true}}`, `{pg: {path: any}}`
 	},
 	"postgres/resp": func(t *testing.T) (string, string) {
-		seedServer(t)
-		return `{postgres: {ephemeral: true, sidecar: {command: [respcache, -listen, "127.0.0.1:{port}"]}, resp: {port: 0}}, serves: [resp]}`,
+		// The sidecar by its path, not from PATH (TestSeed001Smoke takes
+		// it from PATH): the table sets no environment, so it runs beside
+		// the other parallel tests.
+		return fmt.Sprintf(`{postgres: {ephemeral: true, sidecar: {command: [%q, -listen, "127.0.0.1:{port}"]}, resp: {port: 0}}, serves: [resp]}`, respcacheBin(t)),
 			`{resp: {command: MGET, key: "item:{id}"}}`
 	},
 	"redis/resp": func(t *testing.T) (string, string) {
@@ -73,33 +74,12 @@ var capabilityTargets = map[string]func(t *testing.T) (target, path string){
 	},
 }
 
-// greeterBin is the gRPC test server, built once per test process (in a
-// directory TestMain removes).
-var (
-	greeterBuild sync.Once
-	greeterBin   string
-	greeterErr   error
-)
-
-// greeterServer builds the gRPC test server (grpc-go, greeter.proto) and
-// returns it and a grpc path calling its SayHello.
+// greeterServer returns the gRPC test server (grpc-go, greeter.proto),
+// built once per test process and shared (builds_test.go), and a grpc path
+// calling its SayHello.
 func greeterServer(t *testing.T) (bin, path string) {
 	t.Helper()
-	greeterBuild.Do(func() {
-		dir, err := os.MkdirTemp("", "benchrig-greeter-")
-		if err != nil {
-			greeterErr = err
-			return
-		}
-		greeterBin = filepath.Join(dir, "greeter-server")
-		if out, err := exec.Command("go", "build", "-o", greeterBin, "../../internal/grpcephemeral/cmd/greeter-server").CombinedOutput(); err != nil {
-			greeterErr = fmt.Errorf("build greeter-server: %v\n%s", err, out)
-		}
-	})
-	if greeterErr != nil {
-		t.Fatal(greeterErr)
-	}
-	bin = greeterBin
+	bin = goBuild(t, "../../internal/grpcephemeral/cmd/greeter-server", "greeter-server")
 	proto, err := grpcephemeral.WriteProto(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -132,10 +112,12 @@ func startRedis(t *testing.T) int {
 // accepts, run can do; and a pairing outside the table is refused by plan
 // with its position.
 func TestCapabilityTable(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	for kind, protos := range suite.Capabilities() {
 		for _, proto := range protos {
 			name := kind + "/" + string(proto)
 			t.Run(name, func(t *testing.T) {
+				t.Parallel() // each pairing its own servers and files
 				fixture, ok := capabilityTargets[name]
 				if !ok {
 					t.Fatalf("suite.Capabilities lists %s but this test has no fixture for it: add one", name)
@@ -200,6 +182,7 @@ func TestPlanRefusesWhatRunCannot(t *testing.T) {
 // whole with attach.tree — the parent and both workers, and the PIDs
 // named — where attaching by port alone samples one worker.
 func TestAttachTreeCountsEveryWorker(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	bin := buildExample(t, "reuseport")
 	port := freePort(t)
 	startListening(t, exec.Command(bin, "-addr", fmt.Sprintf("127.0.0.1:%d", port), "-workers", "2"))

@@ -43,6 +43,7 @@ func TestClientCPUsNotAllowed(t *testing.T) {
 // CPU 0, client on CPU 1); plan must not refuse it. A CPU that is not
 // online is refused.
 func TestTargetCPUsOutsideOwnAffinity(t *testing.T) {
+	t.Parallel() // the CPU lists are given to child processes (taskset, the built benchrig), never to this one
 	if runtime.NumCPU() < 2 {
 		t.Skip("needs two CPUs")
 	}

@@ -13,6 +13,7 @@ import (
 // ones (named on stderr), 3 for the same with --fail-unhealthy, 1 when every
 // sample failed.
 func TestRunExitCodes(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	hello := buildExample(t, "hello")
 	dir := t.TempDir()
 	write := func(name, targets string) string {
@@ -61,6 +62,7 @@ func targetNames(targets string) []string {
 // against the targets it was measured with; a replaced target binary is
 // refused (naming the change) unless --resume-changed.
 func TestResumeChecksProvenance(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "server")
 	copyFile(t, buildExample(t, "hello"), bin)
@@ -98,6 +100,8 @@ func TestResumeChecksProvenance(t *testing.T) {
 	}
 }
 
+// copyFile copies the program from to to (a new file, written by a child
+// process: writeExecutable).
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
@@ -105,9 +109,7 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	os.Remove(to)
-	if err := os.WriteFile(to, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeExecutable(t, to, b)
 }
 
 // TestTargetDiesMidSampleExitCodes: a target that dies mid-sample cuts its

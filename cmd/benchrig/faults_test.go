@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -82,11 +83,12 @@ func completeLines(b []byte) []byte {
 // left, nor a temp dir; after a kill -9 during the version step, no process
 // either. Then the suite is killed with SIGKILL at 10 moments drawn from a
 // seeded PRNG over the run's duration (every moment is valid: in the
-// version step, before the file exists, between samples, mid-sample).
-// After each kill the file verifies as INCOMPLETE or OK (never corrupt),
-// --resume completes it keeping every finished line byte for byte, and
-// verify says OK. At the end no process is left, and the test's own TMPDIR
-// holds no temp dir.
+// version step, before the file exists, between samples, mid-sample), in
+// two chains side by side, each kill its own run and file. After each kill
+// the file verifies as INCOMPLETE or OK (never corrupt), --resume
+// completes it keeping every finished line byte for byte, and verify says
+// OK. At the end no process is left, and the test's own TMPDIR holds no
+// temp dir.
 func TestFaultInjectionKill9(t *testing.T) {
 	t.Parallel() // waits more than it works: runs beside the others
 	if testing.Short() {
@@ -162,47 +164,26 @@ func TestFaultInjectionKill9(t *testing.T) {
 		t.Errorf("%d processes left after kill -9 during the version step: %v", len(l), l)
 	}
 
+	// The 10 kills run in two chains side by side (kills 0, 2, 4… and
+	// 1, 3, 5…), each kill its own run, file and resume, in one TMPDIR; the
+	// moments are drawn in order from the seeded PRNG as before, and what
+	// is left is checked once both chains are done.
 	rng := rand.New(rand.NewPCG(16, 2026))
-	for i := range 10 {
-		at := time.Duration(rng.Int64N(int64(span)))
-		out := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
-		cmd := exec.Command(br, "run", suite, "-o", out)
-		cmd.Env = env
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(at)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		before, _ := os.ReadFile(out)
-		kept := completeLines(before)
-		t.Logf("kill %d at %v of %v: %d samples written", i, at.Round(time.Millisecond), span.Round(time.Millisecond), bytes.Count(kept, []byte(`{"type":"sample"`)))
-		// killed before the header was whole, the file (absent, empty, or
-		// a cut header) holds no sample: --resume starts afresh.
-		resumeArgs := []string{"run", suite, "-o", out, "--resume"}
-		if len(kept) > 0 {
-			if text, code := benchrig("verify", out); !strings.HasPrefix(text, "INCOMPLETE (not corrupt)") && !(code == 0 && strings.HasPrefix(text, "OK")) {
-				t.Errorf("kill %d at %v: verify after the kill: exit %d\n%s", i, at, code, text)
-			}
-		}
-		if strings.Contains(string(before), `"type":"footer"`) {
-			continue // the run had finished: nothing to resume
-		}
-		if text, code := benchrig(resumeArgs...); code != 0 {
-			t.Errorf("kill %d at %v: %v: exit %d\n%s", i, at, resumeArgs[4:], code, text)
-			continue
-		}
-		after, _ := os.ReadFile(out)
-		if !bytes.HasPrefix(after, kept) {
-			t.Errorf("kill %d at %v: the resumed file does not keep the %d bytes of finished lines", i, at, len(kept))
-		}
-		if n := sampleLines(out); n != 4 {
-			t.Errorf("kill %d at %v: %d samples after resume, want 4", i, at, n)
-		}
-		if text, code := benchrig("verify", out); code != 0 || !strings.HasPrefix(text, "OK") {
-			t.Errorf("kill %d at %v: verify after resume: exit %d\n%s", i, at, code, text)
-		}
+	var moments [10]time.Duration
+	for i := range moments {
+		moments[i] = time.Duration(rng.Int64N(int64(span)))
 	}
+	var chains sync.WaitGroup
+	for first := range 2 {
+		chains.Add(1)
+		go func() {
+			defer chains.Done()
+			for i := first; i < len(moments); i += 2 {
+				killAndResume(t, benchrig, br, env, suite, filepath.Join(dir, fmt.Sprintf("r%d.json", i)), i, moments[i], span)
+			}
+		}()
+	}
+	chains.Wait()
 
 	l := left()
 	t.Logf("leftover processes: %d", len(l))
@@ -213,5 +194,51 @@ func TestFaultInjectionKill9(t *testing.T) {
 	t.Logf("leftover temp dirs: %d", len(entries))
 	for _, e := range entries {
 		t.Errorf("left in the test's TMPDIR: %s", e.Name())
+	}
+}
+
+// killAndResume is kill i of TestFaultInjectionKill9: the suite run by br
+// into out is killed with SIGKILL at moment at (of the uninterrupted run's
+// span); the file then verifies as INCOMPLETE or OK, --resume completes it
+// keeping every finished line byte for byte, and verify says OK. benchrig
+// runs br as the test does. It runs on a goroutine of its own: it reports
+// with t.Errorf only.
+func killAndResume(t *testing.T, benchrig func(args ...string) (string, int), br string, env []string, suite, out string, i int, at, span time.Duration) {
+	cmd := exec.Command(br, "run", suite, "-o", out)
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		t.Errorf("kill %d: start: %v", i, err)
+		return
+	}
+	time.Sleep(at)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before, _ := os.ReadFile(out)
+	kept := completeLines(before)
+	t.Logf("kill %d at %v of %v: %d samples written", i, at.Round(time.Millisecond), span.Round(time.Millisecond), bytes.Count(kept, []byte(`{"type":"sample"`)))
+	// killed before the header was whole, the file (absent, empty, or a
+	// cut header) holds no sample: --resume starts afresh.
+	resumeArgs := []string{"run", suite, "-o", out, "--resume"}
+	if len(kept) > 0 {
+		if text, code := benchrig("verify", out); !strings.HasPrefix(text, "INCOMPLETE (not corrupt)") && !(code == 0 && strings.HasPrefix(text, "OK")) {
+			t.Errorf("kill %d at %v: verify after the kill: exit %d\n%s", i, at, code, text)
+		}
+	}
+	if strings.Contains(string(before), `"type":"footer"`) {
+		return // the run had finished: nothing to resume
+	}
+	if text, code := benchrig(resumeArgs...); code != 0 {
+		t.Errorf("kill %d at %v: %v: exit %d\n%s", i, at, resumeArgs[4:], code, text)
+		return
+	}
+	after, _ := os.ReadFile(out)
+	if !bytes.HasPrefix(after, kept) {
+		t.Errorf("kill %d at %v: the resumed file does not keep the %d bytes of finished lines", i, at, len(kept))
+	}
+	if n := sampleLines(out); n != 4 {
+		t.Errorf("kill %d at %v: %d samples after resume, want 4", i, at, n)
+	}
+	if text, code := benchrig("verify", out); code != 0 || !strings.HasPrefix(text, "OK") {
+		t.Errorf("kill %d at %v: verify after resume: exit %d\n%s", i, at, code, text)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,12 +21,13 @@ var grpcExampleReduced = []string{
 }
 
 // runGRPCExample runs a reduced copy of the suite at the repository path
-// file from the repository's root (its paths are relative to it), its
-// bin/greeter-server replaced by bin, and returns the results file, which
-// verifies.
-func runGRPCExample(t *testing.T, file, bin string) (string, *resultsDoc) {
+// file with the built benchrig br in the repository's root (the suite's
+// paths are relative to it; a process of its own, so the test changes no
+// working directory), its bin/greeter-server replaced by bin, and returns
+// the results file, which verifies.
+func runGRPCExample(t *testing.T, br, root, file, bin string) (string, *resultsDoc) {
 	t.Helper()
-	src, err := os.ReadFile(file)
+	src, err := os.ReadFile(filepath.Join(root, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +41,10 @@ func runGRPCExample(t *testing.T, file, bin string) (string, *resultsDoc) {
 		t.Fatal(err)
 	}
 	res := filepath.Join(dir, "r.json")
-	if out, stderr, code := invoke(t, append([]string{"run", copyFile, "-o", res}, grpcExampleReduced...)...); code != 0 {
-		t.Fatalf("run %s: exit %d\n%s\n%s", file, code, out, stderr)
+	cmd := exec.Command(br, append([]string{"run", copyFile, "-o", res}, grpcExampleReduced...)...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run %s: %v\n%s", file, err, out)
 	}
 	if out, _, code := invoke(t, "verify", res); code != 0 {
 		t.Errorf("verify %s: exit %d: %s", file, code, out)
@@ -99,16 +103,17 @@ func checkGRPCExampleSamples(t *testing.T, doc *resultsDoc, protocols map[string
 // target's provenance names Node 24, and compare sets gRPC against JSON
 // case by case. Without Node 24 from npm: testenv (run make seeds-npm).
 func TestGRPCExampleSuites(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	grpcephemeral.NodeRuntime(t)
 	root, err := grpcephemeral.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin, _ := greeterServer(t)
-	t.Chdir(root)
+	br := linkBuild(t, ".", t.TempDir(), "benchrig")
 
 	t.Run("servers", func(t *testing.T) {
-		_, doc := runGRPCExample(t, "examples/grpc/servers.yaml", bin)
+		_, doc := runGRPCExample(t, br, root, "examples/grpc/servers.yaml", bin)
 		checkGRPCExampleSamples(t, doc, map[string]string{"grpc-go": "grpc", "grpc-js": "grpc"})
 		if v := doc.Header.Targets["grpc-js"].Version; !strings.HasPrefix(v, "v24.") {
 			t.Errorf("grpc-js: runtime version %q, want Node v24.x (examples/grpc/node_modules/node24)", v)
@@ -116,7 +121,7 @@ func TestGRPCExampleSuites(t *testing.T) {
 	})
 
 	t.Run("grpc-vs-json", func(t *testing.T) {
-		res, doc := runGRPCExample(t, "examples/suites/grpc-vs-json.yaml", bin)
+		res, doc := runGRPCExample(t, br, root, "examples/suites/grpc-vs-json.yaml", bin)
 		checkGRPCExampleSamples(t, doc, map[string]string{"grpc": "grpc", "json": "http"})
 		out, stderr, code := invoke(t, "compare", res, "--a", "grpc", "--b", "json")
 		if code != 0 || !strings.Contains(out, "grpc hello-grpc") || !strings.Contains(out, "json hello-json") || !strings.Contains(out, "2 conns · p=4") {

@@ -13,6 +13,7 @@ import (
 // be blocked by it: both say so on stderr, replace it and exit 0, and the
 // new file verifies. A file with other content is still refused.
 func TestHeaderlessResultsFileIsAbsent(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	url := helloServer(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,15 +24,11 @@ func needCgroups(t *testing.T) {
 	}
 }
 
-// buildBucket builds examples/servers/bucket, a server that answers as fast
+// buildBucket returns examples/servers/bucket, a server that answers as fast
 // as it can below its rate.
 func buildBucket(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bucket")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/servers/bucket").CombinedOutput(); err != nil {
-		t.Fatalf("build bucket: %v\n%s", err, out)
-	}
-	return bin
+	return buildExample(t, "bucket")
 }
 
 // loadCgroup is a sample's control-group figures of its load phase.
@@ -58,11 +53,14 @@ func loadCgroup(t *testing.T, s *result.Sample) (*result.Cgroup, result.CgroupFi
 // (the bound holds on a loaded machine: a quota is a ceiling), and the
 // group is gone afterwards.
 func TestQuickLimits(t *testing.T) {
+	t.Parallel() // a quota is a ceiling: other tests' load cannot lift it
 	needCgroups(t)
 	bin := buildBucket(t)
 	port := freePort(t)
-	stdout, stderr, code := invoke(t, "http", fmt.Sprintf("http://127.0.0.1:%d/", port), "--target", bin+" -rate 1e9",
-		"--limit-cpus", "0.2", "--limit-pids", "64", "-c", "4", "-d", "2s", "--no-calibrate", "--json")
+	// The load phase is what is judged; the others short (shortPhases),
+	// not --target's defaults (a 5 s recovery).
+	stdout, stderr, code := invoke(t, append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port), "--target", bin + " -rate 1e9",
+		"--limit-cpus", "0.2", "--limit-pids", "64", "-c", "4", "-d", "2s", "--no-calibrate", "--json"}, shortPhases...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -87,6 +85,7 @@ func TestQuickLimits(t *testing.T) {
 // measured at two limits as a matrix axis, each variant's samples
 // recording their own; a limit out of its bound is refused at its field.
 func TestSuiteLimitsAxis(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	needCgroups(t)
 	bin := buildBucket(t)
 	dir := t.TempDir()

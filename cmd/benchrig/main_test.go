@@ -63,6 +63,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestHTTPQuickRunTablesAndJSON(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	url := helloServer(t)
 	outFile := filepath.Join(t.TempDir(), "r.json")
 	out, _, code := invoke(t, "http", url, "-c", "4", "-d", "1500ms", "-o", outFile)
@@ -172,11 +173,7 @@ func TestHTTPBadInput(t *testing.T) {
 // like seed 003's simple.js (skipped when node is not installed).
 func TestOutOfProcessServers(t *testing.T) {
 	t.Parallel() // waits more than it works: runs beside the others
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "hello")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/servers/hello").CombinedOutput(); err != nil {
-		t.Fatalf("build hello: %v\n%s", err, out)
-	}
+	bin := buildExample(t, "hello")
 	servers := map[string]*exec.Cmd{"go": exec.Command(bin, "-addr", "127.0.0.1:0")}
 	if node, err := exec.LookPath("node"); err == nil {
 		c := exec.Command(node, "../../examples/servers/node-http/server.js")

@@ -65,6 +65,7 @@ matrix:
 // gauge's growing values and the scrapes' cost in the results file, and
 // the reports show the series.
 func TestMetricsThroughEveryPhase(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	srv, served := metricsTarget(t, false)
 	out := filepath.Join(t.TempDir(), "r.json")
 	if o, e, code := invoke(t, "run", metricsSuite(t, srv.URL), "-o", out); code != 0 {
@@ -122,6 +123,7 @@ func TestMetricsThroughEveryPhase(t *testing.T) {
 // TestMetricsMalformed: a target whose metrics text does not parse gives a
 // sample with a clear note (and the load's figures), not a failed run.
 func TestMetricsMalformed(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	srv, _ := metricsTarget(t, true)
 	out := filepath.Join(t.TempDir(), "r.json")
 	if o, e, code := invoke(t, "run", metricsSuite(t, srv.URL), "-o", out); code != 0 {

@@ -37,6 +37,8 @@ func missRun(t *testing.T, args ...string) (string, *result.Sample) {
 // --max-miss — by default where benchrig filled the keys (every pg path),
 // else reported and tolerated (issue 26, item 6).
 func TestMissesAreNotSuccesses(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
+
 	srv, err := resptest.Start(resptest.Options{}) // an empty server
 	if err != nil {
 		t.Fatal(err)

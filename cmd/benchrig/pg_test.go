@@ -321,6 +321,7 @@ func (s *syncBuffer) String() string {
 // ephemeral server's postmaster and its directory must be gone when run
 // returns.
 func TestPGQuickInterrupt(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	pgNeedBinaries(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

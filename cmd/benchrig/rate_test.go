@@ -3,20 +3,17 @@ package main
 import (
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/exitcode"
 )
 
+// buildExample returns examples/servers/NAME, built once per test process,
+// at a path in the test's temp dir of its own (builds_test.go).
 func buildExample(t *testing.T, name string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), name)
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/servers/"+name).CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", name, err, out)
-	}
-	return bin
+	return linkBuild(t, "../../examples/servers/"+name, t.TempDir(), name)
 }
 
 func quickJSON(t *testing.T, args ...string) (*resultsDoc, string, int) {

@@ -54,6 +54,7 @@ func respBatch(t *testing.T, s *result.Sample) float64 {
 // the matrix, the progress lines, and that each sample's server statistics
 // count exactly requests × batch hits.
 func TestRESPQuickMatrix(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	respNeedRedis(t)
 	out := filepath.Join(t.TempDir(), "resp.json")
 	stdout, stderr, code := invoke(t, "resp", "--ephemeral", "--batch", "1,8", "-c", "3", "-d", "600ms",

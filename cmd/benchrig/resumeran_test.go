@@ -20,6 +20,7 @@ import (
 // without a word. Every sample records the server's SHA-256 in
 // target.ran.
 func TestResumeSeesBehindWrapper(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
 	hello := buildExample(t, "hello")
 	server := filepath.Join(dir, "server")
@@ -28,9 +29,7 @@ func TestResumeSeesBehindWrapper(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(server+".new", append(b, extra...), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		writeExecutable(t, server+".new", append(b, extra...))
 		if err := os.Rename(server+".new", server); err != nil {
 			t.Fatal(err)
 		}
@@ -38,9 +37,7 @@ func TestResumeSeesBehindWrapper(t *testing.T) {
 	install("")
 	first := fileDigest(t, server)
 	wrap := filepath.Join(dir, "wrap.sh")
-	if err := os.WriteFile(wrap, []byte("#!/bin/sh\nexec "+server+" -addr 127.0.0.1:$PORT\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeExecutable(t, wrap, []byte("#!/bin/sh\nexec "+server+" -addr 127.0.0.1:$PORT\n"))
 	suite := filepath.Join(dir, "s.yaml")
 	if err := os.WriteFile(suite, []byte(fmt.Sprintf(`name: wrapped
 repeats: 3

@@ -193,19 +193,15 @@ func (w *leakWatch) scanDir(dir string) {
 	})
 }
 
-// buildBenchrig builds benchrig into dir and makes dir/tmp (traversable, as
-// /tmp is) for the runs' TMPDIR.
+// buildBenchrig puts benchrig (built once per test process) into dir and
+// makes dir/tmp (traversable, as /tmp is) for the runs' TMPDIR.
 func buildBenchrig(t *testing.T, dir string) (br, tmp string) {
 	t.Helper()
 	tmp = filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	br = filepath.Join(dir, "benchrig")
-	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return br, tmp
+	return linkBuild(t, ".", dir, "benchrig"), tmp
 }
 
 // TestNothingLeaks runs every mode of the built benchrig (http, pg, resp,

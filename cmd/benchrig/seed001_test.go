@@ -19,6 +19,15 @@ func seedServer(t *testing.T) string {
 	return bin
 }
 
+// respcacheBin returns the sidecar's path (examples/servers/respcache,
+// built once), for suites that name it by its path: those set no
+// environment, and run beside the other parallel tests.
+func respcacheBin(t *testing.T) string {
+	t.Helper()
+	pgNeedBinaries(t)
+	return buildExample(t, "respcache")
+}
+
 // TestSeed001Smoke runs examples/seeds/001/suite.yaml in smoke mode: one
 // PostgreSQL target serving prepared SQL, ANY, a sql path calling the
 // function init_sql created, and RESP MGET through the sidecar; every
@@ -130,14 +139,15 @@ matrix:
 // assertion fails, the sample is UNHEALTHY and the verdict shows the
 // expression and both numbers. The AUTH token comes from a token file here.
 func TestSeedAssertionFails(t *testing.T) {
-	seedServer(t)
+	t.Parallel() // waits more than it works: runs beside the others
+	respcache := respcacheBin(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "resp.token")
 	os.WriteFile(tokenFile, []byte("file-token-42\n"), 0o600)
 	extra := fmt.Sprintf(`      statistics: "SELECT coalesce(sum(hits), 0)::bigint AS cache_hits, coalesce(sum(misses), 0)::bigint AS cache_misses FROM respcache_counters"
       sidecar:
-        command: [respcache, -listen, "127.0.0.1:{port}", -token-file, %q, -miss-every, "100"]
-      resp: {token_file: %q}`, tokenFile, tokenFile)
+        command: [%q, -listen, "127.0.0.1:{port}", -token-file, %q, -miss-every, "100"]
+      resp: {token_file: %q}`, respcache, tokenFile, tokenFile)
 	file := seedSuite(t, dir, extra, `"cache_hits == requests * keys", "errors == 0"`)
 	res := filepath.Join(dir, "r.json")
 	out, stderr, code := invoke(t, "run", file, "-o", res)
@@ -183,6 +193,7 @@ func TestSeedAssertionFails(t *testing.T) {
 // refuses, or an assertion name the query does not return, is refused
 // before any load with the same kind of position.
 func TestSeedRefusedWithPosition(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
 	for _, c := range []struct{ extra, assert, want string }{
 		{`      statistics: "DELETE FROM respcache_counters"`, `"errors == 0"`,
@@ -199,18 +210,18 @@ func TestSeedRefusedWithPosition(t *testing.T) {
 		}
 	}
 
-	seedServer(t)
-	extra := `      statistics: "SELECT hits AS cache_hits FROM no_such_table"
-      sidecar: {command: [respcache, -listen, "127.0.0.1:{port}"]}
-      resp: {port: 0}`
+	respcache := respcacheBin(t)
+	extra := fmt.Sprintf(`      statistics: "SELECT hits AS cache_hits FROM no_such_table"
+      sidecar: {command: [%q, -listen, "127.0.0.1:{port}"]}
+      resp: {port: 0}`, respcache)
 	file := seedSuite(t, dir, extra, `"errors == 0"`)
 	_, stderr, code := invoke(t, "run", file, "-o", filepath.Join(dir, "a.json"))
 	if want := filepath.Join(dir, `s.yaml:9:20: targets.pglc.postgres.statistics: `) + `ERROR: relation "no_such_table" does not exist`; code == 0 || !strings.Contains(stderr, want) {
 		t.Errorf("run: exit %d, stderr %q\nwant %q", code, stderr, want)
 	}
-	extra = `      statistics: "SELECT coalesce(sum(hits), 0)::bigint AS cache_hits FROM respcache_counters"
-      sidecar: {command: [respcache, -listen, "127.0.0.1:{port}"]}
-      resp: {port: 0}`
+	extra = fmt.Sprintf(`      statistics: "SELECT coalesce(sum(hits), 0)::bigint AS cache_hits FROM respcache_counters"
+      sidecar: {command: [%q, -listen, "127.0.0.1:{port}"]}
+      resp: {port: 0}`, respcache)
 	file = seedSuite(t, dir, extra, `"cache_misses == 0"`)
 	_, stderr, code = invoke(t, "run", file, "-o", filepath.Join(dir, "b.json"))
 	if want := filepath.Join(dir, `s.yaml:15:15: paths.mget.assert[0]: assertion "cache_misses == 0": unknown name "cache_misses": the statistics query returns cache_hits`); code == 0 || !strings.Contains(stderr, want) {

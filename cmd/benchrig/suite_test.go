@@ -59,6 +59,16 @@ func helloProcesses(bin string) []string {
 	return out
 }
 
+// helloLeft waits up to bound for every process whose executable is bin
+// to be gone, and returns those still running.
+func helloLeft(bin string, bound time.Duration) []string {
+	left := helloProcesses(bin)
+	for deadline := time.Now().Add(bound); len(left) > 0 && time.Now().Before(deadline); left = helloProcesses(bin) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return left
+}
+
 func pidGoneStr(pid string) bool {
 	var n int
 	fmt.Sscan(pid, &n)
@@ -70,11 +80,9 @@ func pidGoneStr(pid string) bool {
 // every finished sample, verify calls it incomplete (not corrupt), no target
 // is left running, --resume completes it and verify says OK.
 func TestSuiteKillResumeVerify(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
-	br := filepath.Join(dir, "benchrig")
-	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	br := linkBuild(t, ".", dir, "benchrig")
 	hello := buildExample(t, "hello")
 	suite := writeSuite(t, dir, hello)
 	out := filepath.Join(dir, "results.json")
@@ -98,8 +106,9 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 	if done < 3 || done >= 8 {
 		t.Fatalf("killed with %d samples written; want some but not all", done)
 	}
-	time.Sleep(300 * time.Millisecond) // Pdeathsig delivery
-	if left := helloProcesses(hello); len(left) > 0 {
+	// The watchdog's kill is asynchronous to benchrig's death: wait for
+	// it; the 30 s bound only catches a hang.
+	if left := helloLeft(hello, 30*time.Second); len(left) > 0 {
 		t.Errorf("target processes left after kill -9: %v", left)
 	}
 
@@ -107,11 +116,14 @@ func TestSuiteKillResumeVerify(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "INCOMPLETE (not corrupt)") {
 		t.Errorf("verify of the partial file: exit %d\n%s", code, stdout)
 	}
-	// the resumed run sweeps what the killed one left in the temp dir.
-	t.Setenv("TMPDIR", dir)
-	stdout, stderr, code = invoke(t, "run", suite, "-o", out, "--resume")
-	if code != 0 {
-		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	// the resumed run sweeps what the killed one left in the temp dir (the
+	// built benchrig, given the killed one's TMPDIR as the killed one was).
+	resume := exec.Command(br, "run", suite, "-o", out, "--resume")
+	resume.Env = cmd.Env
+	var resumeOut, resumeErr bytes.Buffer
+	resume.Stdout, resume.Stderr = &resumeOut, &resumeErr
+	if err := resume.Run(); err != nil {
+		t.Fatalf("resume: %v\n%s\n%s", err, resumeOut.String(), resumeErr.String())
 	}
 	if n := sampleLines(out); n != 8 {
 		t.Errorf("after resume %d samples, want 8", n)

@@ -117,6 +117,7 @@ func TestTargetCrashMidLoad(t *testing.T) {
 // naming the target and quoting the end of its log (not its path: the run
 // removes the file); nothing left running.
 func TestTargetBadInput(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	bin := buildExample(t, "stall")
@@ -193,10 +194,7 @@ func httpServerStatus(t *testing.T, status int) string {
 func TestInterruptStopsTarget(t *testing.T) {
 	t.Parallel() // waits more than it works: runs beside the others
 	dir := t.TempDir()
-	br := filepath.Join(dir, "benchrig")
-	if out, err := exec.Command("go", "build", "-o", br, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	br := linkBuild(t, ".", dir, "benchrig")
 	stall := buildExample(t, "stall")
 	port := freePort(t)
 	tmp := filepath.Join(dir, "tmp")

@@ -18,6 +18,7 @@ import (
 // and its event stream while the run goes on; the run ends on its own
 // (--ui-linger bounds the page after it) with its ordinary output.
 func TestUIServesTheRun(t *testing.T) {
+	t.Parallel() // waits more than it works: runs beside the others
 	srv := helloServer(t)
 	pr, pw := io.Pipe()
 	var stdout bytes.Buffer
