@@ -21,10 +21,9 @@ type Placement struct {
 	// ClientChosen: ClientCPUs were not asked for; benchrig took the CPUs
 	// it may use that the pinned target does not.
 	ClientChosen bool `json:"client_chosen,omitempty"`
-	// ClientLoops is the most event loops the client opened, and its
-	// GOMAXPROCS, when it shared every CPU with a target on this machine
-	// (half the usable cores, at least one); 0: one per usable core, or
-	// pinned.
+	// ClientLoops is the most event loops the client opened when it
+	// shared every CPU with a target on this machine (half the usable
+	// cores, at least one); 0: one per usable core, or pinned.
 	ClientLoops int `json:"client_loops,omitempty"`
 	// ClientGOMAXPROCS is benchrig's GOMAXPROCS in the sample when the
 	// suite set it (placement.client_gomaxprocs, or GOMAXPROCS in the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -218,15 +217,11 @@ func (m *measurement) run(ctx context.Context) {
 		if clientCPUs = proc.BesideTarget(placement.TargetCPUs); clientCPUs != "" {
 			placement.ClientChosen = true
 		} else if placement.TargetCPUs == "" {
+			// GOMAXPROCS is left as it is: it is the whole process's,
+			// and a server in the same process (tests, embedders)
+			// would lose its Ps to the load
 			n := max(1, load.UsableCores()/2)
 			m.spec.Engine.Loops, placement.ClientLoops = n, n
-			// and as many Ps, unless GOMAXPROCS was given: the drivers
-			// without event loops (a goroutine per connection) take
-			// the same share
-			if prev := runtime.GOMAXPROCS(0); n < prev && spec.ClientGOMAXPROCS == 0 && os.Getenv("GOMAXPROCS") == "" {
-				runtime.GOMAXPROCS(n)
-				defer runtime.GOMAXPROCS(prev)
-			}
 		}
 	}
 	if clientCPUs != "" {

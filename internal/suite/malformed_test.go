@@ -127,7 +127,7 @@ func TestMalformed(t *testing.T) {
 		{"bad CPU list", okHead + okMatrix + "placement: {client_cpus: \"3-1\"}\n",
 			10, 26, "placement.client_cpus", `not a CPU list: "3-1"; accepted: CPU numbers 0–1023 and ranges, e.g. "0", "0-3", "0,2-3"`},
 		{"client_gomaxprocs past the runtime's bound", okHead + okMatrix + "placement: {client_gomaxprocs: 5000}\n",
-			10, 32, "placement.client_gomaxprocs", `must be between 0 (benchrig chooses) and 1024 (the Go runtime's bound), got 5000`},
+			10, 32, "placement.client_gomaxprocs", `must be between 0 (the default) and 1024 (the Go runtime's bound), got 5000`},
 		{"coverage out of range", okHead + okMatrix + "thresholds: {coverage: 101}\n",
 			10, 24, "thresholds.coverage", `must be a percentage between 0 and 100, got 101`},
 		{"missing command", strings.Replace(okHead, `command: [./srv, "{port}"], `, "", 1) + okMatrix,

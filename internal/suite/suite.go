@@ -98,9 +98,8 @@ type Placement struct {
 	ClientCPUs CPUList `json:"client_cpus,omitempty"`
 	// TargetCPUs are the CPUs targets run on unless a target sets its own.
 	TargetCPUs CPUList `json:"target_cpus,omitempty"`
-	// ClientGOMAXPROCS is benchrig's GOMAXPROCS in every sample; 0 lets
-	// benchrig choose (the CPUs it is pinned to, or half its usable cores
-	// beside an unpinned target on this machine; see run.Measure).
+	// ClientGOMAXPROCS is benchrig's GOMAXPROCS in every sample; 0 keeps
+	// the count of the CPUs it is pinned to, or the Go default.
 	ClientGOMAXPROCS int `json:"client_gomaxprocs,omitempty"`
 }
 

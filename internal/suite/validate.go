@@ -66,7 +66,7 @@ func (s *Suite) validatePlacement() {
 	l.checkCPUs("placement.client_cpus", s.Placement.ClientCPUs)
 	l.checkCPUs("placement.target_cpus", s.Placement.TargetCPUs)
 	if n := s.Placement.ClientGOMAXPROCS; n < 0 || n > maxGOMAXPROCS {
-		l.errf("placement.client_gomaxprocs", "must be between 0 (benchrig chooses) and %d (the Go runtime's bound), got %d", maxGOMAXPROCS, n)
+		l.errf("placement.client_gomaxprocs", "must be between 0 (the default) and %d (the Go runtime's bound), got %d", maxGOMAXPROCS, n)
 	}
 }
 
