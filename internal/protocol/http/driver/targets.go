@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Bounds of request files and bodies.
@@ -116,6 +118,12 @@ func parseTargets(r io.Reader, name, dir string) ([]RequestSpec, error) {
 			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 			if !ok || k == "" || v == "" || strings.ContainsAny(k, " \t") {
 				return nil, bad("%q: want a header `Name: value`, a body `@file`, or a blank line", clipString(line))
+			}
+			if !httpguts.ValidHeaderFieldName(k) {
+				return nil, bad("header name %q: want a token (letters, digits and !#$%%&'*+-.^_`|~, RFC 9110 §5.1)", clipString(k))
+			}
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return nil, bad("header %s: the value holds a control character (CR, LF or NUL are refused)", k)
 			}
 			if cur.Headers == nil {
 				cur.Headers = map[string]string{}

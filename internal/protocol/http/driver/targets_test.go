@@ -33,6 +33,8 @@ func TestParseTargets(t *testing.T) {
 		{name: "empty", in: "\n# nothing\n", err: "t.txt: no requests"},
 		{name: "header before any request", in: "Accept: x\n", err: "t.txt:1: \"Accept: x\": want a request line"},
 		{name: "bad header", in: "GET http://h/\nnot a header\n", err: "t.txt:2: \"not a header\": want a header"},
+		{name: "header name not a token", in: "GET http://h/\nX\rY: 1\n", err: "t.txt:2: header name \"X\\rY\": want a token"},
+		{name: "header value with a control character", in: "GET http://h/\nX-A: 1\x002\n", err: "t.txt:2: header X-A: the value holds a control character"},
 		{name: "empty header value", in: "GET http://h/\nX-A:\n", err: "t.txt:2:"},
 		{name: "bad URL", in: "\n\nGET ftp://h/\n", err: "t.txt:3: \"ftp://h/\": want http://"},
 		{name: "gopher", in: "GET gopher://h/\n", err: "t.txt:1: \"gopher://h/\": want http://, https:// or h2c://"},
