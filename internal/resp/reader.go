@@ -141,13 +141,13 @@ func (r *Reader) readElement() (Reply, error) {
 	case KindSimple, KindError:
 		return Reply{Kind: kind, Data: body, Len: len(body)}, nil
 	case KindInt:
-		v, ok := parseInt(body)
+		v, ok := ParseInt(body)
 		if !ok {
 			return Reply{}, r.protoErr("expected an integer after ':', got %s", describeBytes(body))
 		}
 		return Reply{Kind: KindInt, Int: v}, nil
 	case KindArray:
-		n, ok := parseInt(body)
+		n, ok := ParseInt(body)
 		switch {
 		case !ok || n < -1:
 			return Reply{}, r.protoErr("expected an array length (-1 or more) after '*', got %s", describeBytes(body))
@@ -159,7 +159,7 @@ func (r *Reader) readElement() (Reply, error) {
 		return Reply{Kind: KindArray, Len: int(n)}, nil
 	}
 	// KindBulk
-	n, ok := parseInt(body)
+	n, ok := ParseInt(body)
 	switch {
 	case !ok || n < -1:
 		return Reply{}, r.protoErr("expected a bulk string length (-1 or more) after '$', got %s", describeBytes(body))
@@ -310,9 +310,9 @@ func (r *Reader) readErr(err error, clean bool) error {
 	return fmt.Errorf("resp: read: %w", err)
 }
 
-// parseInt parses a RESP integer: an optional '-' and 1 to 19 decimal digits,
+// ParseInt parses a RESP integer: an optional '-' and 1 to 19 decimal digits,
 // without overflow. It does not allocate.
-func parseInt(b []byte) (int64, bool) {
+func ParseInt(b []byte) (int64, bool) {
 	neg := false
 	if len(b) > 0 && b[0] == '-' {
 		neg = true

@@ -75,13 +75,13 @@ func parseElement(b []byte, lim *wire.Limits, off int64) (rep wire.Reply, n int,
 	case wire.KindSimple, wire.KindError:
 		return wire.Reply{Kind: kind, Data: body, Len: len(body)}, n, nil
 	case wire.KindInt:
-		v, ok := parseInt(body)
+		v, ok := wire.ParseInt(body)
 		if !ok {
 			return rep, 0, protoErr(off, "expected an integer after ':', got %s", describeBytes(body))
 		}
 		return wire.Reply{Kind: wire.KindInt, Int: v}, n, nil
 	case wire.KindArray:
-		k, ok := parseInt(body)
+		k, ok := wire.ParseInt(body)
 		switch {
 		case !ok || k < -1:
 			return rep, 0, protoErr(off, "expected an array length (-1 or more) after '*', got %s", describeBytes(body))
@@ -93,7 +93,7 @@ func parseElement(b []byte, lim *wire.Limits, off int64) (rep wire.Reply, n int,
 		return wire.Reply{Kind: wire.KindArray, Len: int(k)}, n, nil
 	}
 	// a bulk string
-	k, ok := parseInt(body)
+	k, ok := wire.ParseInt(body)
 	switch {
 	case !ok || k < -1:
 		return rep, 0, protoErr(off, "expected a bulk string length (-1 or more) after '$', got %s", describeBytes(body))
@@ -261,36 +261,6 @@ func (s *scanner) started() bool { return s.pos > 0 }
 // reset forgets the reply in progress: a new connection, a new stream.
 func (s *scanner) reset() {
 	s.pos, s.off, s.stack = 0, 0, s.stack[:0]
-}
-
-// parseInt parses a RESP integer as wire.Reader does: an optional '-' and 1
-// to 19 decimal digits, without overflow.
-func parseInt(b []byte) (int64, bool) {
-	neg := false
-	if len(b) > 0 && b[0] == '-' {
-		neg = true
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var u uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	if neg {
-		if u > 1<<63 {
-			return 0, false
-		}
-		return -int64(u), true
-	}
-	if u > 1<<63-1 {
-		return 0, false
-	}
-	return int64(u), true
 }
 
 func protoErr(off int64, format string, args ...any) error {
