@@ -36,7 +36,9 @@ func metricsTarget(t *testing.T, malformed bool) (*httptest.Server, *atomic.Int6
 }
 
 // metricsSuite writes a suite of one address target with a metrics
-// endpoint, short phases, one sample.
+// endpoint, short phases, one sample. Its scrapes have 100 ms (every) to
+// answer, a deadline other tests' load can move: the tests that use it run
+// serially.
 func metricsSuite(t *testing.T, url string) string {
 	t.Helper()
 	s := fmt.Sprintf(`name: metrics
@@ -65,7 +67,6 @@ matrix:
 // gauge's growing values and the scrapes' cost in the results file, and
 // the reports show the series.
 func TestMetricsThroughEveryPhase(t *testing.T) {
-	t.Parallel() // waits more than it works: runs beside the others
 	srv, served := metricsTarget(t, false)
 	out := filepath.Join(t.TempDir(), "r.json")
 	if o, e, code := invoke(t, "run", metricsSuite(t, srv.URL), "-o", out); code != 0 {
@@ -123,7 +124,6 @@ func TestMetricsThroughEveryPhase(t *testing.T) {
 // TestMetricsMalformed: a target whose metrics text does not parse gives a
 // sample with a clear note (and the load's figures), not a failed run.
 func TestMetricsMalformed(t *testing.T) {
-	t.Parallel() // waits more than it works: runs beside the others
 	srv, _ := metricsTarget(t, true)
 	out := filepath.Join(t.TempDir(), "r.json")
 	if o, e, code := invoke(t, "run", metricsSuite(t, srv.URL), "-o", out); code != 0 {
