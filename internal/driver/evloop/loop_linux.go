@@ -3,6 +3,7 @@ package evloop
 import (
 	"context"
 	"math"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -243,6 +244,51 @@ func (l *Loop) Write(c *Conn) {
 	if err := l.P.Flush(c.Fd, int32(c.I), int32(c.Gen), &c.Out); err != nil {
 		l.H.WriteFailed(c, err)
 	}
+}
+
+// Redial reopens c with open during a Run, on the loop's goroutine: bounded
+// by timeout and never past the window's end. Reopened, c is queued (and a
+// reconnect counted when c.Reopen says it was one). failed says the caller
+// must fail what it claims for c, then Pause it: open failed (err) while
+// the window goes on. Otherwise c is left down, or the Run cancelled, or
+// the window over (Stopping set).
+func (l *Loop) Redial(c *Conn, now int64, timeout time.Duration, open func(context.Context) error) (failed bool, err error) {
+	if l.Stopping {
+		c.St = Down
+		return false, nil
+	}
+	end := now + int64(timeout)
+	if l.Deadline != 0 {
+		end = min(end, l.Deadline)
+	}
+	if end <= now {
+		c.St = Down
+		l.Stopping = l.Stopping || (l.Deadline != 0 && now >= l.Deadline)
+		return false, nil
+	}
+	ctx, cancel := context.WithDeadline(l.Ctx, driver.Wall(end))
+	err = open(ctx)
+	cancel()
+	if err == nil {
+		if c.Reopen {
+			cause := c.Cause
+			if cause == "" {
+				cause = driver.CauseError
+			}
+			c.Reopen, c.Cause = false, ""
+			l.W.Reconnected(cause, 0)
+		}
+		l.Queue(c)
+		return false, nil
+	}
+	if l.Ctx.Err() != nil {
+		return false, err // Run sees the cancellation
+	}
+	if l.Deadline != 0 && now >= l.Deadline {
+		l.Stopping = true
+		return false, err
+	}
+	return true, err
 }
 
 // Queue marks open c to send its next batch in this pass.

@@ -186,41 +186,8 @@ func (l *loop) terminateAll() {
 // reconnect reopens c through pgx; a failed reopen fails a request
 // claimed for it, as the engine does for a worker, and pauses.
 func (l *loop) reconnect(c *lconn, now int64) {
-	if l.Stopping {
-		c.St = evloop.Down
-		return
-	}
-	// The reopen runs on the loop's goroutine: bounded, and never past
-	// the window's end.
-	end := now + int64(reopenTimeout)
-	if l.Deadline != 0 {
-		end = min(end, l.Deadline)
-	}
-	if end <= now {
-		c.St = evloop.Down
-		l.Stopping = l.Stopping || (l.Deadline != 0 && now >= l.Deadline)
-		return
-	}
-	ctx, cancel := context.WithDeadline(l.Ctx, driver.Wall(end))
-	err := l.open(ctx, c)
-	cancel()
-	if err == nil {
-		if c.Reopen {
-			cause := c.Cause
-			if cause == "" {
-				cause = driver.CauseError
-			}
-			c.Reopen, c.Cause = false, ""
-			l.W.Reconnected(cause, 0)
-		}
-		l.Queue(&c.Conn)
-		return
-	}
-	if l.Ctx.Err() != nil {
-		return // Run sees the cancellation
-	}
-	if l.Deadline != 0 && now >= l.Deadline {
-		l.Stopping = true
+	failed, err := l.Redial(&c.Conn, now, reopenTimeout, func(ctx context.Context) error { return l.open(ctx, c) })
+	if !failed {
 		return
 	}
 	seq, k := l.W.Claim(1)

@@ -105,42 +105,11 @@ func (l *loop) dropAll() {
 // reconnect reopens c as OpenLoop opened it; a failed reopen fails the
 // batch claimed for it, as the engine does for a worker, and pauses.
 func (l *loop) reconnect(c *lconn, now int64) {
-	if l.Stopping {
-		c.St = evloop.Down
-		return
+	failed, err := l.Redial(&c.Conn, now, l.d.cfg.DialTimeout, func(ctx context.Context) error { return l.open(ctx, c) })
+	if err != nil {
+		c.Cause = driver.CauseError
 	}
-	// The reopen runs on the loop's goroutine: bounded, and never past
-	// the window's end.
-	end := now + int64(l.d.cfg.DialTimeout)
-	if l.Deadline != 0 {
-		end = min(end, l.Deadline)
-	}
-	if end <= now {
-		c.St = evloop.Down
-		l.Stopping = l.Stopping || (l.Deadline != 0 && now >= l.Deadline)
-		return
-	}
-	ctx, cancel := context.WithDeadline(l.Ctx, driver.Wall(end))
-	err := l.open(ctx, c)
-	cancel()
-	if err == nil {
-		if c.Reopen {
-			cause := c.Cause
-			if cause == "" {
-				cause = driver.CauseError
-			}
-			c.Reopen, c.Cause = false, ""
-			l.W.Reconnected(cause, 0)
-		}
-		l.Queue(&c.Conn)
-		return
-	}
-	c.Cause = driver.CauseError
-	if l.Ctx.Err() != nil {
-		return // Run sees the cancellation
-	}
-	if l.Deadline != 0 && now >= l.Deadline {
-		l.Stopping = true
+	if !failed {
 		return
 	}
 	_, k := l.W.Claim(l.Pipeline)
