@@ -87,9 +87,9 @@ func (r *Reader) limitErr(format string, args ...any) error {
 	return &ProtocolError{Offset: r.consumed, Msg: fmt.Sprintf(format, args...), Limit: true}
 }
 
-// describeByte renders an unexpected byte for an error message, with a hint
+// DescribeByte renders an unexpected byte for an error message, with a hint
 // about what kind of peer sends such a byte.
-func describeByte(c byte) string {
+func DescribeByte(c byte) string {
 	q := strconv.QuoteRune(rune(c))
 	if c >= 0x80 {
 		q = fmt.Sprintf("0x%02x", c)
@@ -105,9 +105,9 @@ func describeByte(c byte) string {
 	return q
 }
 
-// describeBytes renders up to a few bytes seen where a terminator was
+// DescribeBytes renders up to a few bytes seen where a terminator was
 // expected.
-func describeBytes(b []byte) string {
+func DescribeBytes(b []byte) string {
 	if len(b) > 8 {
 		b = b[:8]
 	}

@@ -130,7 +130,7 @@ func (r *Reader) readElement() (Reply, error) {
 	switch kind {
 	case KindSimple, KindError, KindInt, KindBulk, KindArray:
 	default:
-		return Reply{}, r.protoErr("expected a reply type ('+', '-', ':', '$' or '*'), got %s", describeByte(byte(kind)))
+		return Reply{}, r.protoErr("expected a reply type ('+', '-', ':', '$' or '*'), got %s", DescribeByte(byte(kind)))
 	}
 	line, err := r.readLine()
 	if err != nil {
@@ -143,14 +143,14 @@ func (r *Reader) readElement() (Reply, error) {
 	case KindInt:
 		v, ok := ParseInt(body)
 		if !ok {
-			return Reply{}, r.protoErr("expected an integer after ':', got %s", describeBytes(body))
+			return Reply{}, r.protoErr("expected an integer after ':', got %s", DescribeBytes(body))
 		}
 		return Reply{Kind: KindInt, Int: v}, nil
 	case KindArray:
 		n, ok := ParseInt(body)
 		switch {
 		case !ok || n < -1:
-			return Reply{}, r.protoErr("expected an array length (-1 or more) after '*', got %s", describeBytes(body))
+			return Reply{}, r.protoErr("expected an array length (-1 or more) after '*', got %s", DescribeBytes(body))
 		case n == -1:
 			return Reply{Kind: KindArray, Nil: true}, nil
 		case n > int64(r.lim.MaxArray):
@@ -162,7 +162,7 @@ func (r *Reader) readElement() (Reply, error) {
 	n, ok := ParseInt(body)
 	switch {
 	case !ok || n < -1:
-		return Reply{}, r.protoErr("expected a bulk string length (-1 or more) after '$', got %s", describeBytes(body))
+		return Reply{}, r.protoErr("expected a bulk string length (-1 or more) after '$', got %s", DescribeBytes(body))
 	case n == -1:
 		return Reply{Kind: KindBulk, Nil: true}, nil
 	case n > int64(r.lim.MaxBulk):
@@ -209,7 +209,7 @@ func (r *Reader) readBulkBody(n int) ([]byte, error) {
 	}
 	if r.buf[r.r+n] != '\r' || r.buf[r.r+n+1] != '\n' {
 		r.advance(n)
-		return nil, r.protoErr("expected CRLF after bulk string of %d bytes, got %s", n, describeBytes(r.buf[r.r:r.r+2]))
+		return nil, r.protoErr("expected CRLF after bulk string of %d bytes, got %s", n, DescribeBytes(r.buf[r.r:r.r+2]))
 	}
 	data := r.buf[r.r : r.r+n : r.r+n]
 	r.advance(n + 2)

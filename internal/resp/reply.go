@@ -26,7 +26,7 @@ func (k Kind) String() string {
 	case KindArray:
 		return "array"
 	}
-	return "unknown kind " + describeByte(byte(k))
+	return "unknown kind " + DescribeByte(byte(k))
 }
 
 // Reply is one reply element as read by Reader.ReadReply. For an array it is

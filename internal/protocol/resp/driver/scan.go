@@ -3,7 +3,6 @@ package resp
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 
 	wire "github.com/benchrig/benchrig/internal/resp"
 )
@@ -56,7 +55,7 @@ func parseElement(b []byte, lim *wire.Limits, off int64) (rep wire.Reply, n int,
 	switch kind {
 	case wire.KindSimple, wire.KindError, wire.KindInt, wire.KindBulk, wire.KindArray:
 	default:
-		return rep, 0, protoErr(off, "expected a reply type ('+', '-', ':', '$' or '*'), got %s", describeByte(b[0]))
+		return rep, 0, protoErr(off, "expected a reply type ('+', '-', ':', '$' or '*'), got %s", wire.DescribeByte(b[0]))
 	}
 	i := bytes.IndexByte(b, '\n')
 	switch {
@@ -77,14 +76,14 @@ func parseElement(b []byte, lim *wire.Limits, off int64) (rep wire.Reply, n int,
 	case wire.KindInt:
 		v, ok := wire.ParseInt(body)
 		if !ok {
-			return rep, 0, protoErr(off, "expected an integer after ':', got %s", describeBytes(body))
+			return rep, 0, protoErr(off, "expected an integer after ':', got %s", wire.DescribeBytes(body))
 		}
 		return wire.Reply{Kind: wire.KindInt, Int: v}, n, nil
 	case wire.KindArray:
 		k, ok := wire.ParseInt(body)
 		switch {
 		case !ok || k < -1:
-			return rep, 0, protoErr(off, "expected an array length (-1 or more) after '*', got %s", describeBytes(body))
+			return rep, 0, protoErr(off, "expected an array length (-1 or more) after '*', got %s", wire.DescribeBytes(body))
 		case k == -1:
 			return wire.Reply{Kind: wire.KindArray, Nil: true}, n, nil
 		case k > int64(lim.MaxArray):
@@ -96,7 +95,7 @@ func parseElement(b []byte, lim *wire.Limits, off int64) (rep wire.Reply, n int,
 	k, ok := wire.ParseInt(body)
 	switch {
 	case !ok || k < -1:
-		return rep, 0, protoErr(off, "expected a bulk string length (-1 or more) after '$', got %s", describeBytes(body))
+		return rep, 0, protoErr(off, "expected a bulk string length (-1 or more) after '$', got %s", wire.DescribeBytes(body))
 	case k == -1:
 		return wire.Reply{Kind: wire.KindBulk, Nil: true}, n, nil
 	case k > int64(lim.MaxBulk):
@@ -107,7 +106,7 @@ func parseElement(b []byte, lim *wire.Limits, off int64) (rep wire.Reply, n int,
 	case len(b) < end+2:
 		return rep, 0, nil
 	case b[end] != '\r' || b[end+1] != '\n':
-		return rep, 0, protoErr(off+int64(end), "expected CRLF after bulk string of %d bytes, got %s", k, describeBytes(b[end:end+2]))
+		return rep, 0, protoErr(off+int64(end), "expected CRLF after bulk string of %d bytes, got %s", k, wire.DescribeBytes(b[end:end+2]))
 	}
 	return wire.Reply{Kind: wire.KindBulk, Len: int(k), Data: b[n:end:end]}, end + 2, nil
 }
@@ -269,26 +268,4 @@ func protoErr(off int64, format string, args ...any) error {
 
 func limitErr(off int64, format string, args ...any) error {
 	return &wire.ProtocolError{Offset: off, Msg: fmt.Sprintf(format, args...), Limit: true}
-}
-
-// describeByte renders an unexpected type byte for an error message.
-func describeByte(c byte) string {
-	if c >= 0x80 {
-		return fmt.Sprintf("0x%02x", c)
-	}
-	q := strconv.QuoteRune(rune(c))
-	switch c {
-	case 'H':
-		return q + " (is the peer speaking HTTP?)"
-	case '_', ',', '#', '!', '=', '(', '%', '~', '>', '|':
-		return q + " (a RESP3 type; this client speaks RESP2)"
-	case 0x15, 0x16:
-		return q + " (is the peer speaking TLS?)"
-	}
-	return q
-}
-
-// describeBytes renders up to a few bytes seen where others were expected.
-func describeBytes(b []byte) string {
-	return strconv.Quote(string(b[:min(len(b), 8)]))
 }
