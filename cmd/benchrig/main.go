@@ -20,6 +20,7 @@ func main() {
 	cgroup.MaybeRunShim()
 	// First of all: credentials on the command line leave it (reexec.go).
 	args := hideArgv(os.Args[1:], os.Stderr)
+	ownProcess = true
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go secondSignalExits(ctx)

@@ -37,6 +37,11 @@ var (
 	commit  = ""
 )
 
+// ownProcess is set by main: the process is the command alone. Tests that
+// call run in-process, beside their own servers, leave it false
+// (execute.Invocation.OwnProcess).
+var ownProcess bool
+
 // run is the whole CLI, testable end to end.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// The agents' shared token is benchrig's: no target, probe or
@@ -45,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	policy, found := cli.ArgPolicy(args), &secret.Set{}
 	shown := cli.RedactArgs(args, policy, found)
 	stdout, stderr = found.Writer(stdout), found.Writer(stderr)
-	err := runCLI(&cli.App{Ctx: ctx, Args: shown, Stdout: stdout, Stderr: stderr, Tool: toolInfo(), Policy: policy, Secrets: found}, args)
+	err := runCLI(&cli.App{Ctx: ctx, Args: shown, Stdout: stdout, Stderr: stderr, Tool: toolInfo(), Policy: policy, Secrets: found, OwnProcess: ownProcess}, args)
 	return policy.Error(found.Error(err))
 }
 

@@ -34,12 +34,15 @@ type App struct {
 	SecretHeaders, SecretParams []string
 	// UI is --ui and its companions (RegisterUI).
 	UI execute.UI
+	// OwnProcess: execute.Invocation.OwnProcess.
+	OwnProcess bool
 }
 
 // Invocation is what a run needs of the app (execute.Invocation).
 func (a *App) Invocation() *execute.Invocation {
 	return &execute.Invocation{Ctx: a.Ctx, Args: a.Args, Stdout: a.Stdout, Stderr: a.Stderr, Tool: a.Tool,
-		Credentials: credentials{a.Secrets}, SecretHeaders: a.SecretHeaders, SecretParams: a.SecretParams, UI: a.UI}
+		Credentials: credentials{a.Secrets}, SecretHeaders: a.SecretHeaders, SecretParams: a.SecretParams, UI: a.UI,
+		OwnProcess: a.OwnProcess}
 }
 
 // RegisterUI adds --ui, --ui-token-env and --ui-linger to a command that

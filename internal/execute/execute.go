@@ -52,6 +52,8 @@ type execution struct {
 	env map[string]string
 	// ui is --ui: a live page of the run.
 	ui UI
+	// ownProcess: this process serves nothing of its own (run.PlanOptions.OwnProcess).
+	ownProcess bool
 }
 
 // getenv reads a variable as the run's systems do: x.env first.
@@ -149,6 +151,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 	done := &run.Memory{}
 	var partial *result.Sample
 	r := run.NewRunner(p, run.PlanOptions{
+		OwnProcess: x.ownProcess,
 		OnProgress: func(pr run.Progress) {
 			prefix := fmt.Sprintf("[%d/%d] ", pr.Index, pr.Total)
 			if pr.Total > 1 {

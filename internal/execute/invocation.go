@@ -29,6 +29,10 @@ type Invocation struct {
 	SecretHeaders, SecretParams []string
 	// UI is --ui: a live page of the run.
 	UI UI
+	// OwnProcess says the process is benchrig's command alone, serving
+	// nothing of its own (run.PlanOptions.OwnProcess): the command's
+	// main sets it, never a test or an embedder.
+	OwnProcess bool
 }
 
 // Credentials keep the credentials a run meets out of what it writes and

@@ -16,7 +16,8 @@ import (
 // mode) it names, its results going to out.
 func (inv *Invocation) execution(file string, out Output) execution {
 	return execution{file: file, args: inv.Args, out: out, creds: inv.Credentials, tool: inv.Tool,
-		secretHeaders: inv.SecretHeaders, secretParams: inv.SecretParams, ui: inv.UI}
+		secretHeaders: inv.SecretHeaders, secretParams: inv.SecretParams, ui: inv.UI,
+		ownProcess: inv.OwnProcess}
 }
 
 // RunSuite is `benchrig run PATH`: the suite's plan (or, with --resume,

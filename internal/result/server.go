@@ -26,8 +26,9 @@ type Placement struct {
 	// cores, at least one); 0: one per usable core, or pinned.
 	ClientLoops int `json:"client_loops,omitempty"`
 	// ClientGOMAXPROCS is benchrig's GOMAXPROCS in the sample when the
-	// suite set it (placement.client_gomaxprocs, or GOMAXPROCS in the
-	// environment).
+	// suite set it (placement.client_gomaxprocs), or when benchrig chose
+	// it: as many as ClientLoops, beside an unpinned target on this
+	// machine, unless GOMAXPROCS was in the environment.
 	ClientGOMAXPROCS int `json:"client_gomaxprocs,omitempty"`
 }
 

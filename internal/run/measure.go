@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -217,11 +218,18 @@ func (m *measurement) run(ctx context.Context) {
 		if clientCPUs = proc.BesideTarget(placement.TargetCPUs); clientCPUs != "" {
 			placement.ClientChosen = true
 		} else if placement.TargetCPUs == "" {
-			// GOMAXPROCS is left as it is: it is the whole process's,
-			// and a server in the same process (tests, embedders)
-			// would lose its Ps to the load
 			n := max(1, load.UsableCores()/2)
 			m.spec.Engine.Loops, placement.ClientLoops = n, n
+			// and as many Go Ps, when the process is benchrig's
+			// alone (a server sharing it would lose its Ps): fewer
+			// idle Ps to wake and steal from on every wake-up of
+			// the loops. GOMAXPROCS given (suite or environment)
+			// decides instead.
+			if prev := runtime.GOMAXPROCS(0); spec.OwnProcess && n < prev && spec.ClientGOMAXPROCS == 0 && os.Getenv("GOMAXPROCS") == "" {
+				runtime.GOMAXPROCS(n)
+				defer runtime.GOMAXPROCS(prev)
+				placement.ClientGOMAXPROCS = n
+			}
 		}
 	}
 	if clientCPUs != "" {

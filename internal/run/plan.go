@@ -60,6 +60,11 @@ type PlanOptions struct {
 	// OnSearch, if set, is told each cell's capacity search result as it
 	// ends (Runner.Search).
 	OnSearch func(cell string, res capacity.Result)
+	// OwnProcess says this process serves nothing of its own (benchrig's
+	// command, not a test or an embedder with servers beside the load):
+	// an unpinned client beside a local target then also takes as many Go
+	// Ps as event loops (system.Spec.OwnProcess).
+	OwnProcess bool
 }
 
 // Sink is where finished samples go: a results file (*result.Writer), or
@@ -269,6 +274,7 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 		SamplerNoPSS:     r.s.Sampler.NoPSS,
 		ClientCPUs:       string(r.s.Placement.ClientCPUs),
 		ClientGOMAXPROCS: r.s.Placement.ClientGOMAXPROCS,
+		OwnProcess:       r.opts.OwnProcess,
 	}
 	key := VariantKey(c)
 	sys, ok := r.systems[key]

@@ -125,6 +125,13 @@ type Spec struct {
 	// ClientGOMAXPROCS is benchrig's GOMAXPROCS during the sample (0:
 	// chosen, see run.Measure).
 	ClientGOMAXPROCS int
+	// OwnProcess says the process serves nothing of its own: beside an
+	// unpinned target on this machine, the client's GOMAXPROCS then
+	// follows its event loops (half the usable cores) unless
+	// ClientGOMAXPROCS or GOMAXPROCS in the environment says otherwise.
+	// Left false, GOMAXPROCS is the process's as it is: a server in the
+	// same process (tests, embedders) would lose its Ps to the load.
+	OwnProcess bool
 
 	// OnPhase, if set, is told when each phase starts (for progress).
 	OnPhase func(phase string, planned time.Duration)
