@@ -30,7 +30,8 @@ RESP, gRPC) drives 1, 8 and 64 connections (--connections), closed loop,
 against a null peer on 127.0.0.1 that answers a fixed response and does
 nothing else: a process of its own (benchrig re-executed), on the CPUs
 outside benchrig's affinity when there are such (where it polls rather than
-sleeps, so no request pays to wake it), else beside benchrig. The p50 and
+sleeps, so no request pays to wake it); run unpinned, benchrig measures on
+the upper half of its CPUs, so the peer polls on the rest. The p50 and
 p99 are the least latency benchrig can measure here, and the CPU per request
 what benchrig itself costs at that many connections: a target's figures
 near these measure benchrig, not the target. Every run measures this once,
@@ -40,7 +41,7 @@ second each; --no-calibrate skips it), and every report prints it.`,
   benchrig calibrate --protocols http --connections 1,10 --duration 5s --json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return floor.Calibrate(a.Ctx, a.Stdout, d, protocols, conns, asJSON)
+			return floor.Calibrate(a.Ctx, a.Stdout, d, protocols, conns, asJSON, a.OwnProcess)
 		},
 	}
 	cliflag.DurationVarP(c.Flags(), &d, "duration", "d", calibrate.DefaultDuration, "how long to drive each protocol at each connection count")

@@ -226,7 +226,7 @@ func (x execution) execute(ctx context.Context, s *suite.Suite, p *suite.Plan, s
 		if x.notes != nil {
 			notes = stderr
 		}
-		measured = floor.BeforeRun(ctx, p, x.noCalibrate, notes)
+		measured = floor.BeforeRun(ctx, p, x.noCalibrate, x.ownProcess, notes)
 	}
 	var sink run.Sink = &run.Memory{}
 	if w == nil && path != "" {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/benchrig/benchrig/internal/calibrate"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/proc"
@@ -25,12 +27,23 @@ import (
 // records that --no-calibrate skipped it. When the suite pins the client
 // (placement.client_cpus, --client-cpus), benchrig is pinned there while
 // it measures, as each sample will be, so that the null peer runs apart
-// from it, where the run's server does.
-func BeforeRun(ctx context.Context, p *suite.Plan, skip bool, stderr io.Writer) *result.Floor {
+// from it, where the run's server does. Unpinned, in a process that is
+// benchrig's command alone (ownProcess), it measures on the upper half of
+// its CPUs with the peer polling on the rest (PinHalf): the least a request
+// can cost here, which an unpinned run sharing its CPUs with its server
+// does not go below; a test or embedder sharing the process is never pinned.
+func BeforeRun(ctx context.Context, p *suite.Plan, skip, ownProcess bool, stderr io.Writer) *result.Floor {
 	if skip {
 		return &result.Floor{Skipped: "--no-calibrate"}
 	}
-	defer pinLikeSamples(p)()
+	restore := pinLikeSamples(p)
+	if restore == nil {
+		restore = func() {}
+		if ownProcess {
+			restore = PinHalf()
+		}
+	}
+	defer restore()
 	levels := map[string][]int{}
 	var protocols []string
 	for _, c := range p.Cells {
@@ -57,20 +70,48 @@ func BeforeRun(ctx context.Context, p *suite.Plan, skip bool, stderr io.Writer) 
 // that none of them does (proc.BesideTarget, as run.Measure chooses). The
 // returned function undoes it. A list that cannot be pinned to is left to
 // the samples to report.
+//
+// It returns nil when the samples will not be pinned.
 func pinLikeSamples(p *suite.Plan) func() {
 	none := func() {}
 	if p == nil || p.Suite == nil {
-		return none
+		return nil
 	}
 	list := string(p.Suite.Placement.ClientCPUs)
 	if list == "" {
 		list = proc.BesideTarget(targetCPUs(p))
 	}
+	if list == "" {
+		return nil
+	}
 	cpus, err := proc.ParseCPUList(list)
-	if list == "" || err != nil || len(cpus) == 0 {
+	if err != nil || len(cpus) == 0 {
 		return none
 	}
 	restore, err := proc.PinClient(cpus)
+	if err != nil {
+		return none
+	}
+	return restore
+}
+
+// PinHalf pins benchrig (every thread, and GOMAXPROCS) to the upper half of
+// the CPUs it may use, so that the null peer, which runs on the CPUs outside
+// benchrig's affinity, polls on the lower half; the returned function
+// undoes it. With one usable CPU, or when pinning fails, nothing changes.
+// Only a process that is benchrig's command alone may call it: the whole
+// process is pinned.
+func PinHalf() (restore func()) {
+	none := func() {}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return none
+	}
+	cpus := proc.CPUsOf(&set)
+	if len(cpus) < 2 {
+		return none
+	}
+	restore, err := proc.PinClient(cpus[len(cpus)/2:])
 	if err != nil {
 		return none
 	}
@@ -124,7 +165,7 @@ func RunLevels(conns []int) []int {
 
 // Calibrate is `benchrig calibrate`: the floor of each protocol measured
 // for d, printed as a table and the floor line, or as JSON.
-func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols []string, conns []int, asJSON bool) error {
+func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols []string, conns []int, asJSON, ownProcess bool) error {
 	if d < calibrate.MinDuration || d > calibrate.MaxDuration {
 		return exitcode.Usagef("--duration must be between %s and %s, got %s", calibrate.MinDuration, calibrate.MaxDuration, d)
 	}
@@ -141,7 +182,12 @@ func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols
 			return exitcode.Usagef("--protocols: unknown protocol %q; accepted: %s", p, strings.Join(calibrate.Protocols(), ", "))
 		}
 	}
+	restore := func() {}
+	if ownProcess {
+		restore = PinHalf()
+	}
 	f := calibrate.Measure(ctx, protocols, conns, d)
+	restore()
 	if asJSON {
 		b, err := json.MarshalIndent(f, "", "  ")
 		if err != nil {

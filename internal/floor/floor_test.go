@@ -32,7 +32,7 @@ func TestCalibrateRefusesBadFlags(t *testing.T) {
 		{time.Second, []string{"http"}, []int{257}, "--connections: each count must be between 1 and 256, got 257"},
 		{time.Second, []string{"http"}, nil, "--connections: give 1 to 8 connection counts, got 0"},
 	} {
-		err := Calibrate(context.Background(), io.Discard, tc.d, tc.protocols, tc.conns, false)
+		err := Calibrate(context.Background(), io.Discard, tc.d, tc.protocols, tc.conns, false, false)
 		if err == nil || err.Error() != tc.want || !errors.As(err, &u) {
 			t.Errorf("%s %v: %v, want the usage error %q", tc.d, tc.protocols, err, tc.want)
 		}
@@ -41,7 +41,7 @@ func TestCalibrateRefusesBadFlags(t *testing.T) {
 
 // TestBeforeRunSkipped: --no-calibrate records that it skipped the floor.
 func TestBeforeRunSkipped(t *testing.T) {
-	if f := BeforeRun(context.Background(), nil, true, nil); f == nil || f.Skipped != "--no-calibrate" || len(f.Protocols) != 0 {
+	if f := BeforeRun(context.Background(), nil, true, false, nil); f == nil || f.Skipped != "--no-calibrate" || len(f.Protocols) != 0 {
 		t.Errorf("skipped floor %+v", f)
 	}
 }
@@ -100,29 +100,45 @@ func TestBeforeRunPinnedLikeSamples(t *testing.T) {
 		}
 	}
 	procs := runtime.GOMAXPROCS(0)
+	// unpinned, the command's own process measures on the upper half of
+	// its CPUs, the peer on the rest
+	upper := mine[len(mine)/2:]
+	var lower []int
+	for _, c := range online {
+		if !slices.Contains(upper, c) {
+			lower = append(lower, c)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		pl   suite.Placement
+		own  bool
 	}{
 		// the suite's client CPUs
-		{"client_cpus", suite.Placement{ClientCPUs: suite.CPUList(proc.FormatCPUList([]int{client}))}},
+		{"client_cpus", suite.Placement{ClientCPUs: suite.CPUList(proc.FormatCPUList([]int{client}))}, false},
 		// the samples keep off a pinned target's CPUs
-		{"beside a pinned target", suite.Placement{TargetCPUs: suite.CPUList(proc.FormatCPUList(apart))}},
+		{"beside a pinned target", suite.Placement{TargetCPUs: suite.CPUList(proc.FormatCPUList(apart))}, false},
+		// unpinned, benchrig's command alone in its process
+		{"unpinned, own process", suite.Placement{}, true},
 	} {
 		if tc.pl.TargetCPUs != "" && len(mine) != len(online) {
 			continue // the client's CPUs beside the target are not just the one
+		}
+		want := apart
+		if tc.own {
+			want = lower
 		}
 		p := &suite.Plan{
 			Suite: &suite.Suite{Placement: tc.pl, Targets: map[string]*suite.Target{"app": {}}},
 			Cells: []suite.Cell{{Protocol: "http", Connections: 2, Target: "app"}},
 		}
-		f := BeforeRun(context.Background(), p, false, nil)
+		f := BeforeRun(context.Background(), p, false, tc.own, nil)
 		if len(f.Protocols) != 2 {
 			t.Fatalf("%s: floor %+v: want http at 1 and 2 connections", tc.name, f)
 		}
 		for _, e := range f.Protocols {
-			if e.Error != "" || e.PeerCPUs != proc.FormatCPUList(apart) {
-				t.Errorf("%s: entry %+v: want the null peer on CPUs %s (the client pinned to %d)", tc.name, e, proc.FormatCPUList(apart), client)
+			if e.Error != "" || e.PeerCPUs != proc.FormatCPUList(want) {
+				t.Errorf("%s: entry %+v: want the null peer on CPUs %s", tc.name, e, proc.FormatCPUList(want))
 			}
 		}
 		if after, err := proc.Affinity(os.Getpid()); err != nil || proc.FormatCPUList(after) != proc.FormatCPUList(mine) || runtime.GOMAXPROCS(0) != procs {
