@@ -1,9 +1,10 @@
 // Package proc is benchrig's one reader of the Linux process filesystem:
 // /proc/PID/stat, status, smaps_rollup, schedstat, the task and fd
 // directories, the parent links that make a process tree, the listening
-// sockets of /proc/net/tcp and tcp6, and /proc/locks. It also holds the
-// CPU-list notation and thread pinning (sched_setaffinity), which read the
-// same tables.
+// sockets of /proc/net/tcp and tcp6 (asked of the kernel's netlink socket
+// diagnostics instead when the FS is the machine's /proc), and /proc/locks.
+// It also holds the CPU-list notation and thread pinning
+// (sched_setaffinity), which read the same tables.
 //
 // Like prometheus/procfs, every reader hangs off an FS made with NewFS, so
 // tests point it at a fixture tree:

@@ -18,7 +18,8 @@ import (
 // /proc/net/tcp.
 const tcpListen = "0A"
 
-// Listener is one listening TCP socket of /proc/net/tcp or tcp6.
+// Listener is one listening TCP socket (a LISTEN line of /proc/net/tcp or
+// tcp6, or a sock_diag reply).
 type Listener struct {
 	// Addr is the local address and port (0.0.0.0 or :: for any address).
 	Addr netip.AddrPort
@@ -31,9 +32,36 @@ type Listener struct {
 func (l Listener) Port() int { return int(l.Addr.Port()) }
 
 // TCPListeners lists the listening TCP sockets of this network namespace,
-// from net/tcp and net/tcp6 (a kernel without IPv6 has no tcp6), ordered
-// by port then address.
+// ordered by port, then address, then inode. On the machine's own /proc it
+// asks the kernel's socket diagnostics (netlink sock_diag, as ss -ltn does),
+// which costs a fraction of the CPU of reading the files; otherwise, or when
+// that fails, it reads net/tcp and net/tcp6 (a kernel without IPv6 has no
+// tcp6). Both give the same listing.
 func (fs FS) TCPListeners() ([]Listener, error) {
+	var diagErr error
+	if fs.usesOwnProc() {
+		out, err := diagList()
+		if err == nil {
+			diagListings.Add(1)
+			sortListeners(out)
+			return out, nil
+		}
+		diagErr = err
+	}
+	out, err := fs.tcpListenersFiles()
+	if err != nil {
+		if diagErr != nil {
+			return nil, fmt.Errorf("%w (and %v)", err, diagErr)
+		}
+		return nil, err
+	}
+	sortListeners(out)
+	return out, nil
+}
+
+// tcpListenersFiles reads the listening sockets of net/tcp and net/tcp6,
+// unsorted.
+func (fs FS) tcpListenersFiles() ([]Listener, error) {
 	var out []Listener
 	for _, name := range []string{"tcp", "tcp6"} {
 		path := fs.Path("net", name)
@@ -50,13 +78,22 @@ func (fs FS) TCPListeners() ([]Listener, error) {
 		}
 		out = append(out, ls...)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Addr.Port() != out[j].Addr.Port() {
-			return out[i].Addr.Port() < out[j].Addr.Port()
-		}
-		return out[i].Addr.Addr().Less(out[j].Addr.Addr())
-	})
 	return out, nil
+}
+
+// sortListeners orders ls by port, then address, then inode (several
+// sockets share a port and address with SO_REUSEPORT).
+func sortListeners(ls []Listener) {
+	sort.Slice(ls, func(i, j int) bool {
+		a, b := ls[i], ls[j]
+		if a.Addr.Port() != b.Addr.Port() {
+			return a.Addr.Port() < b.Addr.Port()
+		}
+		if a.Addr.Addr() != b.Addr.Addr() {
+			return a.Addr.Addr().Less(b.Addr.Addr())
+		}
+		return a.Inode < b.Inode
+	})
 }
 
 // errNotExist and errPermission name io/fs errors where the receiver "fs" shadows the package.
