@@ -144,6 +144,7 @@ FUZZ_TARGETS := \
 	./internal/protocol/resp/respserver:FuzzINFO \
 	./internal/protocol/resp/driver:FuzzReplyScan \
 	./internal/proc:FuzzParseLocks \
+	./internal/proc:FuzzDiagDump \
 	./internal/agent:FuzzCoordinator \
 	./internal/cgroup:FuzzParseMemory \
 	./internal/changepoint:FuzzDetect \
