@@ -93,7 +93,8 @@ func Measure(ctx context.Context, protocols []string, conns []int, d time.Durati
 
 // measureOne drives one protocol's driver against its null peer, a child
 // process of its own, over conns connections. The client's CPU is this
-// process's (getrusage(RUSAGE_SELF) counts no child).
+// process's over the measured window, the engine's reading as in a run's
+// sample (getrusage(RUSAGE_SELF) counts no child).
 func measureOne(ctx context.Context, protocol string, conns int, d time.Duration) result.FloorEntry {
 	e := result.FloorEntry{Protocol: protocol, Connections: conns}
 	np := peers[protocol]
@@ -109,9 +110,7 @@ func measureOne(ctx context.Context, protocol string, conns int, d time.Duration
 		e.Error = err.Error()
 		return e
 	}
-	u0, s0 := proc.SelfCPU()
 	res, warm, err := drive(ctx, drv, conns, d)
-	u1, s1 := proc.SelfCPU()
 	peerCPU, perr := p.close()
 	switch {
 	case err != nil:
@@ -127,8 +126,9 @@ func measureOne(ctx context.Context, protocol string, conns int, d time.Duration
 	e.Requests = res.Requests
 	e.P50US, e.P99US = res.Latency.P(50), res.Latency.P(99)
 	e.RoundTripUS = res.Seconds * 1e6 / float64(res.Requests)
-	client := (u1 - u0) + (s1 - s0)
-	e.ClientCPUUS = client.Seconds() * 1e6 / float64(res.Requests+warm)
+	// The client's CPU over the measured window alone, as a run's figure
+	// is: opening the connections and the warm-up are left out.
+	e.ClientCPUUS = (res.Client.UserSeconds + res.Client.SystemSeconds) * 1e6 / float64(res.Requests)
 	e.PeerCPUUS = peerCPU.Seconds() * 1e6 / float64(res.Requests+warm)
 	if bad := res.Errors + res.Timeouts + res.Unexpected; bad > 0 {
 		e.Error = fmt.Sprintf("%d of %d requests failed against the null peer", bad, bad+res.Requests)

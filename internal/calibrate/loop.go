@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -131,7 +132,7 @@ func (s *server) run(l *loop) {
 		if s.poll && l.live.Load() > 0 {
 			wait = 0
 		}
-		n, err := unix.EpollWait(l.ep, events, wait)
+		n, err := epollWait(l.ep, events, wait)
 		if err == unix.EINTR || (err == nil && n == 0) {
 			// Polling: now and then let the process's other goroutines
 			// (the control socket's read, the collector) have the P.
@@ -170,6 +171,36 @@ func (s *server) run(l *loop) {
 	}
 }
 
+// epollWait is epoll_wait; a poll (wait 0) is a raw system call, as are
+// the reads and writes on the non-blocking sockets (rawRW): they never
+// block, and the runtime's entry and exit of a system call would be most
+// of the peer's own work per request. A wait that may block goes through
+// the runtime.
+func epollWait(ep int, events []unix.EpollEvent, wait int) (int, error) {
+	if wait != 0 {
+		return unix.EpollWait(ep, events, wait)
+	}
+	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(r), nil
+}
+
+// rawRW is read(2) or write(2) of b on the non-blocking fd as a raw
+// system call.
+func rawRW(trap uintptr, fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
 // accept takes every pending connection and gives each to the next loop.
 func (s *server) accept() {
 	for {
@@ -202,7 +233,7 @@ func (s *server) accept() {
 // read reads what arrived on c and keeps its answer in c.out; it says
 // whether there is one to send.
 func (s *server) read(l *loop, c *conn, buf []byte) bool {
-	k, err := unix.Read(c.fd, buf[:maxRequest-len(c.in)])
+	k, err := rawRW(unix.SYS_READ, c.fd, buf[:maxRequest-len(c.in)])
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return false
 	}
@@ -246,7 +277,7 @@ func (s *server) read(l *loop, c *conn, buf []byte) bool {
 // EPOLLOUT, so that once all is sent the connection is read again.
 func (s *server) send(l *loop, c *conn, waited bool) {
 	for len(c.out) > 0 {
-		w, err := unix.Write(c.fd, c.out)
+		w, err := rawRW(unix.SYS_WRITE, c.fd, c.out)
 		if err == unix.EINTR {
 			continue
 		}

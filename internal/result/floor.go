@@ -31,8 +31,10 @@ type FloorEntry struct {
 	// from one request to the next on the connection, the engine's own
 	// work between them included.
 	RoundTripUS float64 `json:"round_trip_us"`
-	// ClientCPUUS is benchrig's own CPU per request, in microseconds (the
-	// process's CPU; the null peer is a process of its own).
+	// ClientCPUUS is benchrig's own CPU per request, in microseconds: the
+	// process's CPU over the measured window, as a run's figure is (the
+	// null peer is a process of its own; before 2026-12-06 the connects
+	// and the warm-up were counted in).
 	ClientCPUUS float64 `json:"client_cpu_us"`
 	// PeerCPUUS is the null peer's CPU per request, in microseconds (0 in
 	// a file written before the peer had a process of its own).
