@@ -143,6 +143,7 @@ FUZZ_TARGETS := \
 	./internal/report:FuzzParseGate \
 	./internal/protocol/resp/respserver:FuzzINFO \
 	./internal/protocol/resp/driver:FuzzReplyScan \
+	./internal/protocol/http/driver:FuzzStatusDecoder \
 	./internal/proc:FuzzParseLocks \
 	./internal/proc:FuzzDiagDump \
 	./internal/agent:FuzzCoordinator \

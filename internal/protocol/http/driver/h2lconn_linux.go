@@ -39,7 +39,7 @@ type h2lc struct {
 	xbuf      []byte // with an Exchange: the body being sent
 	obuf      []byte // the outbox's array
 	h2headers        // the request header blocks
-	dec       *hpack.Decoder
+	dec       headerDecoder
 	hs        headerState // the header block being read (stream: a slot)
 	hsOpen    bool        // a HEADERS frame without END_HEADERS: CONTINUATION must follow
 	hsID      uint32
@@ -197,11 +197,13 @@ func (l *h2loop) handshakeH2(c *h2lc, rw io.ReadWriter) error {
 	c.fr.SetReuseFrames()
 	c.resetHeaders()
 	if l.d.x == nil {
-		c.dec = hpack.NewDecoder(4096, c.emitStatus)
+		// :status alone, without x/net's strings and maps (statusDecoder)
+		c.dec = newStatusDecoder(4096, maxHeaderBytes, &c.hs.status)
 	} else {
-		c.dec = hpack.NewDecoder(4096, func(f hpack.HeaderField) { l.emitField(c, f) })
+		dec := hpack.NewDecoder(4096, func(f hpack.HeaderField) { l.emitField(c, f) })
+		dec.SetMaxStringLength(maxHeaderBytes)
+		c.dec = dec
 	}
-	c.dec.SetMaxStringLength(maxHeaderBytes)
 	_ = c.fr.WriteSettings(http2.Setting{ID: http2.SettingEnablePush, Val: 0},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2Window},
 		http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: maxHeaderBytes})
