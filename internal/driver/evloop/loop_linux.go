@@ -291,6 +291,18 @@ func (l *Loop) Redial(c *Conn, now int64, timeout time.Duration, open func(conte
 	return true, err
 }
 
+// IdleEnded handles a connection the server closed or reset while no
+// request was outstanding (a keep-alive or idle timeout): not a failure.
+// c's socket is dropped and, unless the window is over, reopened, the
+// reopen counting a reconnect for cause.
+func (l *Loop) IdleEnded(c *Conn, cause string, now int64) {
+	l.H.Drop(c)
+	c.Cause, c.Reopen = cause, true
+	if !l.Stopping {
+		l.H.Reopen(c, now)
+	}
+}
+
 // Queue marks open c to send its next batch in this pass.
 func (l *Loop) Queue(c *Conn) {
 	if !c.queued {

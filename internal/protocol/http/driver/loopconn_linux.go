@@ -364,7 +364,7 @@ var errCloseInPipeline = errors.New("server closed the connection inside a pipel
 // eof handles the server closing c.
 func (l *loop) eof(c *lconn, now int64) {
 	if c.Inflight == 0 {
-		l.idleEnded(c, driver.CauseIdleClosed, now)
+		l.IdleEnded(&c.Conn, driver.CauseIdleClosed, now)
 		return
 	}
 	done, err := c.p.eof()
@@ -373,16 +373,6 @@ func (l *loop) eof(c *lconn, now int64) {
 		return
 	}
 	l.lost(c, err)
-}
-
-// idleEnded reopens a connection the server closed or reset while no
-// request was outstanding (its keep-alive timeout): not a failure.
-func (l *loop) idleEnded(c *lconn, cause string, now int64) {
-	l.drop(c)
-	c.Cause, c.Reopen = cause, true
-	if !l.Stopping {
-		l.connect(c, now)
-	}
 }
 
 // lost handles an I/O error on c. A reused connection that the server
@@ -398,7 +388,7 @@ func (l *loop) lost(c *lconn, err error) {
 		return
 	}
 	if c.Inflight == 0 {
-		l.idleEnded(c, cs, driver.Now())
+		l.IdleEnded(&c.Conn, cs, driver.Now())
 		return
 	}
 	if !c.used || c.p.started || c.again || c.Stale || !l.retryable(c) {

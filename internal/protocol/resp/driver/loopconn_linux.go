@@ -236,7 +236,7 @@ func (l *loop) unsolicited(c *lconn, now int64) {
 // reply, "mid-reply" after some, as on the goroutine path.
 func (l *loop) eof(c *lconn, now int64) {
 	if c.Inflight == 0 {
-		l.idleEnded(c, driver.CauseIdleClosed, now)
+		l.IdleEnded(&c.Conn, driver.CauseIdleClosed, now)
 		return
 	}
 	err := io.EOF
@@ -246,20 +246,10 @@ func (l *loop) eof(c *lconn, now int64) {
 	l.failErr(c, err)
 }
 
-// idleEnded reopens a connection the server closed or reset while no
-// request was outstanding.
-func (l *loop) idleEnded(c *lconn, cause string, now int64) {
-	l.drop(c)
-	c.Cause, c.Reopen = cause, true
-	if !l.Stopping {
-		l.reconnect(c, now)
-	}
-}
-
 // lost handles an error reading or writing c.
 func (l *loop) lost(c *lconn, err error) {
 	if c.Inflight == 0 && errors.Is(err, unix.ECONNRESET) {
-		l.idleEnded(c, driver.CauseReset, driver.Now())
+		l.IdleEnded(&c.Conn, driver.CauseReset, driver.Now())
 		return
 	}
 	l.failErr(c, err)
