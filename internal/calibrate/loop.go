@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/driver/evloop"
 )
 
 // ErrTerminate, returned by a Responder, ends the connection quietly
@@ -172,10 +174,10 @@ func (s *server) run(l *loop) {
 }
 
 // epollWait is epoll_wait; a poll (wait 0) is a raw system call, as are
-// the reads and writes on the non-blocking sockets (rawRW): they never
-// block, and the runtime's entry and exit of a system call would be most
-// of the peer's own work per request. A wait that may block goes through
-// the runtime.
+// the reads and writes on the non-blocking sockets (evloop.ReadNonblock,
+// WriteNonblock): they never block, and the runtime's entry and exit of a
+// system call would be most of the peer's own work per request. A wait
+// that may block goes through the runtime.
 func epollWait(ep int, events []unix.EpollEvent, wait int) (int, error) {
 	if wait != 0 {
 		return unix.EpollWait(ep, events, wait)
@@ -185,20 +187,6 @@ func epollWait(ep int, events []unix.EpollEvent, wait int) (int, error) {
 		return 0, errno
 	}
 	return int(r), nil
-}
-
-// rawRW is read(2) or write(2) of b on the non-blocking fd as a raw
-// system call.
-func rawRW(trap uintptr, fd int, b []byte) (int, error) {
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
-	}
-	n, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(n), nil
 }
 
 // accept takes every pending connection and gives each to the next loop.
@@ -233,8 +221,8 @@ func (s *server) accept() {
 // read reads what arrived on c and keeps its answer in c.out; it says
 // whether there is one to send.
 func (s *server) read(l *loop, c *conn, buf []byte) bool {
-	k, err := rawRW(unix.SYS_READ, c.fd, buf[:maxRequest-len(c.in)])
-	if err == unix.EAGAIN || err == unix.EINTR {
+	k, err := evloop.ReadNonblock(c.fd, buf[:maxRequest-len(c.in)])
+	if err == unix.EAGAIN {
 		return false
 	}
 	if err != nil || k == 0 {
@@ -276,23 +264,19 @@ func (s *server) read(l *loop, c *conn, buf []byte) bool {
 // and the connection is not read meanwhile; waited says this is that
 // EPOLLOUT, so that once all is sent the connection is read again.
 func (s *server) send(l *loop, c *conn, waited bool) {
-	for len(c.out) > 0 {
-		w, err := rawRW(unix.SYS_WRITE, c.fd, c.out)
-		if err == unix.EINTR {
-			continue
-		}
-		if err == unix.EAGAIN {
-			if !waited && s.watch(l, c, unix.EPOLLOUT) != nil {
-				s.drop(l, c)
-			}
-			return
-		}
-		if err != nil {
-			s.drop(l, c)
-			return
-		}
-		c.out = c.out[:copy(c.out, c.out[w:])]
+	rest, err := evloop.WriteNonblock(c.fd, c.out)
+	if err != nil {
+		s.drop(l, c)
+		return
 	}
+	if rest != nil { // the socket is full: the rest waits for EPOLLOUT
+		c.out = c.out[:copy(c.out, rest)]
+		if !waited && s.watch(l, c, unix.EPOLLOUT) != nil {
+			s.drop(l, c)
+		}
+		return
+	}
+	c.out = c.out[:0]
 	if waited && s.watch(l, c, unix.EPOLLIN) != nil {
 		s.drop(l, c)
 	}

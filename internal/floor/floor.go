@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/benchrig/benchrig/internal/calibrate"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/proc"
@@ -103,15 +101,11 @@ func pinLikeSamples(p *suite.Plan) func() {
 // process is pinned.
 func PinHalf() (restore func()) {
 	none := func() {}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
+	cpus, err := proc.Affinity(0)
+	if err != nil || len(cpus) < 2 {
 		return none
 	}
-	cpus := proc.CPUsOf(&set)
-	if len(cpus) < 2 {
-		return none
-	}
-	restore, err := proc.PinClient(cpus[len(cpus)/2:])
+	restore, err = proc.PinClient(cpus[len(cpus)/2:])
 	if err != nil {
 		return none
 	}

@@ -90,6 +90,7 @@ func staticTable() (names [62]uint32, status [62]string) {
 // default), writing :status to *status and refusing strings over maxStr
 // bytes (0: no bound).
 func newStatusDecoder(tableSize uint32, maxStr int, status *string) *statusDecoder {
+	// every entry is at least 32 bytes: tableSize/32 of them fill it
 	return &statusDecoder{status: status, max: tableSize, limit: tableSize, maxStr: maxStr,
 		ents: make([]dynEntry, tableSize/32+1)}
 }
@@ -297,11 +298,8 @@ func (d *statusDecoder) at(idx uint64) (dynEntry, bool) {
 // ones until the table fits; an entry larger than the table empties it.
 func (d *statusDecoder) add(e dynEntry) {
 	if e.size() > d.max {
-		d.max0()
+		d.empty()
 		return
-	}
-	if d.n == len(d.ents) { // cannot happen: entries are ≥ 32 bytes
-		d.max0()
 	}
 	d.ents[(d.head+d.n)%len(d.ents)] = e
 	d.n++
@@ -309,8 +307,8 @@ func (d *statusDecoder) add(e dynEntry) {
 	d.evict()
 }
 
-// max0 empties the dynamic table.
-func (d *statusDecoder) max0() {
+// empty empties the dynamic table.
+func (d *statusDecoder) empty() {
 	for d.n > 0 {
 		d.drop()
 	}
