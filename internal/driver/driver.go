@@ -7,6 +7,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 )
 
@@ -118,6 +119,28 @@ var epoch = time.Now()
 // Now is a cheap monotonic clock in nanoseconds since process start, shared by
 // drivers (to stamp Outcome.Done) and the engine (to stamp sends).
 func Now() int64 { return int64(time.Since(epoch)) }
+
+var blockInKernel atomic.Bool
+
+// BlockInKernel reports whether event loops that begin a Run now block in
+// epoll_wait themselves rather than park in the Go runtime's poller
+// (SetBlockInKernel).
+func BlockInKernel() bool { return blockInKernel.Load() }
+
+// SetBlockInKernel says whether the event loops' Runs may block in
+// epoll_wait themselves, holding their Go P while they wait, and returns a
+// func that restores the setting before. Only a process that is the load
+// generator alone may set it (benchrig's command, not a test or an embedder
+// serving something of its own beside the load): while every P is held by a
+// loop, the process's other goroutines run only when a loop yields, on
+// every 32nd wait, after a wait that timed out or was interrupted, and when
+// the runtime's monitor preempts a loop that held its P 10 ms, and
+// goroutines waiting on the network are found by the monitor's 10 ms poll.
+// A server in the same process would answer a request every 10 ms or so.
+func SetBlockInKernel(on bool) (restore func()) {
+	prev := blockInKernel.Swap(on)
+	return func() { blockInKernel.Store(prev) }
+}
 
 // Wall converts a Now() value back to wall-clock time.
 func Wall(now int64) time.Time { return epoch.Add(time.Duration(now)) }

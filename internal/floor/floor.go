@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/driver"
+
 	"github.com/benchrig/benchrig/internal/calibrate"
 	"github.com/benchrig/benchrig/internal/exitcode"
 	"github.com/benchrig/benchrig/internal/proc"
@@ -42,6 +44,10 @@ func BeforeRun(ctx context.Context, p *suite.Plan, skip, ownProcess bool, stderr
 		}
 	}
 	defer restore()
+	if ownProcess {
+		// the loops wait as a sample's will (run.measure)
+		defer driver.SetBlockInKernel(true)()
+	}
 	levels := map[string][]int{}
 	var protocols []string
 	for _, c := range p.Cells {
@@ -178,7 +184,8 @@ func Calibrate(ctx context.Context, stdout io.Writer, d time.Duration, protocols
 	}
 	restore := func() {}
 	if ownProcess {
-		restore = PinHalf()
+		unpin, wait := PinHalf(), driver.SetBlockInKernel(true)
+		restore = func() { wait(); unpin() }
 	}
 	f := calibrate.Measure(ctx, protocols, conns, d)
 	restore()

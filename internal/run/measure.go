@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/driver"
+
 	"github.com/benchrig/benchrig/internal/load"
 	"github.com/benchrig/benchrig/internal/metrics"
 	"github.com/benchrig/benchrig/internal/proc"
@@ -245,6 +247,11 @@ func (m *measurement) run(ctx context.Context) {
 		// after pinning, which sets GOMAXPROCS to the CPUs' count
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 		placement.ClientGOMAXPROCS = n
+	}
+	if spec.OwnProcess {
+		// nothing else in the process must answer quickly: the loops
+		// block in epoll_wait themselves (driver.SetBlockInKernel)
+		defer driver.SetBlockInKernel(true)()
 	}
 	e, err := m.newEngine(ctx)
 	if err != nil {

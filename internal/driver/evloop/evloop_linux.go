@@ -23,6 +23,18 @@
 // handful of futex wake-ups and context switches per response. Parked in
 // the runtime's poller, a wake-up is one epoll_wait of the runtime's, one
 // of ours and a goroutine switch.
+//
+// When the process is the load generator alone (driver.SetBlockInKernel,
+// set by benchrig's command), a Run blocks in epoll_wait itself as a raw
+// system call instead, holding its P: the runtime never learns that the
+// thread sleeps, so there is no hand-off and no second epoll_wait, and the
+// wake-up is the kernel's alone. The Run yields its P to the process's other
+// goroutines (the sampler's timers, a signal, a cancellation) on every 32nd
+// wait and after a wait that timed out or was interrupted; the
+// runtime's monitor interrupts a wait that held the P 10 ms with its
+// preemption signal, so nothing waits longer than that. The timeout is the
+// loop's own (its next timer), never a shorter tick: arming a 1 ms timer on
+// every wait cost more than the runtime's park (see bench/results).
 package evloop
 
 import (
@@ -30,6 +42,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -37,6 +50,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/driver"
 )
 
 // ErrClosed is returned by Begin once Close was called.
@@ -61,6 +76,9 @@ type Poller struct {
 	ready      func(uintptr) bool
 	k          int        // the last poll's events, in Wait's park
 	errno      unix.Errno // and its error
+	kernel     bool       // this Run blocks in epoll_wait (driver.BlockInKernel)
+	waits      uint32     // waits in the kernel, to yield on every 32nd
+	yield      bool       // the last kernel wait timed out or was interrupted
 	closeConns func()
 
 	mu        sync.Mutex
@@ -121,6 +139,9 @@ func (p *Poller) Wait(ms int) ([]unix.EpollEvent, error) {
 	if ms == 0 {
 		return p.result(p.poll())
 	}
+	if p.kernel {
+		return p.waitKernel(ms)
+	}
 	// rc.Read polls first (ready), and parks only when nothing is ready
 	var dl time.Time
 	if ms > 0 {
@@ -148,6 +169,20 @@ func (p *Poller) Wait(ms int) ([]unix.EpollEvent, error) {
 		return nil, fmt.Errorf("epoll_wait: %w", err)
 	}
 	return p.result(p.k, p.errno)
+}
+
+// waitKernel is Wait blocking in epoll_wait itself, as a raw system call
+// that keeps the P (see the package comment).
+func (p *Poller) waitKernel(ms int) ([]unix.EpollEvent, error) {
+	p.waits++
+	if p.yield || p.waits%32 == 0 {
+		p.yield = false
+		runtime.Gosched()
+	}
+	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
+		uintptr(unsafe.Pointer(&p.events[0])), uintptr(len(p.events)), uintptr(ms), 0, 0)
+	p.yield = errno != 0 || r == 0
+	return p.result(int(r), errno)
 }
 
 // readyOnce is the runtime poller's callback of Wait (made once, in Init:
@@ -184,6 +219,7 @@ func (p *Poller) Begin() error {
 		return ErrClosed
 	}
 	p.running = true
+	p.kernel = driver.BlockInKernel()
 	return nil
 }
 
@@ -192,7 +228,7 @@ func (p *Poller) Begin() error {
 func (p *Poller) End() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.running = false
+	p.running, p.kernel = false, false
 	if p.closed {
 		p.shutdownLocked()
 	}
