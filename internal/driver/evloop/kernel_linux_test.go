@@ -130,3 +130,38 @@ func TestLoopInKernel(t *testing.T) {
 		})
 	}
 }
+
+// A wait in the kernel allocates nothing, its yields included (the
+// drivers' allocation tests measure their loops parked: AllocsPerRun runs
+// with one P, which a test's own server must share).
+func TestKernelWaitNoAllocs(t *testing.T) {
+	inKernel(t, 0)
+	p, fds := pollerWithPair(t, 1, 5, 2)
+	if err := p.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	defer p.End()
+	one, buf := []byte("x"), make([]byte, 8)
+	var bad error
+	n := testing.AllocsPerRun(1000, func() {
+		if _, err := WriteNonblock(fds[0], one); err != nil {
+			bad = err
+		}
+		evs, err := p.Wait(-1)
+		if err != nil || len(evs) != 1 {
+			bad = errors.New("the wait did not return the socket's event")
+		}
+		if _, err := ReadNonblock(fds[1], buf); err != nil {
+			bad = err
+		}
+	})
+	if bad != nil {
+		t.Fatal(bad)
+	}
+	if n != 0 {
+		t.Errorf("%.2f allocations a wait in the kernel, want 0", n)
+	}
+	if p.waits < 1000 {
+		t.Errorf("%d waits in the kernel counted, want at least 1000 (and a yield every 32nd)", p.waits)
+	}
+}
