@@ -248,9 +248,10 @@ func (m *measurement) run(ctx context.Context) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 		placement.ClientGOMAXPROCS = n
 	}
-	if spec.OwnProcess {
+	if spec.OwnProcess && m.exec == nil {
 		// nothing else in the process must answer quickly: the loops
-		// block in epoll_wait themselves (driver.SetBlockInKernel)
+		// block in epoll_wait themselves (driver.SetBlockInKernel); an
+		// executor's loops run in its agents
 		defer driver.SetBlockInKernel(true)()
 	}
 	e, err := m.newEngine(ctx)
