@@ -33,16 +33,21 @@ func TestNullPeerReturnsTheWindow(t *testing.T) {
 	g := &grpcNull{}
 	var out []byte
 	data := in.Bytes()
-	for len(data) > 0 { // fed in uneven pieces, as reads come
-		k := min(len(data), 1000+len(out)%777)
+	for grow := 1; len(data) > 0; { // fed in uneven pieces, as reads come
+		k := min(len(data), grow*(1000+len(out)%777))
 		o, used, err := g.Respond(data[:k])
 		if err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, o...)
 		data = data[used:]
-		if used == 0 && k == len(data) {
+		switch {
+		case used > 0:
+			grow = 1
+		case k == len(data):
 			t.Fatalf("%d bytes left that the peer does not take", len(data))
+		default:
+			grow *= 2 // a frame longer than the piece: offer more
 		}
 	}
 
