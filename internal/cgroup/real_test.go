@@ -126,7 +126,10 @@ func TestMemoryLimitKills(t *testing.T) {
 func TestPidsLimit(t *testing.T) {
 	h := hierarchy(t)
 	g := create(t, h, "pids-test", Limits{Pids: 32})
-	start(t, g, nil, "sh", "-c", "while :; do sleep 30 & done 2>/dev/null")
+	// The shell waits before it forks: sh may exit at the first fork the
+	// limit refuses, which could come before start saw the shell in the
+	// group (CI once saw the 31 sleeps and no shell).
+	start(t, g, nil, "sh", "-c", "sleep 0.3; while :; do sleep 30 & done 2>/dev/null")
 	most := uint64(0)
 	for deadline := time.Now().Add(1500 * time.Millisecond); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		s, err := g.Stats()
