@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -173,20 +172,20 @@ func (s *server) run(l *loop) {
 	}
 }
 
-// epollWait is epoll_wait; a poll (wait 0) is a raw system call, as are
-// the reads and writes on the non-blocking sockets (evloop.ReadNonblock,
-// WriteNonblock): they never block, and the runtime's entry and exit of a
-// system call would be most of the peer's own work per request. A wait
-// that may block goes through the runtime.
+// epollWait is epoll_wait; a poll (wait 0) is a raw system call
+// (evloop.RawEpollWait), as are the reads and writes on the non-blocking
+// sockets (evloop.ReadNonblock, WriteNonblock): they never block, and the
+// runtime's entry and exit of a system call would be most of the peer's
+// own work per request. A wait that may block goes through the runtime.
 func epollWait(ep int, events []unix.EpollEvent, wait int) (int, error) {
 	if wait != 0 {
 		return unix.EpollWait(ep, events, wait)
 	}
-	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	n, errno := evloop.RawEpollWait(ep, events, 0)
 	if errno != 0 {
 		return 0, errno
 	}
-	return int(r), nil
+	return n, nil
 }
 
 // accept takes every pending connection and gives each to the next loop.

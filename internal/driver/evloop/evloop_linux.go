@@ -179,10 +179,9 @@ func (p *Poller) waitKernel(ms int) ([]unix.EpollEvent, error) {
 		p.yield = false
 		runtime.Gosched()
 	}
-	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
-		uintptr(unsafe.Pointer(&p.events[0])), uintptr(len(p.events)), uintptr(ms), 0, 0)
-	p.yield = errno != 0 || r == 0
-	return p.result(int(r), errno)
+	k, errno := p.epollWait(ms)
+	p.yield = errno != 0 || k == 0
+	return p.result(k, errno)
 }
 
 // readyOnce is the runtime poller's callback of Wait (made once, in Init:
@@ -194,9 +193,17 @@ func (p *Poller) readyOnce(uintptr) bool {
 
 // poll is epoll_wait without blocking, as a raw system call: it never
 // blocks, so the runtime need not know of it.
-func (p *Poller) poll() (int, unix.Errno) {
-	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
-		uintptr(unsafe.Pointer(&p.events[0])), uintptr(len(p.events)), 0, 0, 0)
+func (p *Poller) poll() (int, unix.Errno) { return p.epollWait(0) }
+
+// epollWait is RawEpollWait into p.events (waitKernel blocks in it).
+func (p *Poller) epollWait(ms int) (int, unix.Errno) { return RawEpollWait(p.epfd, p.events, ms) }
+
+// RawEpollWait is epoll_wait of epfd into events (at least one) for up to
+// ms milliseconds (0: a poll; -1: no limit) as a raw system call: the
+// runtime is not told, so a wait that blocks keeps the thread's P.
+func RawEpollWait(epfd int, events []unix.EpollEvent, ms int) (int, unix.Errno) {
+	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd),
+		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(ms), 0, 0)
 	return int(r), errno
 }
 

@@ -21,19 +21,28 @@ func inKernel(t *testing.T, procs int) {
 	}
 }
 
+// kernelPoller is pollerWithPair (the socket's events tagged 5, gen 2)
+// with a Run begun that waits in the kernel, ended when the test ends.
+func kernelPoller(t *testing.T, procs int) (*Poller, [2]int) {
+	t.Helper()
+	inKernel(t, procs)
+	p, fds := pollerWithPair(t, 1, 5, 2)
+	if err := p.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.End)
+	if !p.kernel {
+		t.Fatal("a Run begun with driver.BlockInKernel set does not wait in the kernel")
+	}
+	return p, fds
+}
+
 // A Run that waits in the kernel holding the only P still gives way to the
 // process's other goroutines: a sleeping goroutine's timer fires and its
 // write wakes the wait. (The monitor's preemption interrupts the wait; the
 // next Wait yields.)
 func TestKernelWaitGivesWayOnOneP(t *testing.T) {
-	inKernel(t, 1)
-	p, fds := pollerWithPair(t, 1, 5, 2)
-	if err := p.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	if !p.kernel {
-		t.Fatal("a Run begun with driver.BlockInKernel set does not wait in the kernel")
-	}
+	p, fds := kernelPoller(t, 1)
 	go func() {
 		time.Sleep(30 * time.Millisecond)
 		_, _ = WriteNonblock(fds[0], []byte("x"))
@@ -63,12 +72,7 @@ func TestKernelWaitGivesWayOnOneP(t *testing.T) {
 
 // Waits with a limit time out as the runtime's park does.
 func TestKernelWaitTimesOut(t *testing.T) {
-	inKernel(t, 0)
-	p, _ := pollerWithPair(t, 1, 5, 2)
-	if err := p.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	defer p.End()
+	p, _ := kernelPoller(t, 0)
 	start := time.Now()
 	evs, err := p.Wait(30)
 	if el := time.Since(start); err != nil || len(evs) != 0 || el > 5*time.Second {
@@ -97,6 +101,9 @@ func TestLoopInKernel(t *testing.T) {
 				if len(w.outs) != n || w.count(driver.OK) != n || len(w.causes) != 0 {
 					t.Errorf("pipeline %d: %d outcomes, %d OK, reconnects %v", pipeline, len(w.outs), w.count(driver.OK), w.causes)
 				}
+			}
+			if l.P.waits == 0 {
+				t.Error("the Runs never waited in the kernel: the contract above was the park's")
 			}
 
 			// the window's end, with a connection that never answers
@@ -135,12 +142,7 @@ func TestLoopInKernel(t *testing.T) {
 // drivers' allocation tests measure their loops parked: AllocsPerRun runs
 // with one P, which a test's own server must share).
 func TestKernelWaitNoAllocs(t *testing.T) {
-	inKernel(t, 0)
-	p, fds := pollerWithPair(t, 1, 5, 2)
-	if err := p.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	defer p.End()
+	p, fds := kernelPoller(t, 0)
 	one, buf := []byte("x"), make([]byte, 8)
 	var bad error
 	n := testing.AllocsPerRun(1000, func() {
