@@ -20,6 +20,12 @@ func TestDSN(t *testing.T) {
 		{"postgres://u:pa?ss@db/app", "postgres://u:[redacted]@db/app"},
 		{"postgres://db:5432/app?password=p@ss&user=u", "postgres://db:5432/app?password=[redacted]&user=u"},
 		{"postgres://db/app?application_name=a@b", "postgres://db/app?application_name=a@b"},
+		// libpq ends the userinfo at the first '@' before any '/', past a '?' or '#'
+		{"postgres://:#&0000@", "postgres://:[redacted]@"},
+		{"postgresql://u:p?a=1&b@h/db", "postgresql://u:[redacted]@h/db"},
+		{"POSTGRES://u:p#x&y@h:5432/db?sslmode=disable", "POSTGRES://u:[redacted]@h:5432/db?sslmode=disable"},
+		{"postgres://u:p@h@x/db", "postgres://u:[redacted]@x/db"},
+		{"http://h?a=1&b@c", "http://h?a=1&b@c"},
 		{"host=db user=bench password=s3cret dbname=app", "host=db user=bench password=[redacted] dbname=app"},
 		{"host=db password = s3cret", "host=db password = [redacted]"},
 		{"host=db password='se cret\\' x' dbname=app", "host=db password=[redacted] dbname=app"},

@@ -25,7 +25,7 @@ func (p Policy) URL(raw string, found *Set) string {
 		b.WriteString("//")
 		rest = raw[2:]
 	}
-	rest = p.userinfo(&b, rest, found)
+	rest = p.userinfo(&b, rest, libpqURL(raw), found)
 	// Path, then query and fragment.
 	cut := strings.IndexAny(rest, "?#")
 	if cut < 0 {
@@ -66,11 +66,21 @@ func schemeEnd(raw string) int {
 	return i + 3
 }
 
+// libpqURL says whether raw is a PostgreSQL URL, whose userinfo libpq (and
+// pgx) take to end at the first '@' before any '/'.
+func libpqURL(raw string) bool {
+	scheme, _, _ := strings.Cut(raw, "://")
+	return strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql")
+}
+
 // userinfo writes the authority's userinfo with its password hidden and
 // returns what follows it. The userinfo is taken to end at the last '@'
 // before the query, so that an unencoded '@', '/' or ':' in a password is
-// hidden too; an '@' after a '/' that follows no ':' is a path's.
-func (p Policy) userinfo(b *strings.Builder, rest string, found *Set) string {
+// hidden too; an '@' after a '/' that follows no ':' is a path's. In a
+// PostgreSQL URL (libpq), the userinfo ends instead at the first '@' before
+// any '/', even one past a '?' or '#' (postgres://u:p#&x@h is user u,
+// password "p#&x"): the farther of the two ends is taken.
+func (p Policy) userinfo(b *strings.Builder, rest string, libpq bool, found *Set) string {
 	head := rest
 	if q := strings.IndexAny(rest, "?#"); q >= 0 {
 		head = rest[:q]
@@ -83,9 +93,14 @@ func (p Policy) userinfo(b *strings.Builder, rest string, found *Set) string {
 				at = len(head) + a
 			}
 		}
-		if at < 0 {
-			return rest
+	}
+	if libpq {
+		if i := strings.IndexAny(rest, "@/"); i > at && rest[i] == '@' {
+			at = i
 		}
+	}
+	if at < 0 {
+		return rest
 	}
 	ui := rest[:at]
 	if slash := strings.IndexByte(ui, '/'); slash >= 0 {

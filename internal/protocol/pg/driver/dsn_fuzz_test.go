@@ -29,6 +29,7 @@ func FuzzDSN(f *testing.F) {
 		"postgresql://u:p%40ssword@[::1]:5433/db?password=other-pw&connect_timeout=5",
 		"host=/tmp user=u password=hunter2hunter2 port=99999",
 		"postgres://u:zz-pass-zz@h:notaport/db", "user=u password=", "postgres://%zz", "password='unterminated",
+		"postgres://:#&0000@", "postgres://u:p?a=1&b@h/db",
 	} {
 		f.Add(s)
 	}
