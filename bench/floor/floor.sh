@@ -12,19 +12,28 @@
 #   bench/floor/floor.sh http 127.0.0.1:8080  # a server already running (pin it yourself)
 #   bench/floor/floor.sh resp                 # starts redis-server on CPU 0, GET key (a fixed value)
 #   CONNECTIONS=50 DURATION=10 RUNS=5 bench/floor/floor.sh http
+#   URING=1 bench/floor/floor.sh http         # also the floor on io_uring (floor --uring), interleaved, as "floor-uring"
 #   bench/floor/floor.sh build DIR            # only build; prints the binary's path (for the peers scripts)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CONNECTIONS=${CONNECTIONS:-10}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
+URING=${URING:-0}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 
 # build DIR: compile the floor client into DIR, print its path.
+# With URING=1 it is built with io_uring (liburing-dev, installed if
+# missing), so that `floor --uring` runs.
 build() {
 	command -v gcc >/dev/null || { echo "gcc is needed (apt-get install gcc)" >&2; exit 1; }
-	gcc -O2 -Wall -Wextra -o "$1/floor" bench/floor/floor.c
+	if [ "$URING" = 1 ]; then
+		[ -e /usr/include/liburing.h ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liburing-dev >/dev/null; }
+		gcc -O2 -Wall -Wextra -DFLOOR_URING -o "$1/floor" bench/floor/floor.c -luring
+	else
+		gcc -O2 -Wall -Wextra -o "$1/floor" bench/floor/floor.c
+	fi
 	echo "$1/floor"
 }
 
@@ -77,14 +86,20 @@ echo "floor client on CPU $CLIENT_CPU; $mode $target, $CONNECTIONS connections, 
 
 : >"$work/rows"
 for run in $(seq "$RUNS"); do
-	cpu=$(python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$floor" "$mode" "$host" "$port" "$CONNECTIONS" "$DURATION" |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"], d["sys"])')
-	read -r user sys <<<"$cpu"
-	read -r _ reqs _ secs <"$work/out"
-	python3 -c 'import sys; r, u, s = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-print(f"run {sys.argv[4]}: {r} requests, user {u:.2f} s + sys {s:.2f} s = {u + s:.2f} s CPU, {r / (u + s) if u + s else 0:,.0f} requests per client CPU-second")' \
-		"$reqs" "$user" "$sys" "$run"
-	echo "floor $reqs $secs $(python3 -c "print($user + $sys)")" >>"$work/rows"
+	tools=floor
+	[ "$URING" = 1 ] && tools="floor floor-uring"
+	for tool in $tools; do
+		flag=
+		[ "$tool" = floor-uring ] && flag=--uring
+		cpu=$(python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$floor" $flag "$mode" "$host" "$port" "$CONNECTIONS" "$DURATION" |
+			python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"], d["sys"])')
+		read -r user sys <<<"$cpu"
+		read -r _ reqs _ secs <"$work/out"
+		python3 -c 'import sys; r, u, s = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+print(f"run {sys.argv[4]} {sys.argv[5]}: {r} requests, user {u:.2f} s + sys {s:.2f} s = {u + s:.2f} s CPU, {r / (u + s) if u + s else 0:,.0f} requests per client CPU-second")' \
+			"$reqs" "$user" "$sys" "$run" "$tool"
+		echo "$tool $reqs $secs $(python3 -c "print($user + $sys)")" >>"$work/rows"
+	done
 done
 echo
 echo "$mode floor against $target, $CONNECTIONS connections, ${DURATION}s × $RUNS (client CPU = user+sys of the client process, getrusage):"
