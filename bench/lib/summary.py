@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """Read lines "tool requests seconds cpu_seconds" on stdin and print, per
 tool, req/s and requests per client CPU-second as median [min–max], and
-each tool's ratio to the reference tool (first argument) on the median."""
+each tool's ratio to the reference tool (first argument) on the median.
+The last column pairs the runs: the scripts interleave the tools, so a
+tool's i-th row and the reference's i-th row are the same round, and the
+ratio of their requests per client CPU-second, round by round, is given
+as median [min–max]: a drift of the machine's speed from one round to the
+next (another tenant, a frequency change) cancels in it, where it widens
+every tool's own range."""
 import statistics
 import sys
 from collections import OrderedDict
@@ -21,8 +27,11 @@ def fmt(vals, spec):
 
 
 med = {t: statistics.median(v[1] for v in vs) for t, vs in rows.items()}
-print(f"| {'tool':<26} | {'req/s':<30} | {'requests per client CPU-second':<30} | {'client µs/request':<22} | ratio to {ref or '-'} |")
-print(f"|{'-'*28}|{'-'*32}|{'-'*32}|{'-'*24}|{'-'*12}|")
+print(f"| {'tool':<26} | {'req/s':<30} | {'requests per client CPU-second':<30} | {'client µs/request':<22} | ratio to {ref or '-'} | paired ratio, per round |")
+print(f"|{'-'*28}|{'-'*32}|{'-'*32}|{'-'*24}|{'-'*12}|{'-'*25}|")
 for tool, vs in rows.items():
     ratio = f"{med[tool] / med[ref]:.2f}×" if ref in med and med[ref] else "-"
-    print(f"| {tool:<26} | {fmt([v[0] for v in vs], ',.0f'):<30} | {fmt([v[1] for v in vs], ',.0f'):<30} | {fmt([v[2] for v in vs], '.1f'):<22} | {ratio:<10} |")
+    paired = "-"
+    if ref in rows and len(rows[ref]) == len(vs) and all(r[1] for r in rows[ref]):
+        paired = fmt([v[1] / r[1] for v, r in zip(vs, rows[ref])], ".2f")
+    print(f"| {tool:<26} | {fmt([v[0] for v in vs], ',.0f'):<30} | {fmt([v[1] for v in vs], ',.0f'):<30} | {fmt([v[2] for v in vs], '.1f'):<22} | {ratio:<10} | {paired:<23} |")
