@@ -2,7 +2,9 @@
 """Read an all-peers.sh output file and print one table: every case
 (the line that titles each tool table, under its script's heading) with
 the peer's and benchrig's requests per client CPU-second and their ratio,
-pinned and unpinned side by side."""
+pinned and unpinned side by side. A ratio is the ratio of the medians,
+followed, when the file has it, by the paired ratio: the median [min–max]
+of the round-by-round ratios (bench/lib/summary.py)."""
 import re
 import sys
 from collections import OrderedDict
@@ -19,7 +21,10 @@ def flush():
     # an older build or a variant with work switched off
     ours = [t for t in rows if t.startswith("benchrig") and "before" not in t and "novalidate" not in t]
     if title and ours and peer in rows:
-        cases.setdefault((script, title), {})[pinning] = (peer, rows[peer][0], rows[ours[0]][0], rows[ours[0]][1])
+        fig, ratio, paired = rows[ours[0]]
+        if paired:
+            ratio += f" ({paired})"
+        cases.setdefault((script, title), {})[pinning] = (peer, rows[peer][0], fig, ratio)
 
 
 for i, line in enumerate(lines):
@@ -38,9 +43,9 @@ for i, line in enumerate(lines):
             j -= 1
         title = lines[j].strip().lstrip("#").strip() if j >= 0 else "?"
         continue
-    m = re.match(r"\| (\S+)\s+\| [^|]+\| ([\d,]+) \[[^|]*\| [^|]+\| (\S+)", line)
+    m = re.match(r"\| (\S+)\s+\| [^|]+\| ([\d,]+) \[[^|]*\| [^|]+\| (\S+)\s*\|(?: ([\d.]+ \[[\d.–]+\]))?", line)
     if m and title:
-        rows[m.group(1)] = (m.group(2), m.group(3))
+        rows[m.group(1)] = (m.group(2), m.group(3), m.group(4))
 flush()
 
 print()
