@@ -132,8 +132,10 @@ static void uring_send(struct io_uring *ring, int fd, int i, const char *req, si
 	s->user_data = 1u << 31 | (unsigned)i;
 }
 
-/* uring_loop: the window on io_uring; returns the responses counted. A
- * short send (a 40-byte request into an empty socket buffer) is an error. */
+/* uring_loop: the window on io_uring; returns the responses counted. A send
+ * completes only when it fails; a short one (a 40-byte request into an empty
+ * socket buffer, never seen) would count as sent, and its connection would
+ * wait for a response until the window ends. */
 static long long uring_loop(int *fds, size_t *have, int conns, const char *req, size_t reqlen, size_t size,
 			    double end)
 {
