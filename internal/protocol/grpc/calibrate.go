@@ -45,6 +45,14 @@ func init() {
 // peer's process serves from within Register (see calibrate.Register).
 var nullHello, nullAnswer, nullIDs = nullFrames()
 
+// nullWindow is a WINDOW_UPDATE of the connection (stream 0); its
+// increment, the frame's last 4 bytes, is patched per use.
+var nullWindow = func() []byte {
+	var b bytes.Buffer
+	_ = http2.NewFramer(&b, nil).WriteWindowUpdate(0, 1)
+	return b.Bytes()
+}()
+
 // nullFrames builds the null peer's frames; ids are the offsets of the
 // answer's stream IDs.
 func nullFrames() (hello, answer []byte, ids []int) {
@@ -118,7 +126,8 @@ func (g *grpcNull) Respond(in []byte) ([]byte, int, error) {
 		used += 9 + n
 		if typ == 0x0 { // DATA counts against the connection's window
 			if g.unacked += n; g.unacked >= windowRefill {
-				out = binary.BigEndian.AppendUint32(append(out, 0, 0, 4, 0x8, 0, 0, 0, 0, 0), uint32(g.unacked))
+				out = append(out, nullWindow...)
+				binary.BigEndian.PutUint32(out[len(out)-4:], uint32(g.unacked))
 				g.unacked = 0
 			}
 		}
