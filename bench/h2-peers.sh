@@ -10,6 +10,7 @@
 #   CONNECTIONS=4 STREAMS=100 DURATION=10 RUNS=5 bench/h2-peers.sh
 #   H2C=1 bench/h2-peers.sh     # cleartext HTTP/2 (prior knowledge) instead of TLS
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/h2-peers.sh   # also an older build, interleaved, as "benchrig-before"
+#   BUSY_POLL=20us bench/h2-peers.sh   # also benchrig --busy-poll 20us, interleaved, as "benchrig-busypoll"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
@@ -55,10 +56,10 @@ for run in $(seq "$RUNS"); do
 	reqs=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/out")
 	echo "h2load $reqs $DURATION $cpu" >>"$work/rows"
 
-	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before}; do
+	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${BUSY_POLL:+benchrig-busypoll}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
-		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" "${flags[@]}" $(nocal "$bin") -c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
+		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" "${flags[@]}" $(nocal "$bin") $(busypoll "$tool") -c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
 	done

@@ -13,6 +13,7 @@
 #   CONNECTIONS=50 DURATION=10 RUNS=5 bench/http-peers.sh
 #   HTTPS=0 bench/http-peers.sh    # cleartext only; HTTP=0: https only
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/http-peers.sh   # also an older build, interleaved, as "benchrig-before"
+#   BUSY_POLL=20us bench/http-peers.sh   # also benchrig --busy-poll 20us, interleaved, as "benchrig-busypoll"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
@@ -74,10 +75,10 @@ for run in $(seq "$RUNS"); do
 	reqs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"]["total"])' "$work/out")
 	echo "autocannon $reqs $DURATION $cpu" >>"$work/rows"
 
-	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before}; do
+	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${BUSY_POLL:+benchrig-busypoll}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
-		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" $(nocal "$bin") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" $(nocal "$bin") $(busypoll "$tool") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
 	done
@@ -103,10 +104,10 @@ for run in $(seq "$RUNS"); do
 	reqs=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$work/out")
 	echo "wrk-https $reqs $DURATION $cpu" >>"$work/rows"
 
-	for tool in benchrig-https ${BENCHRIG_BEFORE:+benchrig-before-https}; do
+	for tool in benchrig-https ${BENCHRIG_BEFORE:+benchrig-before-https} ${BUSY_POLL:+benchrig-busypoll-https}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before-https ] && bin=$BENCHRIG_BEFORE
-		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" --insecure $(nocal "$bin") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" --insecure $(nocal "$bin") $(busypoll "$tool") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
 	done

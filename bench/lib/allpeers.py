@@ -18,8 +18,8 @@ lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
 
 def flush():
     # benchrig's row: "benchrig", or "benchrig-https" and the like; never
-    # an older build or a variant with work switched off
-    ours = [t for t in rows if t.startswith("benchrig") and "before" not in t and "novalidate" not in t]
+    # an older build, a variant with work switched off or one busy-polling
+    ours = [t for t in rows if t.startswith("benchrig") and not any(w in t for w in ("before", "novalidate", "busypoll"))]
     if title and ours and peer in rows:
         fig, ratio, paired = rows[ours[0]]
         if paired:

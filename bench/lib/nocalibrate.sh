@@ -17,3 +17,10 @@ if [ "$PINNED" = 0 ]; then
 	CLIENT_CPU=$all_cpus
 fi
 brprocs() { [ "$PINNED" = 0 ] || echo 1; }
+
+# busypoll TOOL prints --busy-poll $BUSY_POLL for the busy-polling rows
+# (benchrig-busypoll…), nothing for the others. The scripts give benchrig
+# a URL and pin it with taskset: it cannot tell that its CPU is its own,
+# so its default (auto) sleeps at once; the extra row shows what polling
+# changes for the server's throughput and the client's CPU.
+busypoll() { case "$1" in benchrig-busypoll*) echo --busy-poll "$BUSY_POLL" ;; esac; }

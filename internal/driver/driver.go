@@ -142,6 +142,38 @@ func SetBlockInKernel(on bool) (restore func()) {
 	return func() { blockInKernel.Store(prev) }
 }
 
+var busyPoll, busyPolled atomic.Int64
+
+// MaxBusyPoll bounds SetBusyPoll: a longer spin only burns what a sleep
+// would have saved.
+const MaxBusyPoll = time.Millisecond
+
+// BusyPoll is how long an event loop's closed-loop Run that begins now
+// polls its epoll set before it sleeps in a wait (SetBusyPoll); 0: it
+// sleeps at once.
+func BusyPoll() time.Duration { return time.Duration(busyPoll.Load()) }
+
+// SetBusyPoll says how long the event loops' closed-loop Runs poll before
+// they sleep, bounded by MaxBusyPoll, and returns a func that restores the
+// setting before. Polling keeps the client's CPU awake between answers, so
+// a server's answer wakes no sleeping thread: on a machine (a VM above
+// all) where waking an idle CPU costs the server microseconds, a client
+// that sleeps between answers makes the server slower than it is. Only a
+// client with CPUs of its own should poll: it spends what no one else
+// would use. The time spent polling is counted (BusyPolled).
+func SetBusyPoll(d time.Duration) (restore func()) {
+	d = min(max(d, 0), MaxBusyPoll)
+	prev := busyPoll.Swap(int64(d))
+	return func() { busyPoll.Store(prev) }
+}
+
+// BusyPolled is the time the event loops spent polling before a wait
+// (SetBusyPoll) since the process started, counted at the end of each Run.
+func BusyPolled() time.Duration { return time.Duration(busyPolled.Load()) }
+
+// AddBusyPolled adds a Run's polling time to BusyPolled.
+func AddBusyPolled(d time.Duration) { busyPolled.Add(int64(d)) }
+
 // Wall converts a Now() value back to wall-clock time.
 func Wall(now int64) time.Time { return epoch.Add(time.Duration(now)) }
 

@@ -323,7 +323,9 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 			return nil, err
 		}
 	}
-	res.Client = clientFigures(cpu0, cpu1, res.Seconds, res.Requests, e.parallelism())
+	// the loops of a closed loop busy-poll (driver.SetBusyPoll)
+	polled := e.loops != nil && e.cfg.Rate == 0 && driver.BusyPoll() > 0
+	res.Client = clientFigures(cpu0, cpu1, res.Seconds, res.Requests, e.parallelism(), polled)
 	return res, nil
 }
 

@@ -47,6 +47,7 @@ type Common struct {
 	// the server side
 	TargetCPUs string
 	ClientCPUs string
+	BusyPoll   string
 	Interval   time.Duration
 	NoPSS      bool
 	Baseline   time.Duration
@@ -134,6 +135,9 @@ func (q *Common) Suite(name string, def result.Phases) Doc {
 	if q.TargetCPUs != "" {
 		pl["target_cpus"] = q.TargetCPUs
 	}
+	if q.BusyPoll != "" && q.BusyPoll != "auto" {
+		pl["busy_poll"] = q.BusyPoll
+	}
 	d["placement"] = pl
 	conns := q.Conns
 	if q.Rate > 0 && !q.Changed("connections") {
@@ -180,7 +184,7 @@ var suiteFlags = map[string]string{
 	"repeats": "--repeats", "requests": "--requests", "seed": "--seed", "arrival": "--arrival", "max_backlog": "--max-backlog",
 	"phases.load": "--duration", "phases.warmup": "--warmup", "phases.baseline": "--baseline", "phases.settle": "--settle",
 	"phases.recovery": "--recovery", "thresholds.coverage": "--min-coverage", "thresholds.p99": "--max-p99", "thresholds.max_miss": "--max-miss",
-	"sampler.interval": "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus",
+	"sampler.interval": "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus", "placement.busy_poll": "--busy-poll",
 	"matrix.connections": "--connections", "matrix.pipeline": "--pipeline", "matrix.rates": "--rate", "matrix.batches": "--batch",
 	"paths.request.http.url": "URL", "paths.request.http.method": "--method", "paths.request.http.headers": "--header",
 	"paths.request.http.expect_status": "--expect-status", "paths.request.http.timeout": "--timeout",

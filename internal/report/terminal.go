@@ -270,6 +270,7 @@ func serverTable(p *printer, s *result.Server, l *result.Load) {
 	if s.Placement != nil && (s.Placement.ClientCPUs != "" || s.Placement.TargetCPUs != "") {
 		p.f("Placement: client on CPUs %s, server on CPUs %s.\n", orAll(s.Placement.ClientCPUs), orAll(s.Placement.TargetCPUs))
 	}
+
 	terminalLimits(p, s)
 }
 
@@ -284,6 +285,9 @@ func client(p *printer, l *result.Load) {
 	c := l.Client
 	p.f("\nClient: %.2f cores of %d usable (user %.2f s, system %.2f s), %.1f µs CPU per request, %s requests per CPU-second\n",
 		c.Cores, c.UsableCores, c.UserSeconds, c.SystemSeconds, c.CPUPerRequestUS, count(int64(c.RequestsPerCPUSecond)))
+	if c.BusyPollUS > 0 {
+		p.f("Busy poll: the client polled up to %g µs for answers before it slept; %.2f s of the CPU above (left out of the saturation check)\n", c.BusyPollUS, c.BusyPollSeconds)
+	}
 	if c.Saturated {
 		p.f("WARNING: the client was saturated (%.2f of %d usable cores): these figures measure benchrig, not the server.\n"+
 			"         Give the client more cores (--client-cpus), or fewer connections / a lower rate.\n", c.Cores, c.UsableCores)

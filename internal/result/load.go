@@ -159,4 +159,11 @@ type Client struct {
 	RequestsPerCPUSecond float64 `json:"requests_per_cpu_second"`
 	// CPUPerRequestUS = (user + system) × 10⁶ ÷ completed.
 	CPUPerRequestUS float64 `json:"cpu_per_request_us"`
+	// BusyPollUS is how long the client's event loops polled for answers
+	// before they slept, in µs (placement.busy_poll; 0: they slept at
+	// once), and BusyPollSeconds the part of user + system spent in those
+	// polls: CPU spent to stay awake, not work per request. Saturated
+	// leaves it out.
+	BusyPollUS      float64 `json:"busy_poll_us,omitempty"`
+	BusyPollSeconds float64 `json:"busy_poll_seconds,omitempty"`
 }

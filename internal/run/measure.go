@@ -243,6 +243,9 @@ func (m *measurement) run(ctx context.Context) {
 		defer restore()
 		placement.ClientCPUs = clientCPUs
 	}
+	if d := busyPollOf(spec.BusyPoll, placement); d > 0 {
+		defer driver.SetBusyPoll(d)()
+	}
 	if n := spec.ClientGOMAXPROCS; n > 0 {
 		// after pinning, which sets GOMAXPROCS to the CPUs' count
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))

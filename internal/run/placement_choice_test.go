@@ -2,6 +2,10 @@ package run
 
 import (
 	"testing"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/result"
+	"github.com/benchrig/benchrig/internal/suite"
 )
 
 // addrDriver says its server's address, as the HTTP and gRPC drivers do.
@@ -20,5 +24,35 @@ func TestOnLoopback(t *testing.T) {
 	}
 	if onLoopback(struct{}{}) {
 		t.Error("a driver without Addr is on loopback")
+	}
+}
+
+// placement.busy_poll: as asked when given; auto busy-polls only a client
+// pinned to CPUs the pinned target does not use.
+func TestBusyPollOf(t *testing.T) {
+	cases := []struct {
+		name           string
+		asked          time.Duration
+		client, target string
+		want           time.Duration
+	}{
+		{"asked, shared CPUs", 50 * time.Microsecond, "0-1", "0-1", 50 * time.Microsecond},
+		{"off, CPUs of its own", 0, "1", "0", 0},
+		{"auto, CPUs of its own", -1, "2-3", "0,1", suite.BusyPollAuto},
+		{"auto, one CPU shared", -1, "1-2", "0-1", 0},
+		{"auto, target not pinned", -1, "1", "", 0},
+		{"auto, client not pinned", -1, "", "0", 0},
+	}
+	for _, c := range cases {
+		p := &result.Placement{ClientCPUs: c.client, TargetCPUs: c.target}
+		if got := busyPollOf(c.asked, p); got != c.want {
+			t.Errorf("%s: busyPollOf(%s, client %q, target %q) = %s, want %s", c.name, c.asked, c.client, c.target, got, c.want)
+		}
+	}
+	if got := busyPoll("junk"); got != -1 {
+		t.Errorf("busyPoll of an invalid value = %s, want -1 (auto)", got)
+	}
+	if got := busyPoll("30us"); got != 30*time.Microsecond {
+		t.Errorf("busyPoll(30us) = %s", got)
 	}
 }

@@ -274,6 +274,7 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 		SamplerNoPSS:     r.s.Sampler.NoPSS,
 		ClientCPUs:       string(r.s.Placement.ClientCPUs),
 		ClientGOMAXPROCS: r.s.Placement.ClientGOMAXPROCS,
+		BusyPoll:         busyPoll(r.s.Placement.BusyPoll),
 		OwnProcess:       r.opts.OwnProcess,
 	}
 	key := VariantKey(c)

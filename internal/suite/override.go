@@ -86,6 +86,13 @@ var overrideKeys = []overrideKey{
 		s.Placement.ClientGOMAXPROCS, err = positiveInt(v)
 		return err
 	}},
+	{"busy_poll", "", "placement.busy_poll", func(s *Suite, v string) error {
+		if _, err := ParseBusyPoll(v); err != nil {
+			return err
+		}
+		s.Placement.BusyPoll = strings.TrimSpace(v)
+		return nil
+	}},
 	{"seed", "", "seed", func(s *Suite, v string) (err error) {
 		s.Seed, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 		if err != nil {

@@ -101,6 +101,11 @@ type Placement struct {
 	// ClientGOMAXPROCS is benchrig's GOMAXPROCS in every sample; 0 keeps
 	// the count of the CPUs it is pinned to, or the Go default.
 	ClientGOMAXPROCS int `json:"client_gomaxprocs,omitempty"`
+	// BusyPoll is how long the client's event loops poll before they
+	// sleep in a closed-loop sample (ParseBusyPoll): "auto" (the
+	// default, "": BusyPollAuto while the client runs on CPUs a pinned
+	// target does not use, else off), "off", or a duration up to 1ms.
+	BusyPoll string `json:"busy_poll,omitempty"`
 }
 
 // Phases are the stages of one sample, in order. Any may be 0; Load must be

@@ -122,3 +122,31 @@ func ParseCPUList(s string) ([]int, error) {
 	}
 	return cpus, nil
 }
+
+// BusyPollAuto is the busy poll of placement.busy_poll "auto" on a client
+// with CPUs of its own: long enough to span a server's answer on
+// loopback (a few µs to tens of µs), short enough that a client waiting
+// on a slow server sleeps almost at once.
+const BusyPollAuto = 20 * time.Microsecond
+
+// ParseBusyPoll reads placement.busy_poll (--busy-poll): "" or "auto"
+// gives -1 (decided per sample: BusyPollAuto beside a pinned target on
+// other CPUs, else off), "off" or "0" gives 0, and a duration (20us,
+// 50µs, 0.5ms) gives itself, at most driver.MaxBusyPoll (1ms).
+func ParseBusyPoll(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "", "auto":
+		return -1, nil
+	case "off", "0":
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a busy poll: %q; accepted: auto, off, or a duration up to 1ms (20us, 50µs, 0.2ms)", s)
+	}
+	if d < 0 || d > time.Millisecond {
+		return 0, fmt.Errorf("must be between 0 (off) and 1ms, got %s", d)
+	}
+	return d, nil
+}

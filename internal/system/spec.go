@@ -125,6 +125,11 @@ type Spec struct {
 	// ClientGOMAXPROCS is benchrig's GOMAXPROCS during the sample (0:
 	// chosen, see run.Measure).
 	ClientGOMAXPROCS int
+	// BusyPoll is how long the client's event loops poll before they
+	// sleep (driver.SetBusyPoll): < 0 decides (suite.BusyPollAuto when the
+	// client runs on CPUs a pinned target does not use, else off), 0 is
+	// off.
+	BusyPoll time.Duration
 	// OwnProcess says the process serves nothing of its own: beside an
 	// unpinned target on this machine, the client's GOMAXPROCS then
 	// follows its event loops (half the usable cores) unless

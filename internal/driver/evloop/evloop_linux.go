@@ -79,6 +79,8 @@ type Poller struct {
 	kernel     bool       // this Run blocks in epoll_wait (driver.BlockInKernel)
 	waits      uint32     // waits in the kernel, to yield on every 32nd
 	yield      bool       // the last kernel wait timed out or was interrupted
+	spin       int64      // this Run's busy poll before a wait, ns (driver.BusyPoll)
+	spun       int64      // the time this Run spent in it, ns
 	closeConns func()
 
 	mu        sync.Mutex
@@ -139,6 +141,11 @@ func (p *Poller) Wait(ms int) ([]unix.EpollEvent, error) {
 	if ms == 0 {
 		return p.result(p.poll())
 	}
+	if p.spin > 0 {
+		if k, errno, ok := p.busyPoll(); ok {
+			return p.result(k, errno)
+		}
+	}
 	if p.kernel {
 		return p.waitKernel(ms)
 	}
@@ -184,6 +191,33 @@ func (p *Poller) waitKernel(ms int) ([]unix.EpollEvent, error) {
 	return p.result(k, errno)
 }
 
+// busyPoll polls the epoll set without blocking until it has events or
+// the Run's busy-poll time (p.spin) is spent; ok: it had them. A Run that
+// only ever polls yields its P on every 32nd wait, as a kernel wait does.
+func (p *Poller) busyPoll() (k int, errno unix.Errno, ok bool) {
+	if p.waits++; p.waits%32 == 0 {
+		runtime.Gosched()
+	}
+	start := driver.Now()
+	for {
+		k, errno = p.poll()
+		now := driver.Now()
+		if k > 0 || errno != 0 {
+			p.spun += now - start
+			return k, errno, true
+		}
+		if now-start >= p.spin {
+			p.spun += now - start
+			return 0, 0, false
+		}
+	}
+}
+
+// NoBusyPoll turns the busy poll off for the rest of the Run: an open
+// loop's waits are for a send's due time, which polling would only
+// anticipate by burning the CPU.
+func (p *Poller) NoBusyPoll() { p.spin = 0 }
+
 // readyOnce is the runtime poller's callback of Wait (made once, in Init:
 // a closure per park would allocate): it polls, keeping the answer.
 func (p *Poller) readyOnce(uintptr) bool {
@@ -227,6 +261,7 @@ func (p *Poller) Begin() error {
 	}
 	p.running = true
 	p.kernel = driver.BlockInKernel()
+	p.spin, p.spun = int64(driver.BusyPoll()), 0
 	return nil
 }
 
@@ -236,6 +271,10 @@ func (p *Poller) End() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.running, p.kernel = false, false
+	if p.spun > 0 {
+		driver.AddBusyPolled(time.Duration(p.spun))
+	}
+	p.spin, p.spun = 0, 0
 	if p.closed {
 		p.shutdownLocked()
 	}

@@ -140,6 +140,7 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 	l.ended, l.stale = false, 0
 	l.paced, _ = w.(driver.PacedWork)
 	if l.paced != nil {
+		l.P.NoBusyPoll()
 		l.Pipeline = 1 // each request is sent when due
 		for _, c := range l.idle {
 			c.idle = false
