@@ -112,3 +112,19 @@ func TestPlanSummary(t *testing.T) {
 		t.Error("a plans table without plans")
 	}
 }
+
+// A sample whose client busy-polled says so in the notes, with the longest
+// poll and the median share of the client's CPU it took.
+func TestReportDocBusyPollNote(t *testing.T) {
+	src := source("demo", map[[2]string][][2]float64{{"4 conns", "go"}: {{100, 1}, {104, 1}}})
+	for i, share := range []float64{0.4, 0.6} {
+		c := &src.Rows[i].Sample.Load.Client
+		c.UserSeconds, c.SystemSeconds, c.BusyPollUS, c.BusyPollSeconds = 0.5, 0.5, 20, share
+	}
+	notes := strings.Join(ReportDoc(src).Notes, "\n")
+	want := "In 2 samples the client polled for answers up to 20 µs before it slept (busy poll), so that the server's answers did not have to wake it: " +
+		"its client cores and µs/request include that polling (median 50 % of its CPU)."
+	if !strings.Contains(notes, want) {
+		t.Errorf("notes %q lack %q", notes, want)
+	}
+}
