@@ -40,8 +40,8 @@ func TestBusyPoll(t *testing.T) {
 }
 
 // TestBusyPollAuto: by default (auto) a client beside a pinned target, on
-// CPUs the target does not use, polls 20 µs; told off, or sharing the
-// target's CPUs, it sleeps at once. The CPU lists go to a built benchrig,
+// CPUs the target does not use, polls 20 µs; sharing the target's CPUs,
+// it sleeps at once. The CPU lists go to a built benchrig,
 // never to this process.
 func TestBusyPollAuto(t *testing.T) {
 	t.Parallel()
@@ -57,7 +57,6 @@ func TestBusyPollAuto(t *testing.T) {
 		want float64
 	}{
 		{"auto beside the target", []string{"--target-cpus", "0"}, 20},
-		{"off beside the target", []string{"--target-cpus", "0", "--busy-poll", "off"}, 0},
 		{"auto on the target's CPU", []string{"--target-cpus", "0", "--client-cpus", "0-1"}, 0},
 	} {
 		out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
