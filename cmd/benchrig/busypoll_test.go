@@ -16,7 +16,7 @@ import (
 func TestBusyPoll(t *testing.T) {
 	// not parallel: the busy poll is the process's while the sample runs
 	url := helloServer(t)
-	stdout, stderr, code := invoke(t, "http", url, "--busy-poll", "30us", "-c", "2", "-d", "1s", "--no-calibrate", "--json")
+	stdout, stderr, code := invoke(t, "http", url, "--busy-poll", "30us", "-c", "2", "-d", "300ms", "--no-calibrate", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -25,7 +25,7 @@ func TestBusyPoll(t *testing.T) {
 		t.Errorf("busy poll %g µs, %g s of %g s CPU; want 30 µs and a part of the CPU", c.BusyPollUS, c.BusyPollSeconds, c.UserSeconds+c.SystemSeconds)
 	}
 
-	stdout, stderr, code = invoke(t, "http", url, "--busy-poll", "30us", "-R", "200", "-c", "2", "-d", "1s", "--no-calibrate", "--json")
+	stdout, stderr, code = invoke(t, "http", url, "--busy-poll", "30us", "-R", "200", "-c", "2", "-d", "300ms", "--no-calibrate", "--json")
 	if code != 0 {
 		t.Fatalf("rate: exit %d: %s", code, stderr)
 	}
@@ -61,8 +61,9 @@ func TestBusyPollAuto(t *testing.T) {
 	} {
 		out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
 		port := freePort(t)
-		args := append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port), "--target", bin + " -rate 1e9",
-			"-c", "2", "-d", "1s", "--no-calibrate", "-o", out}, shortPhases...)
+		args := append([]string{}, "http", fmt.Sprintf("http://127.0.0.1:%d/", port), "--target", bin+" -rate 1e9",
+			"-c", "2", "-d", "500ms", "--no-calibrate", "-o", out,
+			"--baseline", "0", "--warmup", "0", "--settle", "0", "--recovery", "0", "--sample-interval", "200ms")
 		args = append(args, c.args...)
 		if b, err := exec.Command(br, args...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", c.name, err, b)
