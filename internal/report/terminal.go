@@ -270,7 +270,6 @@ func serverTable(p *printer, s *result.Server, l *result.Load) {
 	if s.Placement != nil && (s.Placement.ClientCPUs != "" || s.Placement.TargetCPUs != "") {
 		p.f("Placement: client on CPUs %s, server on CPUs %s.\n", orAll(s.Placement.ClientCPUs), orAll(s.Placement.TargetCPUs))
 	}
-
 	terminalLimits(p, s)
 }
 
@@ -286,7 +285,7 @@ func client(p *printer, l *result.Load) {
 	p.f("\nClient: %.2f cores of %d usable (user %.2f s, system %.2f s), %.1f µs CPU per request, %s requests per CPU-second\n",
 		c.Cores, c.UsableCores, c.UserSeconds, c.SystemSeconds, c.CPUPerRequestUS, count(int64(c.RequestsPerCPUSecond)))
 	if c.BusyPollUS > 0 {
-		p.f("Busy poll: the client polled up to %g µs for answers before it slept; %.2f s of the CPU above (left out of the saturation check)\n", c.BusyPollUS, c.BusyPollSeconds)
+		p.f("Busy poll: up to %g µs of polling for answers before each sleep, %.2f s of that CPU (left out of the saturation check)\n", c.BusyPollUS, c.BusyPollSeconds)
 	}
 	if c.Saturated {
 		p.f("WARNING: the client was saturated (%.2f of %d usable cores): these figures measure benchrig, not the server.\n"+
