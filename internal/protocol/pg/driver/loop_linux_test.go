@@ -5,6 +5,7 @@ package pg
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/secret"
+	"github.com/benchrig/benchrig/internal/testenv"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -214,9 +216,13 @@ func TestLoopServerErrorKeepsConnection(t *testing.T) {
 }
 
 func TestLoopTimeoutReplacesConnection(t *testing.T) {
-	// Even keys sleep past the timeout.
-	d := loopDriver(t, Config{Workload: workload.Config{Kind: workload.Writes}, Timeout: 100 * time.Millisecond,
-		UpdateSQL: "UPDATE items SET revision = revision WHERE id = $1 AND (SELECT true FROM pg_sleep(CASE WHEN $1 % 2 = 0 THEN 2 ELSE 0 END))"})
+	// Even keys sleep past the timeout, twice as long as it. The timeout
+	// bounds the reconnect too (a connect and its prepares): on a loaded
+	// machine 100 ms was not enough for it, so it is long against what the
+	// load adds (testenv.Patience).
+	timeout := testenv.Patience(500*time.Millisecond, 5*time.Second)
+	d := loopDriver(t, Config{Workload: workload.Config{Kind: workload.Writes}, Timeout: timeout,
+		UpdateSQL: fmt.Sprintf("UPDATE items SET revision = revision WHERE id = $1 AND (SELECT true FROM pg_sleep(CASE WHEN $1 %% 2 = 0 THEN %.3f ELSE 0 END))", 2*timeout.Seconds())})
 	w := runLoops(t, d, 1, 1, 6, nil)
 	timeouts, ok := 0, 0
 	for _, o := range w.outs {
