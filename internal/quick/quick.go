@@ -135,7 +135,7 @@ func (q *Common) Suite(name string, def result.Phases) Doc {
 	if q.TargetCPUs != "" {
 		pl["target_cpus"] = q.TargetCPUs
 	}
-	if q.BusyPoll != "" && q.BusyPoll != "auto" {
+	if q.Changed("busy-poll") {
 		pl["busy_poll"] = q.BusyPoll
 	}
 	d["placement"] = pl

@@ -140,7 +140,8 @@ func sourceMeta(src *Source) []KV {
 // samples.
 func sampleNotes(rows []Row) []string {
 	var failed, unhealthy, interrupted, saturated, polled int
-	var pollUS, pollShare []float64
+	var pollUS float64 // the longest busy poll
+	var pollShare []float64
 	for _, r := range rows {
 		s := r.Sample
 		switch {
@@ -158,7 +159,7 @@ func sampleNotes(rows []Row) []string {
 		if s.Load != nil && s.Load.Client.BusyPollUS > 0 {
 			c := s.Load.Client
 			polled++
-			pollUS = append(pollUS, c.BusyPollUS)
+			pollUS = max(pollUS, c.BusyPollUS)
 			if cpu := c.UserSeconds + c.SystemSeconds; cpu > 0 {
 				pollShare = append(pollShare, c.BusyPollSeconds/cpu*100)
 			}
@@ -178,14 +179,13 @@ func sampleNotes(rows []Row) []string {
 		notes = append(notes, fmt.Sprintf("In %s the client used over 90 %% of its usable cores: those figures measure benchrig, not the server.", samplesCount(saturated, "", "")))
 	}
 	if polled > 0 {
-		slices.Sort(pollUS)
 		slices.Sort(pollShare)
 		share := ""
 		if len(pollShare) > 0 {
 			share = fmt.Sprintf(" (median %.0f %% of its CPU)", median(pollShare))
 		}
 		notes = append(notes, fmt.Sprintf("In %s the client polled for answers up to %g µs before it slept (busy poll), so that the server's answers did not have to wake it: "+
-			"its client cores and µs/request include that polling%s.", samplesCount(polled, "", ""), pollUS[len(pollUS)-1], share))
+			"its client cores and µs/request include that polling%s.", samplesCount(polled, "", ""), pollUS, share))
 	}
 	return notes
 }
