@@ -40,6 +40,9 @@ type loop struct {
 
 	// onRows, when set (tests), sees the rows of every successful read.
 	onRows func(seq uint64, rows []any)
+	// onTimeout, when set (tests), sees a connection whose request timed
+	// out, before it is dropped.
+	onTimeout func(c *lconn)
 
 	// out is the outcome being recorded: a field, not a variable whose
 	// address, passed to the LoopWork interface, would move it to the
@@ -224,7 +227,12 @@ func (l *loop) WriteFailed(c *evloop.Conn, err error) {
 func (l *loop) Reopen(c *evloop.Conn, now int64) { l.reconnect(l.conns[c.I], now) }
 
 // TimedOut implements evloop.Handler: the request outlived its timeout.
-func (l *loop) TimedOut(c *evloop.Conn, _ int64) { l.fail(l.conns[c.I], driver.Timeout, "timeout") }
+func (l *loop) TimedOut(c *evloop.Conn, _ int64) {
+	if l.onTimeout != nil {
+		l.onTimeout(l.conns[c.I])
+	}
+	l.fail(l.conns[c.I], driver.Timeout, "timeout")
+}
 
 // Drop implements evloop.Handler.
 func (l *loop) Drop(c *evloop.Conn) { l.drop(l.conns[c.I]) }

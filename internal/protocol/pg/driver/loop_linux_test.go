@@ -16,6 +16,7 @@ import (
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/testenv"
+	"github.com/benchrig/benchrig/internal/textclip"
 	"github.com/benchrig/benchrig/internal/workload"
 )
 
@@ -128,6 +129,12 @@ func TestLoopRowsMatchFetch(t *testing.T) {
 			defer ref.Close()
 			checked := 0
 			w := runLoops(t, d, 1, 3, 60, func(l *loop) {
+				// What the loop held when a request timed out (it failed
+				// once in CI: one request of 60, 10 s, not reproduced).
+				l.onTimeout = func(c *lconn) {
+					t.Logf("connection %d timed out: seq %d, key %d of %d, %d rows of it, %d bytes unparsed %q, %d bytes unwritten, backend %d",
+						c.I, c.seq, c.ki, len(c.keys), c.n, len(c.rbuf), textclip.Cut(string(c.rbuf), 80), len(c.Out.Pending), c.pid)
+				}
 				l.onRows = func(seq uint64, rows []any) {
 					_, keys := d.Workload().Keys(seq, nil)
 					ptrs := make([]*int64, len(keys))

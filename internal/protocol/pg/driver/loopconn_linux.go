@@ -54,6 +54,15 @@ func (l *loop) open(ctx context.Context, c *lconn) error {
 		_ = pc.Close()
 		return fmt.Errorf("pg: a statement whose parameter is not an integer (array): %w", driver.ErrNoLoop)
 	}
+	// pgconn may still hold bytes it read ahead, or a background reader
+	// (started by a write that took over 15 ms, as on a loaded machine)
+	// may have a read in progress that would take the next reply off the
+	// socket: SyncConn drains and stops both, as pgconn asks before a
+	// Hijack.
+	if err := pc.pg.PgConn().SyncConn(ctx); err != nil {
+		_ = pc.Close()
+		return fmt.Errorf("pg: take the connection over: %w", err)
+	}
 	hc, err := pc.pg.PgConn().Hijack()
 	if err != nil {
 		_ = pc.Close()
