@@ -105,7 +105,7 @@ d=json.load(open(sys.argv[1])); print(d["statusCodeDistribution"].get("OK", 0), 
 	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
-		# shellcheck disable=SC2046 # nocal prints nothing or one flag
+		# shellcheck disable=SC2046 # nocal prints nothing or a few flags
 		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" grpc "127.0.0.1:$port" --insecure --proto "$proto" \
 			--call "benchrig.test.v1.Greeter/$method" --data "$data" "${extra[@]}" $(nocal "$bin") \
 			-c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)

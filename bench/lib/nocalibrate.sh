@@ -1,10 +1,20 @@
 # shellcheck shell=bash
-# nocal BIN prints --no-calibrate when BIN knows it. benchrig measures its
-# own floor (0.3 s per level against a null peer, a process of its own) before
-# every run; the peer scripts compare the client CPU of the load, so they
-# leave that fixed cost out, as `benchrig calibrate` reports it apart. An
-# older build (BENCHRIG_BEFORE, BENCHRIG) has no floor and no flag.
-nocal() { "$1" http --help 2>&1 | grep -q -- '--no-calibrate' && echo --no-calibrate; true; }
+# nocal BIN prints --no-calibrate, and --busy-poll off, when BIN knows them.
+# benchrig measures its own floor (0.3 s per level against a null peer, a
+# process of its own) before every run; the peer scripts compare the client
+# CPU of the load, so they leave that fixed cost out, as `benchrig
+# calibrate` reports it apart. A server pinned by taskset is found pinned,
+# and beside it benchrig's default busy poll (auto) would poll 20 µs before
+# each sleep: CPU spent for the server's sake that no peer spends, so the
+# default rows turn it off (the busypoll rows below turn it on again). An
+# older build (BENCHRIG_BEFORE, BENCHRIG) may know neither flag.
+nocal() {
+	local help
+	help=$("$1" http --help 2>&1 || true)
+	case "$help" in *--no-calibrate*) echo --no-calibrate ;; esac
+	case "$help" in *--busy-poll*) echo --busy-poll off ;; esac
+	true
+}
 
 # PINNED=0 is the unpinned case: the server and every client may use every
 # CPU (taskset over all of them) and benchrig picks its own GOMAXPROCS and
@@ -19,8 +29,7 @@ fi
 brprocs() { [ "$PINNED" = 0 ] || echo 1; }
 
 # busypoll TOOL prints --busy-poll $BUSY_POLL for the busy-polling rows
-# (benchrig-busypoll…), nothing for the others. The scripts give benchrig
-# a URL and pin it with taskset: it cannot tell that its CPU is its own,
-# so its default (auto) sleeps at once; the extra row shows what polling
-# changes for the server's throughput and the client's CPU.
+# (benchrig-busypoll…), nothing for the others; it comes after nocal's
+# --busy-poll off, and the last one given counts. The extra row shows what
+# polling changes for the server's throughput and the client's CPU.
 busypoll() { case "$1" in benchrig-busypoll*) echo --busy-poll "$BUSY_POLL" ;; esac; }

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/result"
 )
 
 // TestBusyPoll: --busy-poll makes a closed loop's event loops poll for
@@ -71,6 +73,38 @@ func TestBusyPollAuto(t *testing.T) {
 		s := readResults(t, out).Sample
 		if got := s.Load.Client.BusyPollUS; got != c.want || (c.want > 0) != (s.Load.Client.BusyPollSeconds > 0) {
 			t.Errorf("%s: busy poll %g µs (%g s), want %g µs; placement %+v", c.name, got, s.Load.Client.BusyPollSeconds, c.want, s.Server.Placement)
+		}
+	}
+
+	// A server someone else pinned (taskset), benchrig given only its URL
+	// and run under taskset on the other CPU: found pinned, so auto polls.
+	// The same server unpinned: benchrig cannot have a CPU of its own.
+	for _, c := range []struct {
+		name   string
+		server []string // the command that starts the server
+		cpus   string   // placement.server_cpus
+		want   float64
+	}{
+		{"found pinned", []string{"taskset", "-c", "0", bin}, "0", 20},
+		{"not pinned", []string{bin}, "", 0},
+	} {
+		addr := startListening(t, exec.Command(c.server[0], append(c.server[1:], "-addr", "127.0.0.1:0", "-rate", "1e9")...))
+		out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
+		args := []string{"-c", "1", br, "http", "http://" + addr + "/", "-c", "2", "-d", "500ms", "--no-calibrate", "-o", out,
+			"--baseline", "0", "--warmup", "0", "--settle", "0", "--recovery", "0"}
+		if b, err := exec.Command("taskset", args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, b)
+		}
+		s := readResults(t, out).Sample
+		var pl result.Placement
+		if s.Server != nil && s.Server.Placement != nil {
+			pl = *s.Server.Placement
+		}
+		if pl.ServerCPUs != c.cpus || s.Load.Client.BusyPollUS != c.want {
+			t.Errorf("%s: placement %+v, busy poll %g µs; want server CPUs %q and %g µs", c.name, pl, s.Load.Client.BusyPollUS, c.cpus, c.want)
+		}
+		if c.cpus != "" && (pl.ClientCPUs != "1" || !pl.ClientChosen) {
+			t.Errorf("%s: placement %+v; want the client chosen on CPU 1, beside the server", c.name, pl)
 		}
 	}
 }

@@ -267,8 +267,12 @@ func serverTable(p *printer, s *result.Server, l *result.Load) {
 	if len(f.Missing) > 0 {
 		p.f("Not computed (no samples for them): %s.\n", strings.Join(f.Missing, ", "))
 	}
-	if s.Placement != nil && (s.Placement.ClientCPUs != "" || s.Placement.TargetCPUs != "") {
-		p.f("Placement: client on CPUs %s, server on CPUs %s.\n", orAll(s.Placement.ClientCPUs), orAll(s.Placement.TargetCPUs))
+	if pl := s.Placement; pl != nil && (pl.ClientCPUs != "" || pl.TargetCPUs != "" || pl.ServerCPUs != "") {
+		server := orAll(pl.TargetCPUs)
+		if pl.TargetCPUs == "" && pl.ServerCPUs != "" {
+			server = pl.ServerCPUs + " (found pinned)"
+		}
+		p.f("Placement: client on CPUs %s, server on CPUs %s.\n", orAll(pl.ClientCPUs), server)
 	}
 	terminalLimits(p, s)
 }

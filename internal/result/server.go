@@ -21,6 +21,13 @@ type Placement struct {
 	// ClientChosen: ClientCPUs were not asked for; benchrig took the CPUs
 	// it may use that the pinned target does not.
 	ClientChosen bool `json:"client_chosen,omitempty"`
+	// ServerCPUs are the CPUs a server on this machine that benchrig did
+	// not pin may run on (every thread of the target's process tree, or of
+	// the processes listening on the loopback port the load goes to), when
+	// they leave an online CPU out: pinned by taskset, a cpuset or its own
+	// setting. The client then keeps off them as off TargetCPUs. Empty:
+	// not pinned, not on this machine, or not found.
+	ServerCPUs string `json:"server_cpus,omitempty"`
 	// ClientLoops is the most event loops the client opened when it
 	// shared every CPU with a target on this machine (half the usable
 	// cores, at least one); 0: one per usable core, or pinned.

@@ -3,6 +3,7 @@ package run
 import (
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,19 +61,82 @@ func busyPoll(s string) time.Duration {
 	return d
 }
 
+// serverPinned is the CPU list of the server when it is pinned: by
+// benchrig (TargetCPUs), or found so (ServerCPUs); "" otherwise.
+func serverPinned(p *result.Placement) string {
+	if p.TargetCPUs != "" {
+		return p.TargetCPUs
+	}
+	return p.ServerCPUs
+}
+
+// serverCPUs is the CPU list a server on this machine that benchrig did
+// not pin may run on, when it is pinned otherwise (proc.PinnedWithin):
+// the union of the affinities of every thread of the target's process
+// tree (attached, or started: its command may pin itself), or, with no
+// target, of the processes holding the socket that listens on the
+// driver's loopback port. "" when not pinned or not found: another
+// user's process, nothing listening yet, a Unix socket.
+func serverCPUs(t *result.TargetInfo, d any) string {
+	fs := proc.Default()
+	var pids []int
+	switch {
+	case t != nil && t.PID > 0:
+		pids = []int{t.PID}
+		if kids, err := fs.Descendants(t.PID); err == nil {
+			pids = append(pids, kids...)
+		}
+	case t == nil:
+		port := loopbackPort(d)
+		if port == 0 {
+			return ""
+		}
+		_, holders, err := fs.ListenerTree(port)
+		if err != nil {
+			return ""
+		}
+		pids = holders
+	default:
+		return ""
+	}
+	cpus, err := fs.ProcessesAffinity(pids)
+	if err != nil || !proc.PinnedWithin(cpus) {
+		return ""
+	}
+	return proc.FormatCPUList(cpus)
+}
+
+// loopbackPort is the TCP port of a driver's server on this machine's
+// loopback (onLoopback), 0 otherwise.
+func loopbackPort(d any) int {
+	if !onLoopback(d) {
+		return 0
+	}
+	_, port, err := net.SplitHostPort(d.(interface{ Addr() string }).Addr())
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return 0
+	}
+	return n
+}
+
 // busyPollOf is the busy poll of a sample whose client is placed as p
 // (its CPUs set): asked (≥ 0) it is as asked; auto (< 0) it is
-// suite.BusyPollAuto when the client runs on CPUs the pinned target does
-// not use, which only it would use, and off otherwise.
+// suite.BusyPollAuto when the client runs on CPUs the pinned server
+// (serverPinned) does not use, which only it would use, and off
+// otherwise.
 func busyPollOf(asked time.Duration, p *result.Placement) time.Duration {
 	if asked >= 0 {
 		return asked
 	}
-	if p.ClientCPUs == "" || p.TargetCPUs == "" {
+	if p.ClientCPUs == "" || serverPinned(p) == "" {
 		return 0
 	}
 	client, err1 := proc.ParseCPUList(p.ClientCPUs)
-	target, err2 := proc.ParseCPUList(p.TargetCPUs)
+	target, err2 := proc.ParseCPUList(serverPinned(p))
 	if err1 != nil || err2 != nil {
 		return 0
 	}

@@ -34,19 +34,23 @@ func TestBusyPollOf(t *testing.T) {
 		name           string
 		asked          time.Duration
 		client, target string
+		server         string // found pinned (ServerCPUs)
 		want           time.Duration
 	}{
-		{"asked, shared CPUs", 50 * time.Microsecond, "0-1", "0-1", 50 * time.Microsecond},
-		{"off, CPUs of its own", 0, "1", "0", 0},
-		{"auto, CPUs of its own", -1, "2-3", "0,1", suite.BusyPollAuto},
-		{"auto, one CPU shared", -1, "1-2", "0-1", 0},
-		{"auto, target not pinned", -1, "1", "", 0},
-		{"auto, client not pinned", -1, "", "0", 0},
+		{"asked, shared CPUs", 50 * time.Microsecond, "0-1", "0-1", "", 50 * time.Microsecond},
+		{"off, CPUs of its own", 0, "1", "0", "", 0},
+		{"auto, CPUs of its own", -1, "2-3", "0,1", "", suite.BusyPollAuto},
+		{"auto, one CPU shared", -1, "1-2", "0-1", "", 0},
+		{"auto, beside a server found pinned", -1, "1", "", "0", suite.BusyPollAuto},
+		{"auto, a server found pinned on the client's CPU", -1, "1", "", "1", 0},
+		{"auto, benchrig's pinning first", -1, "1", "1", "0", 0},
+		{"auto, target not pinned", -1, "1", "", "", 0},
+		{"auto, client not pinned", -1, "", "0", "", 0},
 	}
 	for _, c := range cases {
-		p := &result.Placement{ClientCPUs: c.client, TargetCPUs: c.target}
+		p := &result.Placement{ClientCPUs: c.client, TargetCPUs: c.target, ServerCPUs: c.server}
 		if got := busyPollOf(c.asked, p); got != c.want {
-			t.Errorf("%s: busyPollOf(%s, client %q, target %q) = %s, want %s", c.name, c.asked, c.client, c.target, got, c.want)
+			t.Errorf("%s: busyPollOf(%s, client %q, target %q, server %q) = %s, want %s", c.name, c.asked, c.client, c.target, c.server, got, c.want)
 		}
 	}
 	if got := busyPoll("junk"); got != -1 {
