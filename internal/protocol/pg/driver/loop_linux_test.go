@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/pgclient"
+	"github.com/benchrig/benchrig/internal/protocol/pg/driver/pgtest"
 	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/testenv"
 	"github.com/benchrig/benchrig/internal/textclip"
@@ -113,53 +114,85 @@ func runLoops(t *testing.T, d *Driver, loops, conns int, limit uint64, hook func
 	return w
 }
 
+// loopRowsConfigs are the read configurations the rows tests run.
+var loopRowsConfigs = []Config{
+	{Path: PreparedOne, Workload: workload.Config{Kind: workload.Uniform, Batch: 3, Seed: 5}},
+	{Path: Any, Workload: workload.Config{Kind: workload.Zipf, Batch: 16, Seed: 7}},
+	{Path: Any, Form: FormArray, Workload: workload.Config{Kind: workload.Zipf, Batch: 16, Seed: 7}},
+	{Path: Any, Form: FormIn, Workload: workload.Config{Kind: workload.Uniform, Batch: 60, Seed: 9}},
+}
+
 func TestLoopRowsMatchFetch(t *testing.T) {
-	for _, cfg := range []Config{
-		{Path: PreparedOne, Workload: workload.Config{Kind: workload.Uniform, Batch: 3, Seed: 5}},
-		{Path: Any, Workload: workload.Config{Kind: workload.Zipf, Batch: 16, Seed: 7}},
-		{Path: Any, Form: FormArray, Workload: workload.Config{Kind: workload.Zipf, Batch: 16, Seed: 7}},
-		{Path: Any, Form: FormIn, Workload: workload.Config{Kind: workload.Uniform, Batch: 60, Seed: 9}},
-	} {
+	for _, cfg := range loopRowsConfigs {
 		t.Run(cfg.WithDefaults().Label(), func(t *testing.T) {
 			d := loopDriver(t, cfg)
-			ref, err := d.OpenConn(testCtx(t))
+			loopRowsMatch(t, d, d)
+		})
+	}
+}
+
+// TestLoopRowsSplitAnywhere: the same reads through a proxy that relays
+// every message in three writes (pgtest.Fragment), so the loop's reads end
+// in headers, lengths and values: every request is answered, with the rows
+// Fetch reads.
+func TestLoopRowsSplitAnywhere(t *testing.T) {
+	p := hostileProxy(t, pgtest.Fragment, 0)
+	for _, cfg := range loopRowsConfigs[:2] { // one row a statement; many rows a statement
+		t.Run(cfg.WithDefaults().Label(), func(t *testing.T) {
+			direct := loopDriver(t, cfg)
+			cfg.DSN = secret.NewDSN(p.DSN())
+			cfg.Workload.Rows = testRows
+			d, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer ref.Close()
-			checked := 0
-			w := runLoops(t, d, 1, 3, 60, func(l *loop) {
-				// What the loop held when a request timed out (it failed
-				// once in CI: one request of 60, 10 s, not reproduced).
-				l.onTimeout = func(c *lconn) {
-					t.Logf("connection %d timed out: seq %d, key %d of %d, %d rows of it, %d bytes unparsed %q, %d bytes unwritten, backend %d",
-						c.I, c.seq, c.ki, len(c.keys), c.n, len(c.rbuf), textclip.Cut(string(c.rbuf), 80), len(c.Out.Pending), c.pid)
-				}
-				l.onRows = func(seq uint64, rows []any) {
-					_, keys := d.Workload().Keys(seq, nil)
-					ptrs := make([]*int64, len(keys))
-					for i := range keys {
-						ptrs[i] = &keys[i]
-					}
-					want, err := ref.Fetch(testCtx(t), ptrs)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !reflect.DeepEqual(rows, want) {
-						t.Errorf("seq %d: loop rows %v, Fetch %v", seq, rows, want)
-					}
-					checked++
-				}
-			})
-			for _, o := range w.outs {
-				if o.Class != driver.OK || o.Bytes <= 0 {
-					t.Errorf("outcome %+v, want OK with bytes", o)
-				}
-			}
-			if checked != 60 {
-				t.Errorf("%d reads compared, want 60", checked)
-			}
+			loopRowsMatch(t, d, direct)
 		})
+	}
+}
+
+// loopRowsMatch runs 60 reads of d on a loop of 3 connections and checks
+// each one's rows against Fetch's on a connection of direct's.
+func loopRowsMatch(t *testing.T, d, direct *Driver) {
+	t.Helper()
+	ref, err := direct.OpenConn(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	checked := 0
+	w := runLoops(t, d, 1, 3, 60, func(l *loop) {
+		// What the loop held when a request timed out (it failed once in
+		// CI: one request of 60, 10 s, not reproduced).
+		l.onTimeout = func(c *lconn) {
+			t.Logf("connection %d timed out: seq %d, key %d of %d, %d rows of it, %d bytes unparsed %q, %d bytes unwritten, backend %d",
+				c.I, c.seq, c.ki, len(c.keys), c.n, len(c.rbuf), textclip.Cut(string(c.rbuf), 80), len(c.Out.Pending), c.pid)
+		}
+		// on the loop's goroutine: Errorf, never Fatal
+		l.onRows = func(seq uint64, rows []any) {
+			_, keys := d.Workload().Keys(seq, nil)
+			ptrs := make([]*int64, len(keys))
+			for i := range keys {
+				ptrs[i] = &keys[i]
+			}
+			want, err := ref.Fetch(testCtx(t), ptrs)
+			if err != nil {
+				t.Errorf("seq %d: Fetch: %v", seq, err)
+				return
+			}
+			if !reflect.DeepEqual(rows, want) {
+				t.Errorf("seq %d: loop rows %v, Fetch %v", seq, rows, want)
+			}
+			checked++
+		}
+	})
+	for _, o := range w.outs {
+		if o.Class != driver.OK || o.Bytes <= 0 {
+			t.Errorf("outcome %+v, want OK with bytes", o)
+		}
+	}
+	if checked != 60 {
+		t.Errorf("%d reads compared, want 60", checked)
 	}
 }
 

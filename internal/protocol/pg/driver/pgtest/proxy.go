@@ -86,6 +86,12 @@ const (
 	HugeRow Behaviour = "1g-row"
 	// MidRunClose closes every connection at its next message.
 	MidRunClose Behaviour = "mid-run-close"
+	// Fragment relays every message whole but in three pieces, each its
+	// own write, the first cut in the message's first 11 bytes: nothing
+	// is wrong with it (TCP may cut a stream anywhere), and a client must
+	// read every reply as if it came at once. Not in Behaviours, which
+	// all must fail.
+	Fragment Behaviour = "fragment"
 )
 
 // Behaviours lists every behaviour but Relay, in the order above.
@@ -98,7 +104,7 @@ var Behaviours = []Behaviour{
 // than at connect.
 func (b Behaviour) MidRun() bool {
 	switch b {
-	case MidRunStall, MidRunGarbage, BadMessageType, MidRunNoticeFlood, SlowDrip, DoubleReply, HugeRow, MidRunClose:
+	case MidRunStall, MidRunGarbage, BadMessageType, MidRunNoticeFlood, SlowDrip, DoubleReply, HugeRow, MidRunClose, Fragment:
 		return true
 	}
 	return false
@@ -121,6 +127,7 @@ type Proxy struct {
 
 	execs     atomic.Int64 // executions of benchrig's statements seen
 	triggered atomic.Bool
+	pumps     atomic.Uint64 // connections relayed: each one's Fragment seed
 	// HugeBytes counts the bytes of 1 GiB messages the proxy got written
 	// (the client read them): a bounded client stops it at its cap.
 	HugeBytes atomic.Int64
@@ -138,7 +145,7 @@ func Start(dsn string, b Behaviour, opts Options) (*Proxy, error) {
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("pgtest: %q is not a URL DSN with a host", dsn)
 	}
-	if b != Relay && !known(b) {
+	if b != Relay && b != Fragment && !known(b) {
 		return nil, fmt.Errorf("pgtest: unknown behaviour %q", b)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

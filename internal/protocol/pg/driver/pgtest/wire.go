@@ -110,6 +110,7 @@ func indexZero(b []byte) int {
 // as p's behaviour says.
 func (p *Proxy) serverPump(ur *bufio.Reader, cc net.Conn, cr *bufio.Reader) {
 	w := bufio.NewWriterSize(cc, 64<<10)
+	rng := rand.New(rand.NewPCG(uint64(p.pumps.Add(1)), 7)) // Fragment's cuts
 	var buf []byte
 	authed := false
 	injected := false
@@ -154,6 +155,14 @@ func (p *Proxy) serverPump(ur *bufio.Reader, cc net.Conn, cr *bufio.Reader) {
 				if _, err := w.Write(m); err != nil {
 					return
 				}
+			case Fragment:
+				if err := w.Flush(); err != nil {
+					return
+				}
+				if !fragment(cc, m, rng) {
+					return
+				}
+				continue
 			case SlowDrip:
 				if err := w.Flush(); err != nil {
 					return
@@ -270,4 +279,27 @@ func (p *Proxy) huge(w *bufio.Writer, typ byte) {
 		}
 		body -= n
 	}
+}
+
+// fragment writes m in three pieces, each its own write a few
+// microseconds after the last: the first cut falls in its first 11 bytes
+// (the type, the length, a row's column count or first value length), the
+// second anywhere after it, so that the client's reads end in headers,
+// lengths and values. false when a write failed.
+func fragment(cc net.Conn, m []byte, rng *rand.Rand) bool {
+	for pieces := 0; len(m) > 0; pieces++ {
+		k := len(m)
+		switch {
+		case pieces == 0:
+			k = min(k, 1+rng.IntN(11))
+		case pieces == 1 && k > 1:
+			k = 1 + rng.IntN(k-1)
+		}
+		if _, err := cc.Write(m[:k]); err != nil {
+			return false
+		}
+		m = m[k:]
+		time.Sleep(20 * time.Microsecond)
+	}
+	return true
 }
