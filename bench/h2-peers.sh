@@ -11,10 +11,13 @@
 #   H2C=1 bench/h2-peers.sh     # cleartext HTTP/2 (prior knowledge) instead of TLS
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/h2-peers.sh   # also an older build, interleaved, as "benchrig-before"
 #   BUSY_POLL=20us bench/h2-peers.sh   # also benchrig --busy-poll 20us, interleaved, as "benchrig-busypoll"
+#   CLIENT_QUOTA=0.3 bench/h2-peers.sh   # every client limited to 0.3 of a CPU (bench/lib/quota.sh): throughput per client core at saturation
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
 . bench/lib/nocalibrate.sh
+# shellcheck source=lib/quota.sh
+. bench/lib/quota.sh
 CONNECTIONS=${CONNECTIONS:-10}
 STREAMS=${STREAMS:-10}
 DURATION=${DURATION:-5}
@@ -27,9 +30,11 @@ work=$(mktemp -d -t benchrig-h2peers.XXXXXX)
 source bench/lib/nginx.sh
 cleanup() {
 	stop_nginx
+	quota_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+quota_init "$work"
 
 command -v h2load >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nghttp2-client >/dev/null; }
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
@@ -46,7 +51,8 @@ if [ "$H2C" = 1 ]; then
 fi
 echo "server: nginx pid $nginx_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections × $STREAMS streams, ${DURATION}s, $RUNS runs each; $(uptime)" >&2
 
-measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
+# shellcheck disable=SC2046 # quota_prefix prints nothing or two words
+measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
 
 : >"$work/rows"

@@ -14,10 +14,13 @@
 #   HTTPS=0 bench/http-peers.sh    # cleartext only; HTTP=0: https only
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/http-peers.sh   # also an older build, interleaved, as "benchrig-before"
 #   BUSY_POLL=20us bench/http-peers.sh   # also benchrig --busy-poll 20us, interleaved, as "benchrig-busypoll"
+#   CLIENT_QUOTA=0.3 bench/http-peers.sh   # every client limited to 0.3 of a CPU (bench/lib/quota.sh): throughput per client core at saturation
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
 . bench/lib/nocalibrate.sh
+# shellcheck source=lib/quota.sh
+. bench/lib/quota.sh
 CONNECTIONS=${CONNECTIONS:-10}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
@@ -31,6 +34,7 @@ server_pid=
 source bench/lib/nginx.sh
 cleanup() {
 	stop_nginx
+	quota_stop
 	if [ -n "$server_pid" ]; then
 		kill "$server_pid" 2>/dev/null || true
 		wait "$server_pid" 2>/dev/null || true
@@ -38,6 +42,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+quota_init "$work"
 
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
@@ -49,7 +54,8 @@ autocannon=bench/.tools/node_modules/.bin/autocannon
 make -s build >/dev/null
 floor=$(bench/floor/floor.sh build "$work")
 
-measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
+# shellcheck disable=SC2046 # quota_prefix prints nothing or two words
+measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
 
 if [ "$HTTP" = 1 ]; then
