@@ -9,6 +9,7 @@
 #   bench/pg-peers.sh                  # 64 connections, 5 s, 3 runs
 #   CONNECTIONS=16 DURATION=10 RUNS=5 bench/pg-peers.sh
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/pg-peers.sh   # also an older build, interleaved, as "benchrig-before"
+#   CLIENT_QUOTA=0.3 bench/pg-peers.sh   # every client limited to 0.3 of a CPU (bench/lib/quota.sh): throughput per client core at saturation
 #   PINNED=0 bench/pg-peers.sh      # unpinned: every process on every CPU, benchrig's own GOMAXPROCS
 #   SERVER_CPU=0,1 CLIENT_CPU=0,1 BENCHRIG_PROCS=all bench/pg-peers.sh   # the same, GOMAXPROCS given
 #
@@ -45,6 +46,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
 . bench/lib/nocalibrate.sh
+# shellcheck source=lib/quota.sh
+. bench/lib/quota.sh
 # shellcheck source=lib/pg.sh
 . bench/lib/pg.sh
 CONNECTIONS=${CONNECTIONS:-64}
@@ -64,9 +67,11 @@ command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; ex
 work=$(mktemp -d -t benchrig-pg-peers.XXXXXX)
 cleanup() {
 	pg_stop
+	quota_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+quota_init "$work"
 pg_init
 
 benchrig=${BENCHRIG:-}
@@ -93,7 +98,8 @@ printf '\\set id random(1, %d)\nSELECT row_to_json(t) FROM items t WHERE id = :i
 
 echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU (benchrig GOMAXPROCS=$BENCHRIG_PROCS); $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
 
-measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
+# shellcheck disable=SC2046 # quota_prefix prints nothing or two words
+measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
 
 # pgbench_row TOOL SCRIPT ROWS: one pgbench run, one thread (the client

@@ -35,10 +35,13 @@
 #   bench/resp-peers.sh                      # 3 runs, default request counts
 #   RUNS=5 SCALE=2 bench/resp-peers.sh       # 5 runs, twice the requests
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/resp-peers.sh   # also an older build, as "benchrig-before"
+#   CLIENT_QUOTA=0.3 bench/resp-peers.sh   # every client limited to 0.3 of a CPU (bench/lib/quota.sh): throughput per client core at saturation
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
 . bench/lib/nocalibrate.sh
+# shellcheck source=lib/quota.sh
+. bench/lib/quota.sh
 CONNECTIONS=${CONNECTIONS:-64}
 PIPELINE=${PIPELINE:-16}
 RUNS=${RUNS:-3}
@@ -54,9 +57,11 @@ cleanup() {
 		kill "$server_pid" 2>/dev/null || true
 		wait "$server_pid" 2>/dev/null || true
 	fi
+	quota_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+quota_init "$work"
 
 command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools >/dev/null
@@ -80,7 +85,8 @@ jkey='CRUD:{db}.public.items:{"id":{id}}'
 echo "server: redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') pid $server_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU;" \
 	"$CONNECTIONS connections, $RUNS runs each" >&2
 
-measure() { python3 bench/lib/measure.py "$work/out" -- taskset -c "$CLIENT_CPU" "$@"; }
+# shellcheck disable=SC2046 # quota_prefix prints nothing or two words
+measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
 keys64=$(seq -f 'item:%g' 1 64 | tr '\n' ' ')
 jkeys64=$(seq -f 'CRUD:db.public.items:{"id":%g}' 1 64 | tr '\n' ' ')
