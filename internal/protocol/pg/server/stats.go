@@ -179,8 +179,9 @@ func (s *PGServer) waitBackendsGone(ctx context.Context, pids []int) error {
 	deadline := time.Now().Add(backendExitTimeout)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
+	from := 0
 	for time.Now().Before(deadline) {
-		left, err := s.backendsLeft(ctx, pids)
+		left, err := s.backendsLeft(ctx, pids, &from)
 		if err != nil {
 			if ctx.Err() == context.DeadlineExceeded && time.Now().After(deadline) {
 				return fmt.Errorf("postgres: the sample's backends were not seen to exit within %s (the server does not answer)", backendExitTimeout)
@@ -200,16 +201,19 @@ func (s *PGServer) waitBackendsGone(ctx context.Context, pids []int) error {
 	return nil // best effort: read what is there
 }
 
-// backendsLeft counts the backends among pids that still run.
-func (s *PGServer) backendsLeft(ctx context.Context, pids []int) (int, error) {
+// backendsLeft counts the backends among pids that still run: on this
+// machine, pids[from:] holds them all (those before it were seen gone), and
+// it stops at the first that runs (1: one is enough to wait again), moving
+// from past the ones gone, so that a wait of 64 backends reads one
+// /proc/PID/stat a poll, not 64.
+func (s *PGServer) backendsLeft(ctx context.Context, pids []int, from *int) (int, error) {
 	if s.proc != nil {
-		n := 0
-		for _, pid := range pids {
-			if proc.Default().Alive(pid) {
-				n++
+		for ; *from < len(pids); *from++ {
+			if proc.Default().Alive(pids[*from]) {
+				return 1, nil
 			}
 		}
-		return n, nil
+		return 0, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
