@@ -170,12 +170,7 @@ func loopRowsMatch(t *testing.T, d, direct *Driver) {
 		}
 		// on the loop's goroutine: Errorf, never Fatal
 		l.onRows = func(seq uint64, rows []any) {
-			_, keys := d.Workload().Keys(seq, nil)
-			ptrs := make([]*int64, len(keys))
-			for i := range keys {
-				ptrs[i] = &keys[i]
-			}
-			want, err := ref.Fetch(testCtx(t), ptrs)
+			want, err := fetchRows(testCtx(t), d, ref, seq)
 			if err != nil {
 				t.Errorf("seq %d: Fetch: %v", seq, err)
 				return
@@ -194,6 +189,16 @@ func loopRowsMatch(t *testing.T, d, direct *Driver) {
 	if checked != 60 {
 		t.Errorf("%d reads compared, want 60", checked)
 	}
+}
+
+// fetchRows is what Fetch on ref reads for the keys of d's request seq.
+func fetchRows(ctx context.Context, d *Driver, ref *Conn, seq uint64) ([]any, error) {
+	_, keys := d.Workload().Keys(seq, nil)
+	ptrs := make([]*int64, len(keys))
+	for i := range keys {
+		ptrs[i] = &keys[i]
+	}
+	return ref.Fetch(ctx, ptrs)
 }
 
 func TestLoopMixedCounts(t *testing.T) {

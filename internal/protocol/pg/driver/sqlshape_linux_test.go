@@ -136,14 +136,10 @@ func TestLoopSQLShapes(t *testing.T) {
 			w := runLoops(t, d, 1, 2, 20, func(l *loop) {
 				l.onRows = func(seq uint64, rows []any) {
 					onLoop++
-					_, keys := d.Workload().Keys(seq, nil)
-					ptrs := make([]*int64, len(keys))
-					for i := range keys {
-						ptrs[i] = &keys[i]
-					}
-					want, err := ref.Fetch(testCtx(t), ptrs)
-					if err != nil {
-						t.Fatal(err)
+					want, err := fetchRows(testCtx(t), d, ref, seq)
+					if err != nil { // on the loop's goroutine: never Fatal
+						t.Errorf("seq %d: Fetch: %v", seq, err)
+						return
 					}
 					if !reflect.DeepEqual(rows, want) {
 						t.Errorf("seq %d: loop rows differ from the any path's Fetch", seq)
