@@ -217,14 +217,10 @@ func (m *measurement) run(ctx context.Context) {
 	if clientCPUs == "" && m.exec == nil && (m.s.Target != nil || onLoopback(spec.Driver)) {
 		// a target on this machine: keep off its CPUs when it is pinned
 		// (by benchrig, or found pinned), else leave it half of them
-		if placement.TargetCPUs == "" {
-			placement.ServerCPUs = serverCPUs(m.s.Target, spec.Driver)
-		}
+		placement.ServerCPUs = serverCPUs(placement, m.s.Target, spec.Driver)
 		if clientCPUs = proc.BesideTarget(serverPinned(placement)); clientCPUs != "" {
 			placement.ClientChosen = true
-		} else if placement.TargetCPUs == "" {
-			// sharing every CPU with the server (unpinned, or found
-			// pinned on all of benchrig's)
+		} else if placement.TargetCPUs == "" { // every CPU shared with the server
 			n := max(1, load.UsableCores()/2)
 			m.spec.Engine.Loops, placement.ClientLoops = n, n
 			// and as many Go Ps, when the process is benchrig's

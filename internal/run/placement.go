@@ -71,13 +71,17 @@ func serverPinned(p *result.Placement) string {
 }
 
 // serverCPUs is the CPU list a server on this machine that benchrig did
-// not pin may run on, when it is pinned otherwise (proc.PinnedWithin):
+// not pin (p.TargetCPUs empty) may run on, when it is pinned otherwise
+// (proc.PinnedWithin):
 // the union of the affinities of every thread of the target's process
 // tree (attached, or started: its command may pin itself), or, with no
 // target, of the processes holding the socket that listens on the
 // driver's loopback port. "" when not pinned or not found: another
 // user's process, nothing listening yet, a Unix socket.
-func serverCPUs(t *result.TargetInfo, d any) string {
+func serverCPUs(p *result.Placement, t *result.TargetInfo, d any) string {
+	if p.TargetCPUs != "" {
+		return ""
+	}
 	fs := proc.Default()
 	var pids []int
 	switch {
