@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,23 +201,37 @@ func TestInterruptStopsTarget(t *testing.T) {
 	tmp := filepath.Join(dir, "tmp")
 	os.Mkdir(tmp, 0o755)
 	out := filepath.Join(dir, "partial.json")
-	cmd := exec.Command(br, append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
-		"--target", fmt.Sprintf("%s -addr 127.0.0.1:%d -delay 1ms", stall, port), "-R", "300", "-d", "30s", "-o", out}, shortPhases...)...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var cmd *exec.Cmd
 	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(4 * time.Second) // into the load phase
-	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("benchrig did not exit after SIGINT")
+	// Into the load phase: 4 s is past the start, the floor's measurement,
+	// the baseline, warm-up and settle on a quiet machine; on a busy one
+	// the signal may land before the load, and the run is made again with
+	// twice the wait.
+	for wait := 4 * time.Second; ; wait *= 2 {
+		os.Remove(out)
+		cmd = exec.Command(br, append([]string{"http", fmt.Sprintf("http://127.0.0.1:%d/", port),
+			"--target", fmt.Sprintf("%s -addr 127.0.0.1:%d -delay 1ms", stall, port), "-R", "300", "-d", "30s", "-o", out}, shortPhases...)...)
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		stdout.Reset()
+		cmd.Stdout = &stdout
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(wait)
+		cmd.Process.Signal(syscall.SIGINT)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatal("benchrig did not exit after SIGINT")
+		}
+		early := regexp.MustCompile(`interrupted during (baseline|warmup|settle)\b`).FindString(stdout.String())
+		if early == "" || wait >= 16*time.Second {
+			break
+		}
+		t.Logf("SIGINT after %s landed before the load (%s); again with %s", wait, early, 2*wait)
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 1 {
 		t.Errorf("exit code %d after SIGINT, want 1", code)
