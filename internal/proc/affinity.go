@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,14 +20,14 @@ func (fs FS) ProcessesAffinity(pids []int) ([]int, error) {
 	for _, pid := range pids {
 		tids, err := fs.Threads(pid)
 		if err != nil {
-			first = cmpErr(first, fmt.Errorf("list the threads of %d: %w", pid, err))
+			first = cmp.Or(first, fmt.Errorf("list the threads of %d: %w", pid, err))
 			continue
 		}
 		for _, tid := range tids {
 			var set unix.CPUSet
 			if err := unix.SchedGetaffinity(tid, &set); err != nil {
 				if !errors.Is(err, unix.ESRCH) {
-					first = cmpErr(first, fmt.Errorf("read CPU affinity of thread %d of %d: %w", tid, pid, err))
+					first = cmp.Or(first, fmt.Errorf("read CPU affinity of thread %d of %d: %w", tid, pid, err))
 				}
 				continue
 			}
@@ -43,14 +44,6 @@ func (fs FS) ProcessesAffinity(pids []int) ([]int, error) {
 		return nil, first
 	}
 	return CPUsOf(&union), nil
-}
-
-// cmpErr keeps the first error.
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
 }
 
 // PinnedWithin reports whether cpus leave out at least one online CPU:

@@ -136,11 +136,12 @@ func busyPollOf(asked time.Duration, p *result.Placement) time.Duration {
 	if asked >= 0 {
 		return asked
 	}
-	if p.ClientCPUs == "" || serverPinned(p) == "" {
+	server := serverPinned(p)
+	if p.ClientCPUs == "" || server == "" {
 		return 0
 	}
 	client, err1 := proc.ParseCPUList(p.ClientCPUs)
-	target, err2 := proc.ParseCPUList(serverPinned(p))
+	target, err2 := proc.ParseCPUList(server)
 	if err1 != nil || err2 != nil {
 		return 0
 	}

@@ -146,7 +146,11 @@ func TestLoopRowsSplitAnywhere(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			before := p.Fragmented.Load()
 			loopRowsMatch(t, d, direct)
+			if p.Fragmented.Load() == before {
+				t.Error("the proxy split no message: the test read every reply whole")
+			}
 		})
 	}
 }

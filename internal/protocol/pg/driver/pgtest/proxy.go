@@ -131,6 +131,9 @@ type Proxy struct {
 	// HugeBytes counts the bytes of 1 GiB messages the proxy got written
 	// (the client read them): a bounded client stops it at its cap.
 	HugeBytes atomic.Int64
+	// Fragmented counts the messages Fragment relayed in more than one
+	// write.
+	Fragmented atomic.Int64
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}

@@ -162,6 +162,9 @@ func (p *Proxy) serverPump(ur *bufio.Reader, cc net.Conn, cr *bufio.Reader) {
 				if !fragment(cc, m, rng) {
 					return
 				}
+				if len(m) > 1 {
+					p.Fragmented.Add(1)
+				}
 				continue
 			case SlowDrip:
 				if err := w.Flush(); err != nil {
