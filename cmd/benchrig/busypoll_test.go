@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchrig/benchrig/internal/proc"
 	"github.com/benchrig/benchrig/internal/result"
 )
 
@@ -95,7 +96,13 @@ func TestBusyPollAuto(t *testing.T) {
 		if b, err := exec.Command("taskset", args...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", c.name, err, b)
 		}
-		s := readResults(t, out).Sample
+		doc := readResults(t, out)
+		s := doc.Sample
+		// benchrig under taskset -c 1 still counts the machine's CPUs
+		// (runtime.NumCPU would say 1)
+		if online := proc.OnlineCount(); doc.Header.Host == nil || doc.Header.Host.OnlineCPUs != online {
+			t.Errorf("%s: host %+v; want the machine's %d online CPUs", c.name, doc.Header.Host, online)
+		}
 		var pl result.Placement
 		if s.Server != nil && s.Server.Placement != nil {
 			pl = *s.Server.Placement

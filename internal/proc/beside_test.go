@@ -3,6 +3,7 @@ package proc
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -45,6 +46,9 @@ func TestProcessesAffinity(t *testing.T) {
 	}
 	if PinnedWithin(online) {
 		t.Errorf("every online CPU %v: pinned, want not", online)
+	}
+	if n := OnlineCount(); n != len(online) || n < runtime.NumCPU() {
+		t.Errorf("OnlineCount() = %d, want the %d online CPUs (%s), at least runtime.NumCPU() = %d", n, len(online), OnlineCPUs(), runtime.NumCPU())
 	}
 	mine, err := fs.ProcessesAffinity([]int{os.Getpid()})
 	if err != nil {

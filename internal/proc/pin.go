@@ -34,6 +34,18 @@ func OnlineCPUs() string {
 	return strings.TrimSpace(string(b))
 }
 
+// OnlineCount is the number of the machine's online CPUs, whatever
+// benchrig's own affinity: runtime.NumCPU counts only the CPUs this process
+// may use (under taskset -c 1 it says 1, and a server on CPU 0 would use
+// 100 % "of the machine"). runtime.NumCPU when the kernel's list cannot be
+// read.
+func OnlineCount() int {
+	if online, err := ParseCPUList(OnlineCPUs()); err == nil && len(online) > 0 {
+		return len(online)
+	}
+	return runtime.NumCPU()
+}
+
 // Affinity returns the CPUs thread (or process) tid may run on; 0 means
 // the calling thread.
 func Affinity(tid int) ([]int, error) {

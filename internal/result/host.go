@@ -9,12 +9,14 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/benchrig/benchrig/internal/proc"
 )
 
 // ReadHost describes this machine from /proc, uname and /etc/os-release.
 // Fields it cannot read stay empty.
 func ReadHost() *Host {
-	h := &Host{OnlineCPUs: runtime.NumCPU()}
+	h := &Host{OnlineCPUs: proc.OnlineCount()}
 	h.Hostname, _ = os.Hostname()
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -88,7 +87,7 @@ func (m *measurement) finishCompanions() {
 			continue
 		}
 		samples := cs.smp.Stop()
-		f := sample.Derive(samples, sample.Window{Phase: sample.PhaseLoad}, completed, runtime.NumCPU())
+		f := sample.Derive(samples, sample.Window{Phase: sample.PhaseLoad}, completed, proc.OnlineCount())
 		cs.rec.Server = &result.Server{Figures: f, Samples: samples}
 		if m.s.Server != nil && m.s.Server.Placement != nil {
 			cs.rec.Server.Placement = &result.Placement{ClientCPUs: m.s.Server.Placement.ClientCPUs}

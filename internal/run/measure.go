@@ -461,7 +461,7 @@ func (m *measurement) finishSampler() {
 	if m.s.Load != nil {
 		completed = m.s.Load.Requests
 	}
-	f := sample.Derive(samples, sample.Window{Phase: sample.PhaseLoad}, completed, runtime.NumCPU())
+	f := sample.Derive(samples, sample.Window{Phase: sample.PhaseLoad}, completed, proc.OnlineCount())
 	m.s.Server.Figures = f
 	m.s.Server.Samples = samples
 	m.judgeServer()
