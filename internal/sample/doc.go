@@ -63,7 +63,7 @@
 //	s.Mark(sample.PhaseRecovery)
 //	// … recovery …
 //	samples := s.Stop()
-//	fig := sample.Derive(samples, sample.Window{Phase: sample.PhaseLoad}, completed, runtime.NumCPU())
+//	fig := sample.Derive(samples, sample.Window{Phase: sample.PhaseLoad}, completed, proc.OnlineCount())
 //
 // If the root process exits, the sampler stops and says so in Status; the
 // samples taken until then are kept.
