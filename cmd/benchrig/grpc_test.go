@@ -68,6 +68,28 @@ func TestGRPCQuick(t *testing.T) {
 			if o, e, code := invoke(t, "verify", res); code != 0 {
 				t.Errorf("verify: exit %d\n%s%s", code, o, e)
 			}
+			// at a constant rate the streams carry several calls per
+			// connection (ghz's --rps with --concurrency over one connection)
+			before := s.Calls()["SayHello"]
+			rres := filepath.Join(dir, "rate.json")
+			out, stderr, code = invoke(t, append(args, "--rate", "400", "-o", rres)...)
+			if code != 0 {
+				t.Fatalf("--rate: exit %d\n%s\n%s", code, out, stderr)
+			}
+			rdoc := readResults(t, rres)
+			if len(rdoc.Samples) != 1 || rdoc.Samples[0].Load == nil {
+				t.Fatalf("--rate: %d samples", len(rdoc.Samples))
+			}
+			l := rdoc.Samples[0].Load
+			if l.Rate == nil || l.Pipeline != 4 || l.Requests == 0 || l.Errors != 0 || l.Unexpected != 0 {
+				t.Fatalf("--rate: load %+v, want calls at a rate over 4 streams per connection and no error", l)
+			}
+			if l.Rate.Scheduled < 100 || l.Rate.Scheduled > 300 {
+				t.Errorf("--rate: %d calls scheduled in 500 ms at 400/s", l.Rate.Scheduled)
+			}
+			if calls := s.Calls()["SayHello"] - before; calls < l.Requests+1 {
+				t.Errorf("--rate: the server handled %d calls, benchrig recorded %d", calls, l.Requests)
+			}
 		})
 	}
 }

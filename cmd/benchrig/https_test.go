@@ -149,6 +149,40 @@ func TestHTTPSAndHTTP2(t *testing.T) {
 	if got := h.counts(); got["HTTP/2.0"] != 102 || got["HTTP/1.1"] != 0 {
 		t.Errorf("h2c server saw %v, want 102 HTTP/2.0", got)
 	}
+	// at a constant rate too, each connection carries up to --streams
+	// requests at once (h2load's --rps with -m)
+	out, stderr, code = invoke(t, "http", strings.Replace(ts.URL, "http://", "h2c://", 1)+"/", "--streams", "4", "-c", "2", "--rate", "400", "-n", "100", "--json")
+	if code != 0 {
+		t.Fatalf("h2c --rate: exit %d: %s", code, stderr)
+	}
+	found := false
+	for _, line := range strings.Split(out, "\n") {
+		var rec struct {
+			Type string `json:"type"`
+			Load struct {
+				Mode     string `json:"mode"`
+				Pipeline int    `json:"pipeline"`
+				Requests int64  `json:"requests"`
+				Rate     struct {
+					Target    float64 `json:"target"`
+					Scheduled int64   `json:"scheduled"`
+				} `json:"rate"`
+			} `json:"load"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Type != "sample" {
+			continue
+		}
+		found = true
+		if l := rec.Load; l.Mode != "rate" || l.Pipeline != 4 || l.Rate.Target != 400 || l.Rate.Scheduled != 100 || l.Requests != 100 {
+			t.Errorf("h2c --rate: recorded %+v, want 100 requests at 400 req/s, 4 streams per connection", l)
+		}
+	}
+	if !found {
+		t.Fatalf("h2c --rate: no sample in the output:\n%s", out)
+	}
+	if got := h.counts(); got["HTTP/2.0"] != 204 {
+		t.Errorf("h2c server saw %v, want 204 HTTP/2.0 in all", got)
+	}
 }
 
 // An expired certificate is a setup error: exit 1, a message that says

@@ -224,6 +224,15 @@ type PacedLoop interface {
 	Paces() bool
 }
 
+// StreamPacer is a Driver whose event loops pace a constant rate with up
+// to pipeline requests in flight per connection (HTTP/2's streams, h2load's
+// --rps with -m): a request due goes out on any free stream. A rate with a
+// pipeline above 1 needs it; other drivers' loops send a request due on a
+// connection with none in flight.
+type StreamPacer interface {
+	PacesStreams() bool
+}
+
 // PaceChecker is a Multiplexer that says, before opening any connection,
 // whether its loops would pace: the engine opens loops for a constant
 // rate only when they do (else a goroutine per connection, with no

@@ -116,6 +116,9 @@ func DescribeWindow(s *result.Sample) string {
 		if arr == "" {
 			arr = "constant"
 		}
+		if e.Pipeline > 1 {
+			arr += fmt.Sprintf(", up to %d in flight per connection", e.Pipeline)
+		}
 		parts = append(parts, fmt.Sprintf("%v req/s (%s arrivals)", e.Rate, arr))
 	} else {
 		mode := "closed loop"

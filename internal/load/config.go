@@ -47,9 +47,6 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
-	if c.Rate > 0 && c.Pipeline > 1 {
-		return fmt.Errorf("pipeline %d cannot be combined with a rate: in rate mode each request is sent when due", c.Pipeline)
-	}
 	switch c.Arrival {
 	case "", "constant", "poisson":
 	default:

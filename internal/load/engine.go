@@ -99,6 +99,9 @@ func New(cfg Config, drv driver.Driver) (*Engine, error) {
 	if cfg.Pipeline > drv.MaxPipeline() {
 		return nil, fmt.Errorf("pipeline %d: the %s driver accepts at most %d", cfg.Pipeline, drv.Name(), drv.MaxPipeline())
 	}
+	if sp, ok := drv.(driver.StreamPacer); cfg.Rate > 0 && cfg.Pipeline > 1 && (!ok || !sp.PacesStreams()) {
+		return nil, fmt.Errorf("pipeline %d cannot be combined with a rate for the %s driver: at a rate each request is sent when due on a connection with none in flight; only HTTP/2's streams keep several in flight at a rate", cfg.Pipeline, drv.Name())
+	}
 	ops := drv.Ops()
 	if len(ops) == 0 {
 		ops = []string{"request"}
@@ -116,6 +119,11 @@ func (e *Engine) Open(ctx context.Context) error {
 	}
 	if ok, err := e.openLoops(ctx); ok {
 		return err
+	}
+	if e.cfg.Rate > 0 && e.cfg.Pipeline > 1 {
+		// only the loops pace streams; a goroutine per connection would
+		// send one request at a time
+		return fmt.Errorf("pipeline %d at a rate: the %s driver's event loops pace several requests per connection, and they could not be opened here (Linux only)", e.cfg.Pipeline, e.drv.Name())
 	}
 	for i := 0; i < e.cfg.Connections; i++ {
 		c, err := e.drv.Open(ctx, i)

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -234,7 +235,6 @@ func TestConfigValidate(t *testing.T) {
 		{EngineConfig: result.EngineConfig{Connections: 0, Pipeline: 1}},
 		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 0}},
 		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: -1}},
-		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 2, Rate: 10}},
 		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 10, Arrival: "burst"}},
 		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 10, MaxBacklog: -1}},
 	}
@@ -245,6 +245,12 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if _, err := New(Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 4}}, &fakeDriver{}); err == nil {
 		t.Error("pipeline beyond the driver's maximum: want error")
+	}
+	// several in flight per connection at a rate: only a driver whose loops
+	// pace streams (driver.StreamPacer, HTTP/2) takes it
+	if _, err := New(Config{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 2, Rate: 10}}, &fakeDriver{maxPipe: 4}); err == nil ||
+		!strings.Contains(err.Error(), "pipeline 2 cannot be combined with a rate for the fake driver") {
+		t.Errorf("pipeline 2 at a rate, a driver that paces no streams: got %v", err)
 	}
 	for _, w := range []Window{{}, {Duration: -time.Second}, {Requests: -1}} {
 		if err := w.Validate(); err == nil {

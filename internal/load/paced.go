@@ -179,7 +179,7 @@ func (e *Engine) runPacedLoops(ctx context.Context, w Window, start, deadline in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = l.Run(ctx, 1, deadline, works[i])
+			errs[i] = l.Run(ctx, e.cfg.Pipeline, deadline, works[i]) // streams per connection (driver.StreamPacer)
 		}()
 	}
 	wg.Wait()

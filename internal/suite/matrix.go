@@ -118,13 +118,6 @@ func (s *Suite) validateMatrix() {
 	l.checkInts("matrix.batches", m.Batches, 1, "batch size")
 	l.checkInts("matrix.pipeline", m.Pipeline, 1, "pipeline depth")
 	l.checkRates("matrix.rates", m.Rates)
-	if len(m.Rates) > 0 {
-		for i, p := range m.Pipeline {
-			if p > 1 {
-				l.errf(index("matrix.pipeline", i), "pipeline %d cannot be combined with rates: at a rate each request is sent when due; accepted: 1", p)
-			}
-		}
-	}
 	reported := map[string]bool{}
 	for _, p := range m.pairs() {
 		s.checkPair(p, reported)
@@ -361,6 +354,13 @@ func (s *Suite) checkPair(p pair, reported map[string]bool) {
 		if b > 1 {
 			if why := p1.Spec.BatchProblem(p.path, b); why != "" {
 				report(bf, "%s", why)
+			}
+		}
+	}
+	if len(s.Matrix.Rates) > 0 && (p.rates == nil || len(p.rates) > 0) {
+		for i, d := range s.Matrix.Pipeline {
+			if sp, ok := p1.Spec.(StreamPacer); d > 1 && (!ok || !sp.PacesStreams()) {
+				report(index("matrix.pipeline", i), "pipeline %d cannot be combined with rates for path %q: at a rate each request is sent when due on a connection with none in flight; only HTTP/2 paths (http2: true, h2c) keep several in flight at a rate; accepted: 1", d, p.path)
 			}
 		}
 	}

@@ -36,6 +36,13 @@ type PathSpec interface {
 	Redacted(p secret.Policy, found *secret.Set) PathSpec
 }
 
+// StreamPacer is a PathSpec whose requests can be paced at a rate with
+// more than one in flight per connection (HTTP/2's streams): a matrix with
+// rates takes pipeline depths above 1 only for such paths.
+type StreamPacer interface {
+	PacesStreams() bool
+}
+
 // ProtocolInfo is what a protocol's package registers with the suite.
 type ProtocolInfo struct {
 	// Key is the protocol's name in suites and results: http, pg, resp.

@@ -159,6 +159,10 @@ func (g *Path) Validate(at suite.Field) {
 	}
 }
 
+// PacesStreams implements suite.StreamPacer: at a rate a connection
+// carries up to pipeline calls at once, on its HTTP/2 streams.
+func (g *Path) PacesStreams() bool { return true }
+
 // BatchProblem: a call carries one key.
 func (g *Path) BatchProblem(path string, b int) string {
 	return fmt.Sprintf("batch %d with grpc path %q: a unary call carries one message; accepted: 1", b, path)

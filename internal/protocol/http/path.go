@@ -177,3 +177,10 @@ func (h *Path) Redacted(p secret.Policy, found *secret.Set) suite.PathSpec {
 	}
 	return &c
 }
+
+// PacesStreams implements suite.StreamPacer: an HTTP/2 path (http2,
+// h2c, an h2c:// URL) keeps up to pipeline streams in flight per
+// connection at a rate.
+func (p *Path) PacesStreams() bool {
+	return p.HTTP2 || p.H2C || strings.HasPrefix(p.URL, "h2c://")
+}

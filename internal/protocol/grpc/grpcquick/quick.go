@@ -208,8 +208,6 @@ func (g *Quick) check(addr string) (int, error) {
 		return 0, fmt.Errorf("give --streams or --pipeline, not both: for gRPC they are the same (calls in flight per connection)")
 	case g.Streams < 1 || g.Streams > httpdrv.MaxPipeline:
 		return 0, fmt.Errorf("--streams must be 1–%d, got %d", httpdrv.MaxPipeline, g.Streams)
-	case g.Rate > 0 && g.Streams > 1:
-		return 0, fmt.Errorf("--streams %d with --rate: at a constant rate each connection carries one call at a time; raise --connections instead", g.Streams)
 	}
 	if g.Command != "" {
 		if _, err := quick.SplitCommand(g.Command); err != nil {

@@ -39,8 +39,9 @@
 // tls.Conn over an in-memory pipe the loop feeds with ciphertext, read
 // without blocking because crypto/tls keeps only non-temporary read
 // errors; the handshake itself is blocking, right after the connect.
-// Closed-loop HTTP/2 runs on event loops of its own (h2loop_linux.go),
-// which refill streams one by one. Without Config.HTTP2 an https:// server is spoken to
+// HTTP/2 runs on event loops of its own (h2loop_linux.go), which refill
+// streams one by one in a closed loop and, at a constant rate, send each
+// request due on a free stream (h2paced_linux.go). Without Config.HTTP2 an https:// server is spoken to
 // in HTTP/1.1 unless it offers only h2 (resolve). Negotiated reports the
 // protocol, TLS version, cipher and ALPN, recorded with each sample.
 //
@@ -53,9 +54,10 @@
 // new streams of one pass leave in one write per connection, and every
 // stream is timed from its own send. DATA, HEADERS and CONTINUATION are
 // read without the Framer (it makes an object per HEADERS frame): no
-// allocation per request. Elsewhere (constant rate) Do (h2conn.go,
-// h2read.go) opens one stream per request of its batch, all written in
-// one flush, and reads frames until every stream ended. The receive
+// allocation per request. Where no loop runs (a connection per
+// goroutine: Open, Do), Do (h2conn.go, h2read.go) opens one stream per
+// request of its batch, all written in one flush, and reads frames until
+// every stream ended. The receive
 // windows are opened to 1 GiB at once; GOAWAY is a reconnect
 // (CauseGoaway) whose unprocessed streams are sent again; RST_STREAM and
 // unexpected statuses are counted by message.

@@ -54,6 +54,7 @@ type h2lc struct {
 	goaway         bool   // no new stream: GOAWAY received, or stream IDs used up
 	goCause        string // the reconnect's cause then
 	used           bool   // a stream ended on this socket
+	free           int    // at a rate: streams free to start (h2paced_linux.go)
 
 	slots  []h2slot // streams on the wire (id 0: a free slot)
 	byID   []int32  // slot of stream id at (id/2) mod len: a hint, checked

@@ -5,6 +5,7 @@ package http
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -49,6 +50,15 @@ type h2loop struct {
 	ended    bool
 	alarm    evloop.Alarm
 	ready    []*h2lc
+
+	// at a constant rate (h2paced_linux.go)
+	paced    driver.PacedWork
+	wakeAt   int64 // when the next due request wants a wake-up
+	nextDue  int64 // when the next request falls due (the work's Due)
+	backlog  bool  // requests may wait in the work's backlog
+	dueAtEnd bool  // the work was told the window ended
+	stamp    int64 // the last send time given: each request has its own
+	rr       int   // the connection the next request due tries first
 }
 
 // openH2Loop opens conns HTTP/2 connections on one event loop: each
@@ -97,7 +107,16 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 	defer stop()
 	l.w, l.pipeline, l.deadline, l.stopping = w, max(pipeline, 1), deadline, false
 	l.inflight, l.stale, l.ended = 0, 0, false
-	defer func() { l.w = nil }()
+	l.paced, _ = w.(driver.PacedWork)
+	if l.paced != nil {
+		l.P.NoBusyPoll() // its waits are for a due time
+		l.wakeAt, l.nextDue, l.backlog, l.dueAtEnd = math.MaxInt64, 0, false, false
+		for _, c := range l.conns {
+			c.free = 0 // counted again as each is queued below
+		}
+		defer func() { _ = l.P.Arm(driver.Now(), math.MaxInt64) }()
+	}
+	defer func() { l.w, l.paced = nil, nil }()
 	// what came while no Run was in progress (a GOAWAY, the server closing
 	// idle connections, settings) is handled before anything is sent
 	evs, err := l.P.Wait(0)
@@ -116,7 +135,11 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 		}
 	}
 	for {
-		l.sendReady()
+		if l.paced != nil {
+			l.sendDue()
+		} else {
+			l.sendReady()
+		}
 		if l.deadline != 0 && l.stopping {
 			if now := driver.Now(); now >= l.deadline {
 				if !l.ended {
@@ -130,7 +153,13 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 		if l.stopping && l.inflight == 0 && l.stale == 0 {
 			return nil
 		}
-		evs, err := l.P.Wait(l.alarm.WaitMS(driver.Now()))
+		now := driver.Now()
+		if l.paced != nil {
+			if err := l.P.Arm(now, l.wakeAt); err != nil {
+				return err
+			}
+		}
+		evs, err := l.P.Wait(l.alarm.WaitMS(now))
 		if err != nil {
 			return err
 		}
@@ -151,8 +180,8 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 // dispatch handles a wait's events.
 func (l *h2loop) dispatch(evs []unix.EpollEvent) {
 	for _, ev := range evs {
-		if ev.Fd == evloop.WakeTag {
-			continue
+		if ev.Fd == evloop.WakeTag || ev.Fd == evloop.TimerTag {
+			continue // Run checks the cancellation; a timer only wakes
 		}
 		c := l.conns[ev.Fd]
 		if uint32(ev.Pad) != c.gen || c.st != evloop.Open {

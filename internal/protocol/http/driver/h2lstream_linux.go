@@ -57,8 +57,8 @@ func (l *h2loop) fill(c *h2lc, now int64) {
 		c.resend = c.resend[:copy(c.resend, c.resend[1:])]
 		free--
 	}
-	if free <= 0 || l.stopping || len(c.resend) > 0 {
-		return
+	if free <= 0 || l.stopping || len(c.resend) > 0 || l.paced != nil {
+		return // at a rate the requests due are taken by sendDue
 	}
 	seq, k := l.w.Claim(free)
 	if k == 0 {

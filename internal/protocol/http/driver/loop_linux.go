@@ -231,12 +231,8 @@ var errDeadline = context.DeadlineExceeded
 var _ driver.PaceChecker = (*Driver)(nil)
 
 // LoopsPace implements driver.PaceChecker: HTTP/1.1's loops pace a
-// constant rate; HTTP/2's (refilled per stream, closed loop only) do not,
-// so a rate over HTTP/2 opens no loop at all. A failed ALPN probe says no:
-// the goroutine path reports its error.
+// constant rate, and so do HTTP/2's (h2paced_linux.go). A failed ALPN
+// probe says no: the goroutine path reports its error.
 func (d *Driver) LoopsPace(ctx context.Context) bool {
-	if err := d.resolve(ctx); err != nil {
-		return false
-	}
-	return !d.w.h2
+	return d.resolve(ctx) == nil
 }

@@ -288,12 +288,13 @@ func TestH2C(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := srv.count("HTTP/2.0")
-		for _, lc := range []load.Config{{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 16}}, {EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: 400}}} {
+		for _, lc := range []load.Config{{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 16}}, {EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 1, Rate: 400}},
+			{EngineConfig: result.EngineConfig{Connections: 2, Pipeline: 4, Rate: 800}}} {
 			res := runWindow(t, openEngine(t, d, lc), load.Window{Requests: 400, Duration: 20 * time.Second})
 			clean(t, fmt.Sprintf("%s %+v", cfg.URL, lc), res)
 		}
-		if got := srv.count("HTTP/2.0") - before; got != 800 {
-			t.Errorf("%s: server saw %d HTTP/2 requests, want 800", cfg.URL, got)
+		if got := srv.count("HTTP/2.0") - before; got != 1200 {
+			t.Errorf("%s: server saw %d HTTP/2 requests, want 1200", cfg.URL, got)
 		}
 		if n := d.Negotiated(); n == nil || n.Protocol != ProtoH2C {
 			t.Errorf("%s: negotiated %+v, want h2c", cfg.URL, n)
@@ -330,7 +331,8 @@ func TestH2GoawayIsAReconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lc := range []load.Config{{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 8}}, {EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 1, Rate: 500}}} {
+	for _, lc := range []load.Config{{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 8}}, {EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 1, Rate: 500}},
+		{EngineConfig: result.EngineConfig{Connections: 3, Pipeline: 8, Rate: 1000}}} {
 		res := runWindow(t, openEngine(t, d, lc), load.Window{Requests: 1000, Duration: 30 * time.Second})
 		clean(t, fmt.Sprintf("GOAWAY %+v", lc), res)
 		if res.ReconnectCauses[CauseGoaway] < 3 || res.Reconnects != res.ReconnectCauses[CauseGoaway] {

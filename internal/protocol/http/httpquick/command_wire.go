@@ -14,5 +14,5 @@ func httpWireFlags(c *cobra.Command, w *Wire) {
 	f.StringVar(&w.ServerName, "servername", "", "https: the SNI name, and the name the certificate must carry (default: the URL's host)")
 	f.BoolVar(&w.HTTP2, "http2", false, "speak HTTP/2 over TLS (ALPN h2) to an https:// URL (without it HTTP/1.1, unless the server offers only h2)")
 	f.BoolVar(&w.H2C, "h2c", false, "speak cleartext HTTP/2 (prior knowledge) to an http:// URL, as an h2c:// URL does")
-	f.IntVar(&w.Streams, "streams", 1, "HTTP/2: concurrent streams per connection (h2load's -m); the pipeline of an HTTP/2 run")
+	f.IntVar(&w.Streams, "streams", 1, "HTTP/2: concurrent streams per connection (h2load's -m), in a closed loop and at a --rate; the pipeline of an HTTP/2 run")
 }

@@ -75,8 +75,6 @@ func (h *Quick) wireDoc(path, d quick.Doc, rawURL string) error {
 			return fmt.Errorf("give --streams or --pipeline, not both: for HTTP/2 they are the same (streams in flight per connection)")
 		case w.Streams < 1 || w.Streams > httpdrv.MaxPipeline:
 			return fmt.Errorf("--streams must be 1–%d, got %d", httpdrv.MaxPipeline, w.Streams)
-		case h.Rate > 0 && w.Streams > 1:
-			return fmt.Errorf("--streams %d with --rate: at a constant rate each connection carries one request at a time; raise --connections instead", w.Streams)
 		}
 		d["matrix"].(quick.Doc)["pipeline"] = []int{w.Streams}
 	}
