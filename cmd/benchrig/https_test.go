@@ -224,3 +224,29 @@ func TestHTTPSFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// A suite's matrix takes pipeline depths above 1 with rates for HTTP/2
+// paths (streams at a rate) and refuses them, naming the path, for
+// HTTP/1.1 ones.
+func TestSuiteRateWithStreams(t *testing.T) {
+	dir := t.TempDir()
+	write := func(paths, names string) string {
+		f := filepath.Join(dir, "s.yaml")
+		doc := "name: streams-at-a-rate\ntargets:\n  web: {address: {addr: \"127.0.0.1:1\"}}\npaths:\n" + paths +
+			"matrix: {targets: [web], paths: [" + names + "], connections: [2], pipeline: [1, 8], rates: [1000]}\n"
+		if err := os.WriteFile(f, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	h2 := "  h2: {http: {url: \"h2c://127.0.0.1:1/\"}}\n  tls: {http: {url: \"https://127.0.0.1:1/\", http2: true}}\n"
+	out, stderr, code := invoke(t, "plan", write(h2, "h2, tls"))
+	if code != 0 || !strings.Contains(out, "p=8") {
+		t.Fatalf("HTTP/2 paths, pipeline 8 at a rate: exit %d\n%s%s", code, out, stderr)
+	}
+	_, stderr, code = invoke(t, "plan", write(h2+"  h1: {http: {url: \"http://127.0.0.1:1/\"}}\n", "h2, tls, h1"))
+	if code != 2 || !strings.Contains(stderr, `matrix.pipeline[1]: pipeline 8 cannot be combined with rates for path "h1"`) ||
+		strings.Contains(stderr, `path "h2"`) || strings.Contains(stderr, `path "tls"`) {
+		t.Errorf("an HTTP/1.1 path with pipeline 8 at a rate: exit %d, stderr %q; want exit 2 naming h1 only", code, stderr)
+	}
+}
