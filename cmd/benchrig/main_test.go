@@ -142,6 +142,8 @@ func TestHTTPBadInput(t *testing.T) {
 		{[]string{"http", url, "-R", "100", "--max-backlog", "0"}, 2, "--max-backlog must be ≥ 1"},
 		{[]string{"http", url, "-R", "100", "-p", "4"}, 2, "--pipeline: pipeline 4 cannot be combined with rates"},
 		{[]string{"http", url, "--arrival", "poisson"}, 2, "need --rate"},
+		{[]string{"http", url, "--timer-slack", "1ms"}, 2, "--arrival, --max-backlog and --timer-slack need --rate"},
+		{[]string{"http", url, "-R", "100", "--timer-slack", "20ms"}, 2, "--timer-slack: must be 0 (a wake-up for each due time) to 10ms in whole microseconds, got 20ms"},
 		{[]string{"http", "http://" + closed + "/", "-d", "1s"}, 1, "connection refused"},
 		{[]string{"http", "http://" + notHTTP.Addr().String() + "/", "-d", "1s"}, 1, "HTTP/1.x status line"},
 		{[]string{"nosuch"}, 2, "unknown command"},

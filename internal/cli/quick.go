@@ -77,6 +77,7 @@ func (q *QuickFlags) Register(c *cobra.Command, defaultConns int) {
 	f.StringVar(&q.Arrival, "arrival", "constant", "arrivals in rate mode: constant or poisson")
 	f.Uint64Var(&q.Seed, "seed", 1, "seed of the run's pseudo-random choices (poisson arrivals, key orders)")
 	f.IntVar(&q.MaxBacklog, "max-backlog", 0, "due requests that may wait for a free connection before sends are dropped (default rate × 1 s)")
+	f.DurationVar(&q.TimerSlack, "timer-slack", 0, "at a rate, wake up to this long after a request fell due and send every request due by then at once (0: a wake-up per due time; up to 10ms): less client CPU, a lag up to this long, measured")
 	f.BoolVar(&q.failUnhealthy, "fail-unhealthy", false, "exit with code 3 when a sample is UNHEALTHY")
 	f.BoolVar(&q.noCalibrate, "no-calibrate", false, "do not measure benchrig's own floor (latency and CPU per request against a null peer, ≤ 1 s) before the first sample")
 	cliflag.DurationVarP(f, &q.MaxP99, "max-p99", "", 250*time.Millisecond, "health threshold: largest acceptable p99 (corrected in rate mode)")

@@ -117,9 +117,11 @@ func DescribeWindow(s *result.Sample) string {
 			arr = "constant"
 		}
 		if e.Pipeline > 1 {
-			arr += fmt.Sprintf(", up to %d in flight per connection", e.Pipeline)
+			arr += fmt.Sprintf(" arrivals, up to %d in flight per connection", e.Pipeline)
+		} else {
+			arr += " arrivals"
 		}
-		parts = append(parts, fmt.Sprintf("%v req/s (%s arrivals)", e.Rate, arr))
+		parts = append(parts, fmt.Sprintf("%v req/s (%s)", e.Rate, arr))
 	} else {
 		mode := "closed loop"
 		if e.Pipeline > 1 {

@@ -57,6 +57,12 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
+	if c.TimerSlackUS < 0 || c.TimerSlackUS > MaxTimerSlack.Microseconds() {
+		return fmt.Errorf("timer slack must be 0 to %s, got %dµs", MaxTimerSlack, c.TimerSlackUS)
+	}
+	if c.TimerSlackUS > 0 && c.Rate == 0 {
+		return fmt.Errorf("timer slack %dµs needs a rate: it delays the wake-ups of a rate's schedule", c.TimerSlackUS)
+	}
 	if c.MaxBacklog < 0 || c.MaxBacklog > MaxBacklog {
 		return fmt.Errorf("max backlog must be 1 to %d (0: rate × 1 s, capped there), got %d", MaxBacklog, c.MaxBacklog)
 	}
@@ -87,3 +93,10 @@ func (c *Config) backlog() int {
 	}
 	return b
 }
+
+// MaxTimerSlack bounds Config.TimerSlackUS: 10 ms, ten times the
+// millisecond that event-loop peers' timers round to.
+const MaxTimerSlack = 10 * time.Millisecond
+
+// slack is the timer slack in nanoseconds.
+func (c *Config) slack() int64 { return c.TimerSlackUS * 1000 }

@@ -237,6 +237,9 @@ func TestConfigValidate(t *testing.T) {
 		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: -1}},
 		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 10, Arrival: "burst"}},
 		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 10, MaxBacklog: -1}},
+		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 10, TimerSlackUS: -1}},
+		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, Rate: 10, TimerSlackUS: 10_001}},
+		{EngineConfig: result.EngineConfig{Connections: 1, Pipeline: 1, TimerSlackUS: 100}}, // no rate
 	}
 	for _, c := range bad {
 		if err := c.Validate(); err == nil {

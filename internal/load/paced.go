@@ -89,7 +89,33 @@ func (pw *pacedWork) Due(now int64, free int) (int64, bool) {
 	if pw.ended {
 		return math.MaxInt64, pw.back.n > 0
 	}
-	return pw.start + pw.nextAt, true
+	return pw.wake(pw.start + pw.nextAt), true
+}
+
+// wake is when a loop should wake for a request due at due: then, or up
+// to the timer slack later, so that one wake-up sends every request due
+// by then (slackWake).
+func (pw *pacedWork) wake(due int64) int64 {
+	end := int64(0)
+	if pw.dur > 0 {
+		end = pw.start + pw.dur
+	}
+	return slackWake(due, pw.cfg.slack(), end)
+}
+
+// slackWake is when to wake for a request due at due with a timer slack
+// of s: due+s, but in the last slack before the window's end (end; 0:
+// none) no later than end−s and never before due, so that a wake-up a
+// little late still sends what fell due before the end, where the window
+// would drop it.
+func slackWake(due, s, end int64) int64 {
+	if s == 0 {
+		return due
+	}
+	if end != 0 {
+		return max(due, min(due+s, end-s))
+	}
+	return due + s
 }
 
 // Take implements driver.PacedWork.

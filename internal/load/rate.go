@@ -135,6 +135,7 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 	limit := e.cfg.shareLimit(uint64(w.Requests))
 	none := w.Requests > 0 && limit == 0 // a share with none of the window's requests
 	scheduleEnded := false               // the next request is due after the window
+	woke := int64(math.MinInt64)         // when the dispatcher last woke (timer slack)
 	for j := uint64(0); !none && (limit == 0 || j < limit); j++ {
 		seq := e.cfg.seqOf(j)
 		d := pacer.Next()
@@ -143,7 +144,14 @@ func (e *Engine) runRate(ctx context.Context, w Window, start, deadline int64, r
 			break
 		}
 		due := start + d
-		if !sleepUntil(ctx, due, over, refill) {
+		wake := due
+		if due > woke {
+			// the first request due after the last wake-up: up to the
+			// timer slack later, so one wake-up hands out all due by then
+			wake = slackWake(due, e.cfg.slack(), deadline)
+			woke = wake
+		}
+		if !sleepUntil(ctx, wake, over, refill) {
 			break
 		}
 		if now := driver.Now(); deadline != 0 && now >= deadline && now-due > int64(dispatchSlack) {

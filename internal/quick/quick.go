@@ -39,6 +39,7 @@ type Common struct {
 	Arrival     string
 	Seed        uint64
 	MaxBacklog  int
+	TimerSlack  time.Duration
 	MaxP99      time.Duration
 	MinCoverage float64
 	// MaxMiss is --max-miss (pg and resp): recorded only when given.
@@ -82,8 +83,8 @@ func (q *Common) Validate() error {
 	if q.Changed("max-backlog") && q.MaxBacklog < 1 {
 		return fmt.Errorf("--max-backlog must be ≥ 1, got %d", q.MaxBacklog)
 	}
-	if q.Rate == 0 && (q.Changed("arrival") || q.Changed("max-backlog")) {
-		return fmt.Errorf("--arrival and --max-backlog need --rate")
+	if q.Rate == 0 && (q.Changed("arrival") || q.Changed("max-backlog") || q.Changed("timer-slack")) {
+		return fmt.Errorf("--arrival, --max-backlog and --timer-slack need --rate")
 	}
 	if q.Rate > 0 && q.Changed("requests") && q.Changed("duration") {
 		if want := q.Rate * q.Duration.Seconds(); math.Abs(float64(q.Requests)-want) >= 1 {
@@ -150,6 +151,9 @@ func (q *Common) Suite(name string, def result.Phases) Doc {
 		if q.MaxBacklog > 0 {
 			d["max_backlog"] = q.MaxBacklog
 		}
+		if q.Changed("timer-slack") {
+			d["timer_slack"] = q.TimerSlack.String()
+		}
 	}
 	d["matrix"] = m
 	return d
@@ -181,7 +185,7 @@ func Plan(name string, d Doc) (*suite.Suite, *suite.Plan, error) {
 // suiteFlags names the flag that fills each field of a quick mode's suite,
 // by field prefix (the longest match wins).
 var suiteFlags = map[string]string{
-	"repeats": "--repeats", "requests": "--requests", "seed": "--seed", "arrival": "--arrival", "max_backlog": "--max-backlog",
+	"repeats": "--repeats", "requests": "--requests", "seed": "--seed", "arrival": "--arrival", "max_backlog": "--max-backlog", "timer_slack": "--timer-slack",
 	"phases.load": "--duration", "phases.warmup": "--warmup", "phases.baseline": "--baseline", "phases.settle": "--settle",
 	"phases.recovery": "--recovery", "thresholds.coverage": "--min-coverage", "thresholds.p99": "--max-p99", "thresholds.max_miss": "--max-miss",
 	"sampler.interval": "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus", "placement.busy_poll": "--busy-poll",

@@ -37,7 +37,7 @@ func Terminal(w io.Writer, s *result.Sample, o TerminalOptions) error {
 		perSecondTable(p, l)
 		totals(p, l)
 		if l.Rate != nil {
-			rateFigures(p, l)
+			rateFigures(p, l, s.Config.Engine.TimerSlackUS)
 		}
 		if len(l.Ops) > 1 {
 			opsTable(p, l)
@@ -231,13 +231,17 @@ func totals(p *printer, l *result.Load) {
 	}
 }
 
-func rateFigures(p *printer, l *result.Load) {
+func rateFigures(p *printer, l *result.Load, slackUS int64) {
 	r := l.Rate
 	p.f("\nTarget rate %s req/s (%s arrivals): achieved %s req/s, coverage %.1f %%\n",
 		trimFloat(r.Target), r.Arrival, trimFloat(r.Achieved), r.Coverage)
 	p.f("%s scheduled, %s late (no free connection when due), %s dropped (backlog of %s full)\n",
 		count(r.Scheduled), count(r.Late), count(r.Dropped), count(int64(r.MaxBacklog)))
-	p.f("Schedule lag p50 %s, p99 %s, max %s\n", result.FormatUS(r.Lag.P(50)), result.FormatUS(r.Lag.P(99)), result.FormatUS(r.Lag.MaxUS))
+	p.f("Schedule lag p50 %s, p99 %s, max %s", result.FormatUS(r.Lag.P(50)), result.FormatUS(r.Lag.P(99)), result.FormatUS(r.Lag.MaxUS))
+	if slackUS > 0 {
+		p.f(" (timer slack %s: sends wait up to that long to leave together)", result.FormatUS(slackUS))
+	}
+	p.f("\n")
 }
 
 func opsTable(p *printer, l *result.Load) {

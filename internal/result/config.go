@@ -43,9 +43,10 @@ type CellConfig struct {
 type EngineConfig struct {
 	// Connections is the number of connections (workers).
 	Connections int `json:"connections"`
-	// Pipeline is how many operations each connection keeps in flight
-	// (closed loop only): they are sent together and their responses read
-	// in order, as wrk and redis-benchmark do.
+	// Pipeline is how many operations each connection keeps in flight:
+	// in a closed loop they are sent together and their responses read in
+	// order, as wrk and redis-benchmark do; at a rate only HTTP/2's (and
+	// gRPC's) streams take more than 1.
 	Pipeline int `json:"pipeline"`
 	// Rate, when > 0, switches to constant arrival rate (requests per
 	// second across all connections).
@@ -59,6 +60,12 @@ type EngineConfig struct {
 	// 0 means rate × 1 s, capped at load.MaxBacklog; the backlog grows as
 	// requests wait, it is not allocated up front.
 	MaxBacklog int `json:"max_backlog,omitempty"`
+	// TimerSlackUS lets a rate's sender wake up to this many microseconds
+	// after a request fell due, to send every request due by then at once
+	// (one wake-up for several, as h2load's and wrk2's millisecond timers
+	// do); 0, the default, wakes for each due time. The lag is measured
+	// and latency runs from the due time either way.
+	TimerSlackUS int64 `json:"timer_slack_us,omitempty"`
 }
 
 // UnmarshalJSON reads a config, and the older shapes of results files too:

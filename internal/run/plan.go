@@ -266,7 +266,7 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 		Key: ps.Key, Cell: ps.CellID, Repeat: ps.Repeat, Smoke: r.plan.IsSmoke,
 		Case: c.CaseLabel(), Variant: c.VariantLabel(),
 		Protocol: string(c.Protocol),
-		Engine:   load.Config{EngineConfig: result.EngineConfig{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Seed: ps.Seed, Arrival: r.s.Arrival, MaxBacklog: r.s.MaxBacklog}},
+		Engine:   load.Config{EngineConfig: result.EngineConfig{Connections: c.Connections, Pipeline: c.Pipeline, Rate: c.Rate, Seed: ps.Seed, Arrival: r.s.Arrival, MaxBacklog: r.s.MaxBacklog, TimerSlackUS: r.s.TimerSlack.D().Microseconds()}},
 		Phases:   PhasesOf(r.plan),
 		Thresholds: result.Thresholds{Coverage: th.Coverage, P99: th.P99.D(), Errors: th.Errors, Timeouts: th.Timeouts,
 			Unexpected: th.Unexpected, Dropped: th.Dropped, MaxMiss: th.MaxMiss},

@@ -55,7 +55,7 @@ func TestMalformed(t *testing.T) {
 		field, msg string
 	}{
 		{"unknown top-level key", "name: t\nrepeets: 3\n" + okHead[8:] + okMatrix,
-			2, 1, "", `unknown key "repeets"; accepted: arrival, matrix, max_backlog, name, paths, phases, placement, repeats, requests, sampler, search, secret_headers, secret_params, seed, targets, thresholds, workloads`},
+			2, 1, "", `unknown key "repeets"; accepted: arrival, matrix, max_backlog, name, paths, phases, placement, repeats, requests, sampler, search, secret_headers, secret_params, seed, targets, thresholds, timer_slack, workloads`},
 		{"unknown nested key", strings.Replace(okHead, "port: 8080", "prot: 8080", 1) + okMatrix,
 			3, 37, "targets.web", `unknown key "prot"; accepted: address, assert, attach, checks, command, companions, cpus, dir, env, headline, limits, metrics, params, port, postgres, ready, redis, serves`},
 		{"wrong type: string for integer", "name: t\nrepeats: three\n" + okHead[8:] + okMatrix,
@@ -118,6 +118,10 @@ func TestMalformed(t *testing.T) {
 			10, 16, "matrix.batches[1]", `batch 64 with http path "hello": an HTTP request carries no batch; accepted: 1`},
 		{"pipeline with a rate", okHead + okMatrix + "  rates: [100]\n  pipeline: [1, 4]\n",
 			11, 17, "matrix.pipeline[1]", `pipeline 4 cannot be combined with rates`},
+		{"timer slack above 10ms", "name: t\ntimer_slack: 20ms\n" + okHead[8:] + okMatrix,
+			2, 14, "timer_slack", `must be 0 (a wake-up for each due time) to 10ms in whole microseconds, got 20ms`},
+		{"timer slack finer than a microsecond", "name: t\ntimer_slack: 1500ns\n" + okHead[8:] + okMatrix,
+			2, 14, "timer_slack", `in whole microseconds, got 1.5µs`},
 		{"pipeline < 1", okHead + okMatrix + "  pipeline: [0]\n",
 			10, 14, "matrix.pipeline[0]", `must be ≥ 1, got 0`},
 		{"repeats < 1", "name: t\nrepeats: 0\n" + okHead[8:] + okMatrix,

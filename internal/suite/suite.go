@@ -25,6 +25,10 @@ type Suite struct {
 	// MaxBacklog bounds the due requests that may wait for a free
 	// connection at a rate before sends are dropped (default rate × 1 s).
 	MaxBacklog int `json:"max_backlog,omitempty"`
+	// TimerSlack lets a rate's sender wake up to this long after a request
+	// fell due, sending every request due by then at once (default 0: a
+	// wake-up for each due time); at most 10ms.
+	TimerSlack Duration `json:"timer_slack,omitempty"`
 	// Sampler says how often the target's CPU and memory are sampled.
 	Sampler Sampler `json:"sampler"`
 	// Placement pins the client and the targets to CPUs.

@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/benchrig/benchrig/internal/load"
 )
 
 // Names of targets, paths and workloads appear in cell IDs and field paths.
@@ -38,6 +41,9 @@ func (s *Suite) validate() {
 	case "", "constant", "poisson":
 	default:
 		l.errf("arrival", "must be constant or poisson, got %q", s.Arrival)
+	}
+	if s.TimerSlack < 0 || s.TimerSlack.D() > load.MaxTimerSlack || s.TimerSlack.D()%time.Microsecond != 0 {
+		l.errf("timer_slack", "must be 0 (a wake-up for each due time) to %s in whole microseconds, got %s", load.MaxTimerSlack, s.TimerSlack.D())
 	}
 	if s.MaxBacklog < 0 || s.MaxBacklog > MaxBacklogLimit {
 		l.errf("max_backlog", "must be 0 (rate × 1 s) to %d, got %d", MaxBacklogLimit, s.MaxBacklog)
