@@ -12,6 +12,7 @@
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/h2-peers.sh   # also an older build, interleaved, as "benchrig-before"
 #   BUSY_POLL=20us bench/h2-peers.sh   # also benchrig --busy-poll 20us, interleaved, as "benchrig-busypoll"
 #   CLIENT_QUOTA=0.3 bench/h2-peers.sh   # every client limited to 0.3 of a CPU (bench/lib/quota.sh): throughput per client core at saturation
+#   RATE=5000 TIMER_SLACK=1ms bench/h2-peers.sh   # also benchrig --timer-slack 1ms, as "benchrig-slack"
 #   RATE=5000 bench/h2-peers.sh   # open model: 5000 req/s in all (h2load --rps RATE/CONNECTIONS per connection, benchrig --rate RATE), the streams carrying them; compare client µs per request
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,21 +63,31 @@ measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset 
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
 
 : >"$work/rows"
+: >"$work/lags"
 for run in $(seq "$RUNS"); do
 	# h2load: one thread (-t1), as the client has one core; -D runs for a duration.
 	cpu=$(measure h2load -t1 -c"$CONNECTIONS" -m"$STREAMS" ${RATE:+--rps=$((RATE / CONNECTIONS))} -D"$DURATION" "$url" | cpu_of)
 	reqs=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/out")
 	echo "h2load $reqs $DURATION $cpu" >>"$work/rows"
 
-	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${BUSY_POLL:+benchrig-busypoll}; do
+	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${BUSY_POLL:+benchrig-busypoll} ${TIMER_SLACK:+benchrig-slack}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
-		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" "${flags[@]}" $(nocal "$bin") $(busypoll "$tool") -c "$CONNECTIONS" --streams "$STREAMS" ${RATE:+--rate "$RATE"} -d "${DURATION}s" --json | cpu_of)
+		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" "${flags[@]}" $(nocal "$bin") $(busypoll "$tool") $(slack "$tool") -c "$CONNECTIONS" --streams "$STREAMS" ${RATE:+--rate "$RATE"} -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
+		if [ -n "$RATE" ]; then
+			python3 bench/lib/lag.py "$work/out" "$tool" >>"$work/lags"
+		fi
 	done
 	echo "run $run done" >&2
 done
 echo
 echo "HTTP/2 GET $what against a pinned nginx, $CONNECTIONS connections × $STREAMS streams${RATE:+ at a constant $RATE req/s}, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage):"
 python3 bench/lib/summary.py h2load <"$work/rows"
+if [ -n "$RATE" ]; then
+	echo
+	echo "h2load --rps sends on libev's timers, which wake to the millisecond (its writes and epoll_waits per request, with strace -c, say how many requests leave together); benchrig's schedule lag per run:"
+	cat "$work/lags"
+fi
+

@@ -10,6 +10,7 @@
 #   RATE=1000 RUNS=5 bench/ratecpu-peers.sh
 #   PINNED=0 bench/ratecpu-peers.sh                # every process on every CPU
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/ratecpu-peers.sh
+#   TIMER_SLACK=1ms bench/ratecpu-peers.sh         # also benchrig --timer-slack 1ms, as "benchrig-slack"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
@@ -70,20 +71,13 @@ import json, sys
 l = json.load(open(sys.argv[1]))["latencies"]
 print(f"vegeta latency (from its send) p50 {l['50th']/1e3:.0f} µs, p99 {l['99th']/1e3:.0f} µs")
 PY
-	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before}; do
+	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${TIMER_SLACK:+benchrig-slack}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
-		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" $(nocal "$bin") -R "$RATE" -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
+		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" $(nocal "$bin") $(slack "$tool") -R "$RATE" -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
-		python3 - "$work/out" "$tool" >>"$work/lags" <<'PY'
-import json, sys
-lines = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
-l = [x for x in lines if x.get("type") == "sample"][0]["load"]
-p = lambda lat, q: next(x["us"] for x in lat["percentiles"] if x["q"] == q)
-r = l["rate"]
-print(f"{sys.argv[2]} schedule lag p50 {p(r['lag'], 50)} µs, p99 {p(r['lag'], 99)} µs; latency from the due time p50 {p(l['latency'], 50)} µs, p99 {p(l['latency'], 99)} µs; from the send p50 {p(l['service'], 50)} µs; coverage {r['coverage']:.1f} %, {r['late']} late, {r['dropped']} dropped")
-PY
+		python3 bench/lib/lag.py "$work/out" "$tool" >>"$work/lags"
 	done
 	echo "run $run done" >&2
 done

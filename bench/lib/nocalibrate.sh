@@ -33,3 +33,9 @@ brprocs() { [ "$PINNED" = 0 ] || echo 1; }
 # --busy-poll off, and the last one given counts. The extra row shows what
 # polling changes for the server's throughput and the client's CPU.
 busypoll() { case "$1" in benchrig-busypoll*) echo --busy-poll "$BUSY_POLL" ;; esac; }
+
+# slack TOOL prints --timer-slack $TIMER_SLACK for the benchrig-slack rows
+# (TIMER_SLACK=1ms in the rate scripts), nothing for the others: the row
+# shows the client CPU when sends may wait up to that long to leave
+# together, as h2load's --rps and wrk2 send on millisecond timers.
+slack() { case "$1" in benchrig-slack*) echo --timer-slack "$TIMER_SLACK" ;; esac; }
