@@ -86,8 +86,9 @@ func (l *h2loop) sendDue() {
 }
 
 // take moves what is due into the work's backlog and starts a stream for
-// each request waiting while a stream is free, round robin over the
-// connections.
+// each request waiting while a stream is free: those of one pass on one
+// connection while it has streams free (one write, and the server's
+// answers in one), each pass beginning on the next connection in turn.
 func (l *h2loop) take(now int64) {
 	free := 0
 	for _, c := range l.conns {
@@ -100,16 +101,15 @@ func (l *h2loop) take(now int64) {
 	l.nextDue, l.backlog = next, true // until Take finds it empty
 	for free > 0 {
 		c := l.conns[l.rr]
-		if l.rr++; l.rr == len(l.conns) {
-			l.rr = 0
-		}
 		if c.free == 0 {
+			l.turn()
 			continue
 		}
 		at := max(now, l.stamp+1) // a send time of its own: the work keys each request by it
 		seq, ok := l.paced.Take(at)
 		if !ok {
 			l.backlog = false
+			l.turn() // the next pass begins on the next connection
 			break
 		}
 		l.stamp = at
@@ -134,5 +134,12 @@ func (l *h2loop) take(now int64) {
 	}
 	if free > 0 {
 		l.wakeAt = next
+	}
+}
+
+// turn moves the connection the next request due tries first along.
+func (l *h2loop) turn() {
+	if l.rr++; l.rr == len(l.conns) {
+		l.rr = 0
 	}
 }
