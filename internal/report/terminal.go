@@ -235,7 +235,7 @@ func rateFigures(p *printer, l *result.Load, slackUS int64) {
 	r := l.Rate
 	p.f("\nTarget rate %s req/s (%s arrivals): achieved %s req/s, coverage %.1f %%\n",
 		trimFloat(r.Target), r.Arrival, trimFloat(r.Achieved), r.Coverage)
-	p.f("%s scheduled, %s late (no free connection when due), %s dropped (backlog of %s full)\n",
+	p.f("%s scheduled, %s late (no free connection or stream when due), %s dropped (backlog of %s full)\n",
 		count(r.Scheduled), count(r.Late), count(r.Dropped), count(int64(r.MaxBacklog)))
 	p.f("Schedule lag p50 %s, p99 %s, max %s", result.FormatUS(r.Lag.P(50)), result.FormatUS(r.Lag.P(99)), result.FormatUS(r.Lag.MaxUS))
 	if slackUS > 0 {

@@ -60,8 +60,8 @@ func (l *h2loop) sendDue() {
 		}
 		l.stopping = true
 	}
-	freed := false
-	for _, c := range l.ready {
+	freed, n := false, len(l.ready)
+	for _, c := range l.ready[:n] {
 		if c.st == evloop.Open {
 			l.fill(c, now) // the re-sent streams; no Claim at a rate
 			c.free = l.freeSlots(c)
@@ -76,9 +76,17 @@ func (l *h2loop) sendDue() {
 	case freed && l.wakeAt == math.MaxInt64:
 		l.wakeAt = l.nextDue // nothing due yet; a stream is free for it
 	}
-	for _, c := range l.ready {
+	for i := 0; i < len(l.ready); i++ { // a failed write may reconnect and queue again
+		c := l.ready[i]
 		c.queued = false
-		if c.st == evloop.Open && len(c.wbuf) > 0 {
+		if c.st != evloop.Open {
+			continue
+		}
+		if i >= n {
+			l.fill(c, now) // queued since: a new socket's re-sent streams
+			c.free = l.freeSlots(c)
+		}
+		if len(c.wbuf) > 0 {
 			l.flush(c)
 		}
 	}
