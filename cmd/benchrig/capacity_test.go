@@ -41,7 +41,7 @@ func TestCapacityFindsTheBucket(t *testing.T) {
 		var stderr string
 		var code int
 		stdout, stderr, code = invoke(t, "capacity", srv.URL(), "--from", "50", "--max", "3200", "--confirm", "2",
-			"-c", "8", "-d", "1s", "--max-p99", "2s", "--no-calibrate", "-o", out)
+			"-c", "8", "-d", "1s", "--max-p99", "2s", "--timer-slack", "200us", "--no-calibrate", "-o", out)
 		srv.Close()
 		if code != 0 {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -61,6 +61,13 @@ func TestCapacityFindsTheBucket(t *testing.T) {
 	}
 	if _, e, code := invoke(t, "verify", out); code != 0 {
 		t.Fatalf("verify: exit %d: %s", code, e)
+	}
+	// the rate mode's flags apply to every step (a search decides the
+	// rates, so they need no --rate)
+	for _, s := range readResults(t, out).Samples {
+		if s.Config.Engine.TimerSlackUS != 200 || s.Config.Engine.Rate == 0 {
+			t.Errorf("%s: engine %+v, want a rate and a timer slack of 200 µs", s.Key, s.Config.Engine)
+		}
 	}
 	src, err := reportsrc.Load(out, false)
 	if err != nil {
@@ -148,5 +155,24 @@ func TestCapacityResume(t *testing.T) {
 	after, _ := os.ReadFile(cut)
 	if !strings.HasPrefix(string(after), head) {
 		t.Errorf("the recorded steps were rewritten")
+	}
+}
+
+// The flags a search decides are refused, and so is a pipeline at its
+// rates over HTTP/1.1 (one request at a time per connection at a rate),
+// each by name, before anything runs.
+func TestCapacityRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "100"}, "--rate: a capacity search decides the rates"},
+		{[]string{"-n", "100"}, "--requests: a capacity search decides the rates"},
+		{[]string{"-p", "4"}, `--pipeline: pipeline 4 cannot be combined with rates for path`},
+	} {
+		_, stderr, code := invoke(t, append([]string{"capacity", "http://127.0.0.1:1/", "--no-calibrate"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
 	}
 }

@@ -40,6 +40,9 @@ type Common struct {
 	Seed        uint64
 	MaxBacklog  int
 	TimerSlack  time.Duration
+	// RateSearch: a search decides the rates (benchrig capacity), so the
+	// rate mode's flags apply without --rate.
+	RateSearch bool
 	MaxP99      time.Duration
 	MinCoverage float64
 	// MaxMiss is --max-miss (pg and resp): recorded only when given.
@@ -83,7 +86,7 @@ func (q *Common) Validate() error {
 	if q.Changed("max-backlog") && q.MaxBacklog < 1 {
 		return fmt.Errorf("--max-backlog must be ≥ 1, got %d", q.MaxBacklog)
 	}
-	if q.Rate == 0 && (q.Changed("arrival") || q.Changed("max-backlog") || q.Changed("timer-slack")) {
+	if q.Rate == 0 && !q.RateSearch && (q.Changed("arrival") || q.Changed("max-backlog") || q.Changed("timer-slack")) {
 		return fmt.Errorf("--arrival, --max-backlog and --timer-slack need --rate")
 	}
 	if q.Rate > 0 && q.Changed("requests") && q.Changed("duration") {
@@ -147,6 +150,8 @@ func (q *Common) Suite(name string, def result.Phases) Doc {
 	m := Doc{"connections": conns, "pipeline": q.Pipelines}
 	if q.Rate > 0 {
 		m["rates"] = []float64{q.Rate}
+	}
+	if q.Rate > 0 || q.RateSearch {
 		d["arrival"] = q.Arrival
 		if q.MaxBacklog > 0 {
 			d["max_backlog"] = q.MaxBacklog

@@ -357,7 +357,7 @@ func (s *Suite) checkPair(p pair, reported map[string]bool) {
 			}
 		}
 	}
-	if len(s.Matrix.Rates) > 0 && (p.rates == nil || len(p.rates) > 0) {
+	if (len(s.Matrix.Rates) > 0 && (p.rates == nil || len(p.rates) > 0)) || s.Search != nil { // a search's steps are at rates
 		for i, d := range s.Matrix.Pipeline {
 			if sp, ok := p1.Spec.(StreamPacer); d > 1 && (!ok || !sp.PacesStreams()) {
 				report(index("matrix.pipeline", i), "pipeline %d cannot be combined with rates for path %q: at a rate each request is sent when due on a connection with none in flight; only HTTP/2 paths (http2: true, h2c) keep several in flight at a rate; accepted: 1", d, p.path)

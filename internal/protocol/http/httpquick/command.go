@@ -92,6 +92,7 @@ func runHTTP(a *cli.App, c *cobra.Command, hf *httpFlags, rawURL string) error {
 		if !c.Flags().Changed("connections") {
 			hf.Conns = []int{32}
 		}
+		hf.RateSearch = true // --arrival, --max-backlog, --timer-slack apply to its steps
 	}
 	hf.h.Common = hf.Common
 	d, rawURL, err := hf.h.Build(rawURL)
