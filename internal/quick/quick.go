@@ -35,14 +35,14 @@ type Common struct {
 	Warmup           time.Duration
 	Repeats          int
 
-	Rate        float64
-	Arrival     string
-	Seed        uint64
-	MaxBacklog  int
-	TimerSlack  time.Duration
+	Rate       float64
+	Arrival    string
+	Seed       uint64
+	MaxBacklog int
+	TimerSlack time.Duration
 	// RateSearch: a search decides the rates (benchrig capacity), so the
 	// rate mode's flags apply without --rate.
-	RateSearch bool
+	RateSearch  bool
 	MaxP99      time.Duration
 	MinCoverage float64
 	// MaxMiss is --max-miss (pg and resp): recorded only when given.
