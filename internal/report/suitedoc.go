@@ -81,8 +81,8 @@ func ReportDoc(src *Source) *Doc {
 	if hasRate(src.Rows) {
 		d.Sections = append(d.Sections, Section{
 			Title: "Constant rate",
-			Text: []string{"Coverage = completed ÷ (rate × load seconds) × 100. Late requests found no free connection when due; " +
-				"dropped ones were refused by a full backlog. Service time is measured from the actual send."},
+			Text: append([]string{"Coverage = completed ÷ (rate × load seconds) × 100. Late requests found no free connection (or HTTP/2 stream) when due; " +
+				"dropped ones were refused by a full backlog. Service time is measured from the actual send."}, slackNote(src.Rows)...),
 			Tables: []Table{
 				g.byCell("Open loop: memory (MiB), CPU, p99, coverage and healthy runs, as seed 002 shows them", []metric{
 					rssMetric("RSS baseline", func(f result.ServerFigures) uint64 { return f.RSSBaseline }),
@@ -279,6 +279,22 @@ var lateDropped = column{"Late / dropped", func(ss []*result.Sample) string {
 	}
 	return count(late) + " / " + count(dropped)
 }}
+
+// slackNote says, when a rate's samples ran with a timer slack, that their
+// sends waited up to it to leave together.
+func slackNote(rows []Row) []string {
+	var most int64
+	for _, r := range rows {
+		if r.Sample.Load != nil && r.Sample.Load.Rate != nil {
+			most = max(most, timerSlack(r.Sample))
+		}
+	}
+	if most == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("Sends waited up to a timer slack of %s after they fell due, to leave together (fewer wake-ups of the client); "+
+		"the schedule lag and the latency from the due time include that wait.", result.FormatUS(most))}
+}
 
 func hasRate(rows []Row) bool {
 	for _, r := range rows {

@@ -66,6 +66,21 @@ func TestReportDocSections(t *testing.T) {
 	if r := row(t, d, "Open loop: schedule", "1000 req/s"); r[2] != "1.50" || r[3] != "7 / 0" {
 		t.Errorf("open-loop schedule row %q: want service p99 1.50 ms, 7 late", r)
 	}
+	rateText := func(d *Doc) string {
+		for _, s := range d.Sections {
+			if s.Title == "Constant rate" {
+				return strings.Join(s.Text, " ")
+			}
+		}
+		return ""
+	}
+	if txt := rateText(d); strings.Contains(txt, "timer slack") {
+		t.Errorf("no sample ran with a timer slack, yet: %q", txt)
+	}
+	rate.Config = &result.Config{Engine: result.EngineConfig{Rate: 1000, TimerSlackUS: 1000}} // its sends waited up to 1 ms to leave together
+	if txt := rateText(ReportDoc(src)); !strings.Contains(txt, "timer slack of 1.00 ms") {
+		t.Errorf("the rate section does not name the timer slack: %q", txt)
+	}
 	for _, ch := range d.Sections[1].Charts {
 		// 4 conns spans 0.5–2 ms: linear; 1000 req/s spans 1.5–900 ms: log
 		// (its service time has one point: linear).

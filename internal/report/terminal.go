@@ -37,7 +37,7 @@ func Terminal(w io.Writer, s *result.Sample, o TerminalOptions) error {
 		perSecondTable(p, l)
 		totals(p, l)
 		if l.Rate != nil {
-			rateFigures(p, l, s.Config.Engine.TimerSlackUS)
+			rateFigures(p, l, timerSlack(s))
 		}
 		if len(l.Ops) > 1 {
 			opsTable(p, l)
@@ -229,6 +229,15 @@ func totals(p *printer, l *result.Load) {
 			p.f("  %10s × %s\n", count(m.v), m.k)
 		}
 	}
+}
+
+// timerSlack is the timer slack a sample's rate ran with, in µs (0:
+// none, or no config recorded).
+func timerSlack(s *result.Sample) int64 {
+	if s.Config == nil {
+		return 0
+	}
+	return s.Config.Engine.TimerSlackUS
 }
 
 func rateFigures(p *printer, l *result.Load, slackUS int64) {
