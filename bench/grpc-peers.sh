@@ -20,6 +20,8 @@
 #   CONNECTIONS=8 STREAMS=32 DURATION=10 RUNS=3 bench/grpc-peers.sh
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/grpc-peers.sh   # also an older build, interleaved, as "benchrig-before"
 #   CALL=server-stream bench/grpc-peers.sh            # server streaming: Lots, MESSAGES (10) replies per call
+#   RATE=5000 bench/grpc-peers.sh                      # open model: 5000 calls/s in all (ghz --rps, benchrig --rate) over the same streams; compare client µs per call
+#   RATE=5000 TIMER_SLACK=1ms bench/grpc-peers.sh      # also benchrig --timer-slack 1ms, as "benchrig-slack"
 #
 # With CALL=server-stream each call is Greeter/Lots answering MESSAGES
 # messages; both tools count calls (benchrig checks each call got all of
@@ -37,6 +39,11 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 GHZ_VERSION=v0.121.0
 CALL=${CALL:-unary}
 MESSAGES=${MESSAGES:-10}
+RATE=${RATE:-}
+if [ -n "$RATE" ] && ! [[ "$RATE" =~ ^[1-9][0-9]*$ ]]; then
+	echo "RATE must be a whole number of calls per second, got $RATE" >&2
+	exit 2
+fi
 export PATH=$PATH:/usr/local/go/bin
 
 work=$(mktemp -d -t benchrig-grpc-peers.XXXXXX)
@@ -94,7 +101,7 @@ ghz_cpus=$(brprocs)
 : >"$work/rows"
 for run in $(seq "$RUNS"); do
 	cpu=$(measure "$ghz" --insecure --proto "$proto" --call "benchrig.test.v1.Greeter.$method" -d "$data" \
-		--connections "$CONNECTIONS" -c "$((CONNECTIONS * STREAMS))" -z "${DURATION}s" --cpus "${ghz_cpus:-$(nproc)}" \
+		--connections "$CONNECTIONS" -c "$((CONNECTIONS * STREAMS))" ${RATE:+--rps "$RATE"} -z "${DURATION}s" --cpus "${ghz_cpus:-$(nproc)}" \
 		-O json "127.0.0.1:$port" | cpu_of)
 	reqs=
 	read -r reqs secs < <(python3 -c 'import json,sys
@@ -102,13 +109,13 @@ d=json.load(open(sys.argv[1])); print(d["statusCodeDistribution"].get("OK", 0), 
 	[ -n "$reqs" ] || { echo "ghz gave no result:" >&2; head -c 2000 "$work/out" >&2; exit 1; }
 	echo "ghz $reqs $secs $cpu" >>"$work/rows"
 
-	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before}; do
+	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${TIMER_SLACK:+benchrig-slack}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
 		# shellcheck disable=SC2046 # nocal prints nothing or a few flags
 		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" grpc "127.0.0.1:$port" --insecure --proto "$proto" \
-			--call "benchrig.test.v1.Greeter/$method" --data "$data" "${extra[@]}" $(nocal "$bin") \
-			-c "$CONNECTIONS" --streams "$STREAMS" -d "${DURATION}s" --json | cpu_of)
+			--call "benchrig.test.v1.Greeter/$method" --data "$data" "${extra[@]}" $(nocal "$bin") $(slack "$tool") \
+			-c "$CONNECTIONS" --streams "$STREAMS" ${RATE:+--rate "$RATE"} -d "${DURATION}s" --json | cpu_of)
 		reqs=
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds 2>/dev/null) || true
 		[ -n "$reqs" ] || { echo "$tool grpc gave no result:" >&2; head -c 2000 "$work/out" >&2; exit 1; }
@@ -120,5 +127,5 @@ stop_server
 # The server's own count: every call of every tool, ghz's cut ones included.
 sed 's/^/server: /' "$work/server.err" >&2
 echo
-echo "gRPC $what, cleartext HTTP/2, against a pinned grpc-go server, $CONNECTIONS connections × $STREAMS streams, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage; ghz: OK calls only):"
+echo "gRPC $what, cleartext HTTP/2, against a pinned grpc-go server, $CONNECTIONS connections × $STREAMS streams${RATE:+ at a constant $RATE calls/s}, ${DURATION}s × $RUNS (client CPU = user+sys of the whole client process, getrusage; ghz: OK calls only):"
 python3 bench/lib/summary.py ghz <"$work/rows"
