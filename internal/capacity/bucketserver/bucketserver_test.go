@@ -72,17 +72,31 @@ func TestOverCapacity(t *testing.T) {
 	}
 }
 
+// At half its rate the bucket refuses nothing, as long as arrivals do
+// not bunch beyond its burst (50 ms of N): a machine that starves the
+// offering loop or the server for longer than that bunches them, and the
+// bucket rightly refuses some. Such a round is repeated (up to 3): a
+// bucket that refuses under its rate does so every time.
 func TestUnderCapacity(t *testing.T) {
 	const N = 400
-	s, err := Start("", N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ok, refused, offered := offer(t, s.URL(), N/2, 2*time.Second)
-	t.Logf("offered %.0f/s for 2 s: %d accepted, %d refused", offered, ok, refused)
-	if refused != 0 || ok != N || s.Refused.Load() != 0 || s.Accepted.Load() != N {
-		t.Fatalf("at N/2: %d accepted, %d refused (counters %d, %d)", ok, refused, s.Accepted.Load(), s.Refused.Load())
+	for attempt := 1; ; attempt++ {
+		s, err := Start("", N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, refused, offered := offer(t, s.URL(), N/2, 2*time.Second)
+		accepted, refusedC := s.Accepted.Load(), s.Refused.Load()
+		s.Close()
+		t.Logf("attempt %d: offered %.0f/s for 2 s: %d accepted, %d refused", attempt, offered, ok, refused)
+		if ok+refused != N || int64(ok) != accepted || int64(refused) != refusedC {
+			t.Fatalf("at N/2: %d accepted, %d refused of %d offered (counters %d, %d)", ok, refused, N, accepted, refusedC)
+		}
+		if refused == 0 {
+			return
+		}
+		if attempt == 3 {
+			t.Fatalf("at N/2: %d refused in each of 3 rounds (the last: %d accepted): the bucket refuses under its rate", refused, ok)
+		}
 	}
 }
 
