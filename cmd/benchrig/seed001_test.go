@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/benchrig/benchrig/internal/driver"
 )
 
 // seedServer builds the in-repo RESP sidecar (examples/servers/respcache)
@@ -57,9 +59,29 @@ func TestSeed001Smoke(t *testing.T) {
 	for _, s := range doc.Samples {
 		seen[s.Cell] = true
 		// Latency bounds depend on this shared machine's noise; the
-		// assertions and the counters do not.
-		if s.Error != "" || s.Load == nil || s.Load.Requests == 0 || s.Load.Errors != 0 || strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "assertion") {
+		// assertions and the counters do not, but for one case: a request
+		// outstanding at a window's end whose answer did not come within
+		// the drain (driver.DrainGrace, 1 s, on a machine busy enough) was
+		// processed by the server all the same, and counted by it: at the
+		// load window's end (outstanding, not answered), or at the
+		// warm-up's, its connection closed and reopened at the load
+		// window's start (a reconnect with driver.CauseWindowEnd).
+		if s.Error != "" || s.Load == nil || s.Load.Requests == 0 || s.Load.Errors != 0 {
 			t.Errorf("%s: error %q, verdict %+v", s.Cell, s.Error, s.Verdict)
+			continue
+		}
+		if strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "assertion") {
+			keys := float64(s.Config.Cell.Batch)
+			unanswered := s.Load.OutstandingAtEnd - s.Load.OutstandingAnswered + s.Load.ReconnectCauses[driver.CauseWindowEnd]*int64(max(s.Config.Cell.Pipeline, 1))
+			extra := s.Stats["cache_hits"] - float64(s.Load.Requests+s.Load.OutstandingAnswered)*keys
+			if s.Protocol == "resp" && len(s.Verdict.Reasons) == 1 && unanswered > 0 && extra > 0 && extra <= float64(unanswered)*keys &&
+				s.Stats["keyspace_hits"] == s.Stats["cache_hits"] {
+				t.Logf("%s: the server counted %v hits more than the requests answered: up to %d outstanding at a window's end were not answered within the drain (%d at the load's end were); not asserted exactly",
+					s.Cell, extra, unanswered, s.Load.OutstandingAnswered)
+				continue
+			}
+			t.Errorf("%s: verdict %+v; %d requests, %d outstanding at the end, %d of them answered, reconnects %v; stats %v",
+				s.Cell, s.Verdict, s.Load.Requests, s.Load.OutstandingAtEnd, s.Load.OutstandingAnswered, s.Load.ReconnectCauses, s.Stats)
 			continue
 		}
 		if s.Server == nil || s.Server.Figures.WindowSeconds == 0 {
