@@ -52,23 +52,36 @@ func offer(t *testing.T, url string, rate float64, d time.Duration) (ok, refused
 	return ok, refused, float64(n) / elapsed.Seconds()
 }
 
+// Above its rate the bucket accepts N a second. A machine that starves
+// the server for longer than the burst (50 ms) bunches arrivals, and the
+// bucket, rightly, accepts fewer: a round that accepted too few is
+// repeated (up to 3); one that accepted too many fails at once.
 func TestOverCapacity(t *testing.T) {
 	const N = 400
-	s, err := Start("127.0.0.1:0", N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ok, refused, offered := offer(t, s.URL(), 2*N, 2*time.Second)
-	t.Logf("offered %.0f/s for 2 s: %d accepted, %d refused", offered, ok, refused)
-	if offered < 1.5*N {
-		t.Skipf("the machine offered %.0f/s of %d/s: too busy to test", offered, 2*N)
-	}
-	if ok < 2*N*3/4 || ok > 2*N*5/4 {
-		t.Fatalf("%d accepted in 2 s at %d/s offered: want %d ±25 %%", ok, 2*N, 2*N)
-	}
-	if refused == 0 || int64(ok) != s.Accepted.Load() || int64(refused) != s.Refused.Load() {
-		t.Fatalf("%d accepted, %d refused; counters %d, %d", ok, refused, s.Accepted.Load(), s.Refused.Load())
+	for attempt := 1; ; attempt++ {
+		s, err := Start("127.0.0.1:0", N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, refused, offered := offer(t, s.URL(), 2*N, 2*time.Second)
+		accepted, refusedC := s.Accepted.Load(), s.Refused.Load()
+		s.Close()
+		t.Logf("attempt %d: offered %.0f/s for 2 s: %d accepted, %d refused", attempt, offered, ok, refused)
+		if offered < 1.5*N {
+			t.Skipf("the machine offered %.0f/s of %d/s: too busy to test", offered, 2*N)
+		}
+		if refused == 0 || int64(ok) != accepted || int64(refused) != refusedC {
+			t.Fatalf("%d accepted, %d refused; counters %d, %d", ok, refused, accepted, refusedC)
+		}
+		if ok > 2*N*5/4 {
+			t.Fatalf("%d accepted in 2 s at %d/s offered: want %d ±25 %%", ok, 2*N, 2*N)
+		}
+		if ok >= 2*N*3/4 {
+			return
+		}
+		if attempt == 3 {
+			t.Fatalf("%d accepted in 2 s at %d/s offered, in each of 3 rounds too few: want %d ±25 %%", ok, 2*N, 2*N)
+		}
 	}
 }
 
