@@ -76,13 +76,14 @@ func (l *h2loop) sendDue() {
 	case freed && l.wakeAt == math.MaxInt64:
 		l.wakeAt = l.nextDue // nothing due yet; a stream is free for it
 	}
+	taken := len(l.ready) // those queued by take are counted already
 	for i := 0; i < len(l.ready); i++ { // a failed write may reconnect and queue again
 		c := l.ready[i]
 		c.queued = false
 		if c.st != evloop.Open {
 			continue
 		}
-		if i >= n {
+		if i >= taken {
 			l.fill(c, now) // queued since: a new socket's re-sent streams
 			c.free = l.freeSlots(c)
 		}
