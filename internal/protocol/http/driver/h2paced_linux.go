@@ -76,7 +76,7 @@ func (l *h2loop) sendDue() {
 	case freed && l.wakeAt == math.MaxInt64:
 		l.wakeAt = l.nextDue // nothing due yet; a stream is free for it
 	}
-	taken := len(l.ready) // those queued by take are counted already
+	taken := len(l.ready)               // those queued by take are counted already
 	for i := 0; i < len(l.ready); i++ { // a failed write may reconnect and queue again
 		c := l.ready[i]
 		c.queued = false
