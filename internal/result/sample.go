@@ -90,6 +90,27 @@ type WarmupSummary struct {
 	Seconds  float64 `json:"seconds"`
 	Requests int64   `json:"requests"`
 	Failures int64   `json:"failures"`
+	// Unanswered counts the warm-up's requests sent and never answered:
+	// its timeouts, and those outstanding at its end whose answer did not
+	// come within the drain (their connections were closed). The server
+	// may have processed them after the load window's first statistics
+	// reading (Sample.Unanswered).
+	Unanswered int64 `json:"unanswered,omitempty"`
+}
+
+// Unanswered counts the requests of the sample sent and never answered
+// that the server may have processed within the window's statistics
+// readings: the warm-up's (WarmupSummary.Unanswered), the load window's
+// timeouts, and those outstanding at its end not answered in the drain.
+func (s *Sample) Unanswered() int64 {
+	var n int64
+	if s.Warmup != nil {
+		n += s.Warmup.Unanswered
+	}
+	if l := s.Load; l != nil {
+		n += l.Timeouts + l.OutstandingAtEnd - l.OutstandingAnswered
+	}
+	return n
 }
 
 // Phase is one phase of a measurement as it ran.

@@ -269,6 +269,9 @@ func checkSample(s *Sample) []string {
 	if s.Finished.Before(s.Started) {
 		p = append(p, "finished before it started")
 	}
+	if w := s.Warmup; w != nil && (w.Seconds < 0 || w.Requests < 0 || w.Failures < 0 || w.Unanswered < 0) {
+		p = append(p, fmt.Sprintf("negative warm-up figures: %.3f s, %d requests, %d failures, %d unanswered", w.Seconds, w.Requests, w.Failures, w.Unanswered))
+	}
 	l := s.Load
 	if l == nil {
 		return append(p, "no load figures and no error")

@@ -292,7 +292,8 @@ func (m *measurement) run(ctx context.Context) {
 			m.fail("warm-up: %v", err)
 			return
 		}
-		m.s.Warmup = &result.WarmupSummary{Seconds: wr.Seconds, Requests: wr.Requests, Failures: wr.Errors + wr.Timeouts + wr.Unexpected}
+		m.s.Warmup = &result.WarmupSummary{Seconds: wr.Seconds, Requests: wr.Requests, Failures: wr.Errors + wr.Timeouts + wr.Unexpected,
+			Unanswered: wr.Timeouts + wr.OutstandingAtEnd - wr.OutstandingAnswered}
 		if wr.Interrupted {
 			m.interrupted(ctx)
 			return

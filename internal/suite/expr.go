@@ -448,7 +448,7 @@ func FormatNumber(v float64) string {
 
 // SampleCounters are the names an assertion may use for a sample's own
 // counters (see AssertionVars), beside the statistics deltas.
-var SampleCounters = []string{"requests", "sent", "errors", "timeouts", "unexpected", "keys", "connections", "pipeline", "scheduled", "late", "dropped"}
+var SampleCounters = []string{"requests", "sent", "errors", "timeouts", "unexpected", "unanswered", "keys", "connections", "pipeline", "scheduled", "late", "dropped"}
 
 // sortedNames returns names sorted, for messages.
 func sortedNames(m map[string]bool) []string {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/benchrig/benchrig/internal/metrics"
@@ -111,12 +113,15 @@ func Judges(js ...func(*result.Sample)) func(*result.Sample) {
 
 // AssertionVars are the values an assertion of a finished sample reads:
 // the sample's counters (requests, sent, errors, timeouts, unexpected,
-// keys = the batch, connections, pipeline, and scheduled, late, dropped
-// at a rate, 0 in closed loop) and its statistics deltas. requests is
-// what the server completed OK for the sample, as its statistics count
-// it: the window's requests and those outstanding at its end that were
-// answered OK in the drain after it (Load.OutstandingAnswered), so that
-// "cache_hits == requests * keys" holds exactly.
+// unanswered, keys = the batch, connections, pipeline, and scheduled,
+// late, dropped at a rate, 0 in closed loop) and its statistics deltas.
+// requests is what the server completed OK for the sample, as its
+// statistics count it: the window's requests and those outstanding at its
+// end that were answered OK in the drain after it
+// (Load.OutstandingAnswered), so that "cache_hits == requests * keys"
+// holds exactly. unanswered is Sample.Unanswered: requests sent and never
+// answered, which the server may or may not have counted (see
+// JudgeAssertions).
 func AssertionVars(s *result.Sample, c suite.Cell) map[string]float64 {
 	v := make(map[string]float64, len(s.Stats)+len(suite.SampleCounters))
 	for k, x := range s.Stats {
@@ -124,6 +129,7 @@ func AssertionVars(s *result.Sample, c suite.Cell) map[string]float64 {
 	}
 	l := s.Load
 	v["keys"], v["connections"], v["pipeline"] = float64(c.Batch), float64(c.Connections), float64(max(c.Pipeline, 1))
+	v["unanswered"] = float64(s.Unanswered())
 	if l != nil {
 		v["requests"], v["sent"], v["errors"] = float64(l.Requests+l.OutstandingAnswered), float64(l.Sent), float64(l.Errors)
 		v["timeouts"], v["unexpected"] = float64(l.Timeouts), float64(l.Unexpected)
@@ -158,6 +164,16 @@ func DefaultMaxMiss(th *result.Thresholds, s *suite.Suite, c suite.Cell, filled 
 // and its path's): each comparison that does not hold makes the sample
 // UNHEALTHY with the expression and both sides' values. nil when the cell
 // has none.
+//
+// A request sent and never answered (Sample.Unanswered: a timeout, or one
+// outstanding at a window's end whose answer did not come within the
+// drain) may have been processed by the server, and counted in its
+// statistics, or not: the client cannot know. An assertion that reads
+// requests and does not hold is therefore evaluated again with requests
+// counting k of the u unanswered, k = 1…u (at most maxUnansweredTries):
+// it holds if some k makes every comparison hold, and its values say
+// which k ("… (requests counts 3 of the 21 sent and never answered)").
+// With none unanswered it is exact.
 func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
 	as := s.Assertions(c)
 	if len(as) == 0 {
@@ -165,10 +181,15 @@ func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
 	}
 	return func(smp *result.Sample) {
 		vars := AssertionVars(smp, c)
+		u := smp.Unanswered()
 		for _, a := range as {
 			rec := result.Assertion{Expr: a.Expr.Source, Holds: true}
 			var values []string
-			for _, f := range a.Expr.EvalAll(vars) {
+			fs, note := a.Expr.EvalAll(vars), ""
+			if k, alt := withUnanswered(a.Expr, vars, fs, u); alt != nil {
+				fs, note = alt, fmt.Sprintf(" (requests counts %d of the %d sent and never answered)", k, u)
+			}
+			for _, f := range fs {
 				if v := f.Values(); v != "" {
 					values = append(values, v)
 				}
@@ -182,10 +203,41 @@ func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
 					smp.Verdict.Add("assertion %q failed at %s", a.Expr.Source, f)
 				}
 			}
-			rec.Values = strings.Join(values, "; ")
+			rec.Values = strings.Join(values, "; ") + note
 			smp.Assertions = append(smp.Assertions, rec)
 		}
 	}
+}
+
+// maxUnansweredTries bounds the values of k withUnanswered tries.
+const maxUnansweredTries = 1 << 16
+
+// withUnanswered returns the least k in 1…u (u unanswered requests, at
+// most maxUnansweredTries of them tried) for which every comparison of e
+// holds with requests counting k more, and the comparisons so evaluated;
+// 0, nil when fs (e evaluated on vars) already holds, e does not read
+// requests, or no such k exists.
+func withUnanswered(e *suite.Expr, vars map[string]float64, fs []suite.Failure, u int64) (int64, []suite.Failure) {
+	if u <= 0 || allHold(fs) || !slices.ContainsFunc(e.Names(), func(n suite.NameUse) bool { return n.Name == "requests" }) {
+		return 0, nil
+	}
+	alt := maps.Clone(vars)
+	for k := int64(1); k <= min(u, maxUnansweredTries); k++ {
+		alt["requests"] = vars["requests"] + float64(k)
+		if out := e.EvalAll(alt); allHold(out) {
+			return k, out
+		}
+	}
+	return 0, nil
+}
+
+func allHold(fs []suite.Failure) bool {
+	for _, f := range fs {
+		if !f.Holds {
+			return false
+		}
+	}
+	return true
 }
 
 // AddressFunc builds the driver of cell c's path, of the protocol it was
