@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // builds holds the programs the tests build (benchrig itself, the example
@@ -98,4 +101,34 @@ func writeExecutable(t *testing.T, path string, data []byte) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("write %s: %v\n%s", path, err, out)
 	}
+}
+
+// runBuilt runs the built benchrig in dir with env added to this
+// process's environment, for a test that needs a working directory or
+// variables of its own and still runs beside the others (t.Chdir and
+// t.Setenv would make it run alone). The run is bounded by the test's
+// deadline, or 10 minutes.
+func runBuilt(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	br := linkBuild(t, ".", t.TempDir(), "benchrig")
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, br, args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	// Ctrl-C, as a user would: benchrig stops its targets and removes
+	// its temp dirs; killed only if it has not exited 30 s later.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ee.Exited():
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("benchrig %v: %v\n%s\n%s", args, err, o.String(), e.String())
+	}
+	return o.String(), e.String(), code
 }

@@ -36,11 +36,10 @@ func seed000Node(t *testing.T) {
 func TestSeed000Smoke(t *testing.T) {
 	pgNeedBinaries(t)
 	seed000Node(t)
+	t.Parallel() // a built benchrig, with its own directory and environment
 	res := filepath.Join(t.TempDir(), "seed000.json")
-	t.Setenv("CONNECTIONS", "64")
-	t.Setenv("BATCHES", "1")
-	t.Chdir("../..") // the suite's paths (the app's dir) are relative to the repository's root
-	out, stderr, code := invoke(t, "run", "examples/seeds/000/suite.yaml", "-o", res, "--smoke")
+	// The suite's paths (the app's dir) are relative to the repository's root.
+	out, stderr, code := runBuilt(t, "../..", []string{"CONNECTIONS=64", "BATCHES=1"}, "run", "examples/seeds/000/suite.yaml", "-o", res, "--smoke")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}

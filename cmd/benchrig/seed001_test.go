@@ -2,23 +2,22 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/benchrig/benchrig/internal/driver"
 )
 
 // seedServer builds the in-repo RESP sidecar (examples/servers/respcache)
-// into a directory put first on PATH, as the example suite expects it.
+// and returns PATH=… with its directory first, as the example suite
+// expects it.
 func seedServer(t *testing.T) string {
 	t.Helper()
 	pgNeedBinaries(t)
 	bin := buildExample(t, "respcache")
-	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return bin
+	return "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
 // respcacheBin returns the sidecar's path (examples/servers/respcache,
@@ -39,11 +38,11 @@ func respcacheBin(t *testing.T) string {
 // the statistics query's columns, the token is nowhere in the file, and
 // verify --allow-smoke accepts it.
 func TestSeed001Smoke(t *testing.T) {
-	seedServer(t)
+	t.Parallel() // a built benchrig, with its own environment
+	path := seedServer(t)
 	const token = "seed001-test-token-7f3a"
-	t.Setenv("RESPCACHE_TOKEN", token)
 	res := filepath.Join(t.TempDir(), "seed001.json")
-	out, stderr, code := invoke(t, "run", "../../examples/seeds/001/suite.yaml", "-o", res, "--smoke")
+	out, stderr, code := runBuilt(t, ".", []string{path, "RESPCACHE_TOKEN=" + token}, "run", "../../examples/seeds/001/suite.yaml", "-o", res, "--smoke")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -59,29 +58,17 @@ func TestSeed001Smoke(t *testing.T) {
 	for _, s := range doc.Samples {
 		seen[s.Cell] = true
 		// Latency bounds depend on this shared machine's noise; the
-		// assertions and the counters do not, but for one case: a request
-		// outstanding at a window's end whose answer did not come within
-		// the drain (driver.DrainGrace, 1 s, on a machine busy enough) was
-		// processed by the server all the same, and counted by it: at the
-		// load window's end (outstanding, not answered), or at the
-		// warm-up's, its connection closed and reopened at the load
-		// window's start (a reconnect with driver.CauseWindowEnd).
-		if s.Error != "" || s.Load == nil || s.Load.Requests == 0 || s.Load.Errors != 0 {
-			t.Errorf("%s: error %q, verdict %+v", s.Cell, s.Error, s.Verdict)
+		// assertions and the counters do not. A request sent and never
+		// answered (outstanding at a window's end past the drain, on a
+		// busy machine) may have been counted by the server or not: the
+		// judge tries requests counting k of them (system.JudgeAssertions).
+		if s.Error != "" || s.Load == nil {
+			t.Errorf("%s: error %q, load %+v", s.Cell, s.Error, s.Load)
 			continue
 		}
-		if strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "assertion") {
-			keys := float64(s.Config.Cell.Batch)
-			unanswered := s.Load.OutstandingAtEnd - s.Load.OutstandingAnswered + s.Load.ReconnectCauses[driver.CauseWindowEnd]*int64(max(s.Config.Cell.Pipeline, 1))
-			extra := s.Stats["cache_hits"] - float64(s.Load.Requests+s.Load.OutstandingAnswered)*keys
-			if s.Protocol == "resp" && len(s.Verdict.Reasons) == 1 && unanswered > 0 && extra > 0 && extra <= float64(unanswered)*keys &&
-				s.Stats["keyspace_hits"] == s.Stats["cache_hits"] {
-				t.Logf("%s: the server counted %v hits more than the requests answered: up to %d outstanding at a window's end were not answered within the drain (%d at the load's end were); not asserted exactly",
-					s.Cell, extra, unanswered, s.Load.OutstandingAnswered)
-				continue
-			}
-			t.Errorf("%s: verdict %+v; %d requests, %d outstanding at the end, %d of them answered, reconnects %v; stats %v",
-				s.Cell, s.Verdict, s.Load.Requests, s.Load.OutstandingAtEnd, s.Load.OutstandingAnswered, s.Load.ReconnectCauses, s.Stats)
+		if s.Load.Requests == 0 || s.Load.Errors != 0 || strings.Contains(strings.Join(s.Verdict.Reasons, "\n"), "assertion") {
+			t.Errorf("%s: error %q, verdict %+v; %d requests, %d outstanding at the end, %d of them answered, %d unanswered, reconnects %v; stats %v, assertions %+v",
+				s.Cell, s.Error, s.Verdict, s.Load.Requests, s.Load.OutstandingAtEnd, s.Load.OutstandingAnswered, s.Unanswered(), s.Load.ReconnectCauses, s.Stats, s.Assertions)
 			continue
 		}
 		if s.Server == nil || s.Server.Figures.WindowSeconds == 0 {
@@ -91,14 +78,26 @@ func TestSeed001Smoke(t *testing.T) {
 		switch s.Protocol {
 		case "resp":
 			// The assertion's requests count the requests outstanding at
-			// the window's end that the server answered in the drain.
-			want := float64(s.Load.Requests+s.Load.OutstandingAnswered) * keys
-			if s.Stats["cache_hits"] != want || s.Stats["cache_misses"] != 0 || s.Stats["client_hits"] != want || s.Stats["keyspace_hits"] != want {
-				t.Errorf("%s: stats %v, want cache_hits = client_hits = keyspace_hits = %v", s.Cell, s.Stats, want)
+			// the window's end that the server answered in the drain; the
+			// server's counters (its table, and INFO read a moment
+			// later) may count some of the unanswered too, whole requests.
+			want, u := float64(s.Load.Requests+s.Load.OutstandingAnswered)*keys, float64(s.Unanswered())
+			hits := s.Stats["cache_hits"]
+			for _, f := range []string{"cache_hits", "keyspace_hits"} {
+				if v := s.Stats[f]; v < want || v > want+u*keys || math.Mod(v, keys) != 0 {
+					t.Errorf("%s: %s = %v, want %v + a multiple of %v up to %v unanswered requests", s.Cell, f, v, want, keys, u)
+				}
 			}
-			if len(s.Assertions) != 3 || !s.Assertions[1].Holds || s.Assertions[1].Expr != "cache_hits == requests * keys" ||
-				s.Assertions[1].Values != fmt.Sprintf("cache_hits = %d, requests * keys = %d", int64(want), int64(want)) {
-				t.Errorf("%s: assertions recorded %+v", s.Cell, s.Assertions)
+			if s.Stats["cache_misses"] != 0 || s.Stats["client_hits"] != want {
+				t.Errorf("%s: stats %v, want no misses and client_hits = %v", s.Cell, s.Stats, want)
+			}
+			values := fmt.Sprintf("cache_hits = %d, requests * keys = %d", int64(hits), int64(hits))
+			if hits != want {
+				values += fmt.Sprintf(" (requests counts %d of the %d sent and never answered)", int64((hits-want)/keys), int64(u))
+				t.Logf("%s: %s", s.Cell, values)
+			}
+			if len(s.Assertions) != 3 || !s.Assertions[1].Holds || s.Assertions[1].Expr != "cache_hits == requests * keys" || s.Assertions[1].Values != values {
+				t.Errorf("%s: assertions recorded %+v, want %q", s.Cell, s.Assertions, values)
 			}
 			if _, ok := s.Stats["xact_commit"]; ok {
 				t.Errorf("%s: a resp sample records pg_stat deltas of the sidecar's backends: %v", s.Cell, s.Stats)

@@ -63,12 +63,12 @@ func checkVersions(t *testing.T, targets map[string]result.Provenance, want map[
 // container limits (2 GiB, no swap, 256 pids; 2 cores, and node-http at
 // 0.5 too), recorded with the group's counters; the file verifies.
 func TestSeed002Smoke(t *testing.T) {
+	t.Parallel() // a built benchrig, with its own directory
 	needCgroups(t)
 	dir, _ := filepath.Abs("../../examples/seeds/002")
 	seedRuntimes(t, dir, "node_modules/node24/bin/node", "node_modules/fastify", "node_modules/@nestjs/core", "node_modules/total4", "node_modules/total5")
 	res := filepath.Join(t.TempDir(), "seed002.json")
-	t.Chdir(dir)
-	out, stderr, code := invoke(t, "run", "suite.yaml", "-o", res, "--smoke", "--set", "paths=validate", "--set", "rates=1000")
+	out, stderr, code := runBuilt(t, dir, nil, "run", "suite.yaml", "-o", res, "--smoke", "--set", "paths=validate", "--set", "rates=1000")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -114,6 +114,7 @@ func TestSeed002Smoke(t *testing.T) {
 // own Node (v12.13.0, v16.13.2), the file verifies, and compare pairs the
 // runtimes case by case.
 func TestSeed003Smoke(t *testing.T) {
+	t.Parallel() // a built benchrig, with its own directory and environment
 	dir, _ := filepath.Abs("../../examples/seeds/003")
 	n12, n16 := "node_modules/node12/bin/node", "node_modules/node16/bin/node"
 	seedRuntimes(t, dir, n12, n16, "node_modules/express", "node_modules/pg")
@@ -137,11 +138,8 @@ func TestSeed003Smoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("data.sql: %v", err)
 	}
-	t.Setenv("SEED003_PG", srv.DSN())
-
 	res := filepath.Join(t.TempDir(), "seed003.json")
-	t.Chdir(dir)
-	out, stderr, code := invoke(t, "run", "suite.yaml", "-o", res, "--smoke")
+	out, stderr, code := runBuilt(t, dir, []string{"SEED003_PG=" + srv.DSN()}, "run", "suite.yaml", "-o", res, "--smoke")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
