@@ -115,6 +115,7 @@ func TestLivePageInBrowser(t *testing.T) {
 		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true), chromedp.UserDataDir(t.TempDir()),
+		chromedp.Env("TMPDIR=" + t.TempDir()), // its singleton socket's directory, left when it is killed
 		chromedp.WindowSize(1280, 1000),
 	}
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchrig/benchrig/internal/tmpdir"
 )
 
 func TestLogTail(t *testing.T) {
@@ -91,7 +93,9 @@ func TestCreateLogNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	os.RemoveAll(filepath.Dir(f.Name()))
+	if err := tmpdir.Remove(filepath.Dir(f.Name())); err != nil { // the directory and its lock file beside it
+		t.Error(err)
+	}
 }
 
 func TestOneLine(t *testing.T) {
