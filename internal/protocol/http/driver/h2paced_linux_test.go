@@ -62,8 +62,10 @@ func TestH2RateKeepsStreamsInFlight(t *testing.T) {
 		t.Errorf("%d requests scheduled in %d s at %d req/s, want about %d", r.Scheduled, secs, rate, want)
 	}
 	// 10 streams for 5 in flight on average: a request finds none free only
-	// when the machine stalled the loop or the server for tens of ms
-	if r.Late > r.Scheduled/10 || r.Dropped != 0 {
+	// when the machine stalled the loop or the server for tens of ms (and
+	// one still waiting at the window's end is dropped: seen beside two
+	// busy threads per core, 4 late and 3 dropped of 250)
+	if r.Late+r.Dropped > r.Scheduled/10 {
 		t.Errorf("%d of %d late, %d dropped, with 10 streams for about 5 in flight", r.Late, r.Scheduled, r.Dropped)
 	}
 	if res.Requests < r.Scheduled*9/10 {
@@ -107,8 +109,10 @@ func TestH2RateLatencyFromDue(t *testing.T) {
 	}
 	many, one := p99(10), p99(1)
 	t.Logf("p99 at 100 req/s, 20 ms a request: 10 streams %d µs, 1 stream %d µs", many, one)
-	if many < 20_000 || many > 200_000 {
-		t.Errorf("10 streams: p99 %d µs, want about 20 ms", many)
+	// the server's 20 ms are a floor; above it, load moves the figures,
+	// so only their relation is asserted
+	if many < 20_000 {
+		t.Errorf("10 streams: p99 %d µs, below the server's 20 ms", many)
 	}
 	if one < 2*many {
 		t.Errorf("1 stream: p99 %d µs, want well above the 10 streams' %d µs (requests queue behind the busy stream)", one, many)
