@@ -178,15 +178,22 @@ func runPlan(t *testing.T, s *suite.Suite, coord *Coordinator) []*result.Sample 
 }
 
 // TestEveryIndexSentOnce runs a 900-request window over 3 agents, closed
-// loop and at a constant rate: the server saw each of the 900 request
-// indexes exactly once (at most once, the rest counted as dropped, when a
-// starved agent dropped sends), and the merged figures are the sums of the
-// parts.
+// loop, at a constant rate, and at that rate with 1 ms of timer slack: the
+// server saw each of the 900 request indexes exactly once (at most once,
+// the rest counted as dropped, when a starved agent dropped sends), and
+// the merged figures are the sums of the parts; the agents' sends waited
+// for the slack (their merged lag).
 func TestEveryIndexSentOnce(t *testing.T) {
-	for _, rate := range []string{"", "3000"} {
+	for _, c := range []struct{ rate, slack string }{{"", ""}, {"3000", ""}, {"3000", "1ms"}} {
+		rate := c.rate
 		srv := newCountingServer(t)
 		const n = 900
-		s, err := suite.Parse("test", []byte(indexedSuite(srv.URL, n, rate, 7)))
+		src := indexedSuite(srv.URL, n, rate, 7)
+		if c.slack != "" {
+			src = "timer_slack: " + c.slack + "\n" + src
+			rate += " with slack " + c.slack
+		}
+		s, err := suite.Parse("test", []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +249,18 @@ func TestEveryIndexSentOnce(t *testing.T) {
 			t.Errorf("rate %q: merged timeline sums to %d, want %d", rate, tl, smp.Load.Requests)
 		}
 		if rate != "" && (smp.Load.Rate == nil || smp.Load.Rate.Target != 3000 || smp.Load.Rate.Scheduled != n) {
-			t.Errorf("rate %q: merged rate figures %+v", rate, smp.Load.Rate)
+			t.Fatalf("rate %q: merged rate figures %+v", rate, smp.Load.Rate)
+		}
+		if smp.Load.Rate != nil {
+			t.Logf("rate %q: merged lag p50 %d µs, p99 %d µs", rate, smp.Load.Rate.Lag.P(50), smp.Load.Rate.Lag.P(99))
+		}
+		// 1 ms of slack: a batch's first send waits about that long after it
+		// fell due, so the median lag is hundreds of µs (tens without)
+		if c.slack != "" {
+			if smp.Config.Engine.TimerSlackUS != 1000 || smp.Load.Rate.Lag.P(50) < 300 {
+				t.Errorf("rate %q: recorded slack %d µs, merged lag p50 %d µs: the agents did not batch their sends",
+					rate, smp.Config.Engine.TimerSlackUS, smp.Load.Rate.Lag.P(50))
+			}
 		}
 	}
 }
