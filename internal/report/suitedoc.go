@@ -99,6 +99,13 @@ func ReportDoc(src *Source) *Doc {
 			Text:   []string{"Deltas over the load window (pg_stat_database, redis INFO), median across repeats."},
 			Tables: []Table{t}})
 	}
+	if t, ok := g.assertionsTable(); ok {
+		d.Sections = append(d.Sections, Section{Title: "Assertions",
+			Text: []string{"The suite's assertions over each sample's counters and statistics deltas; one that fails makes its sample UNHEALTHY. " +
+				"Its requests are those answered, including those outstanding at the window's end and answered within the drain; " +
+				"a request sent and never answered may have been counted by the server or not, and where there were some the values say how many of them requests was taken to count."},
+			Tables: []Table{t}})
+	}
 	if t, ok := targetsTable(src.Targets); ok {
 		sec := Section{Title: "Targets", Tables: []Table{t}}
 		if p, ok := plansTable(src.Targets); ok {

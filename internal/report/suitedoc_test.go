@@ -44,15 +44,28 @@ func TestReportDocSections(t *testing.T) {
 	rate.Stats = map[string]float64{"xact_commit": 1001}
 	rate.Server = &result.Server{Figures: result.ServerFigures{WindowSeconds: 60, Cores: 0.079,
 		RSSBaseline: 61 << 20, RSSLoad: 159 << 20, RSSAfter: 174 << 20}}
+	rate.Assertions = []result.Assertion{{Expr: "cache_hits == requests * keys", Holds: true, Values: "cache_hits = 640, requests * keys = 640"}}
 	bad := synth(10, 900)
 	bad.Verdict = result.Verdict{Healthy: false, Reasons: []string{"p99 900ms > 250ms"}}
+	bad.Assertions = []result.Assertion{{Expr: "cache_hits == requests * keys", Holds: false, Values: "cache_hits = 700, requests * keys = 640"}}
 	src.Rows = append(src.Rows,
 		Row{Case: "1000 req/s", Variant: "go", Sample: rate},
 		Row{Case: "1000 req/s", Variant: "node", Sample: bad},
 		Row{Case: "1000 req/s", Variant: "node", Sample: &result.Sample{Error: "target exited"}})
 	d = ReportDoc(src)
-	if got := strings.Join(sectionTitles(d), ","); got != "Throughput,Latency,Resources,Constant rate,Errors,Over time,Target statistics,Samples" {
+	if got := strings.Join(sectionTitles(d), ","); got != "Throughput,Latency,Resources,Constant rate,Errors,Over time,Target statistics,Assertions,Samples" {
 		t.Errorf("sections %q", got)
+	}
+	// each case and variant's assertions: held in how many samples, the
+	// values of the first that failed
+	asserts := d.Sections[len(d.Sections)-2].Tables[0]
+	var got []string
+	for _, r := range asserts.Rows {
+		got = append(got, strings.Join(r, " | "))
+	}
+	if want := "1000 req/s | go | cache_hits == requests * keys | cache_hits = 640, requests * keys = 640 | 1/1\n" +
+		"1000 req/s | node | cache_hits == requests * keys | cache_hits = 700, requests * keys = 640 | 0/1"; strings.Join(got, "\n") != want {
+		t.Errorf("assertions table:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 	notes := strings.Join(d.Notes, "\n")
 	for _, want := range []string{"1 of 8 samples failed", "1 of 8 samples are UNHEALTHY", "In 1 sample the client used over 90 %"} {
