@@ -1,6 +1,9 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // assertionsTable is the suite's assertions as the samples recorded them:
 // one row per case, variant and assertion (in the order the samples
@@ -42,4 +45,35 @@ func (g *grid) assertionsTable() (Table, bool) {
 		}
 	}
 	return t, len(t.Rows) > 0
+}
+
+// assertionsLine is the terminal's line on the samples' assertions: each
+// expression (in the order the samples recorded them) and in how many of
+// the samples that evaluated it it held. Empty when no sample has any; a
+// failed one is also among the UNHEALTHY samples' notes.
+func assertionsLine(rows []Row) string {
+	var order []string
+	held, n := map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		if r.Sample == nil {
+			continue
+		}
+		for _, a := range r.Sample.Assertions {
+			if n[a.Expr] == 0 {
+				order = append(order, a.Expr)
+			}
+			n[a.Expr]++
+			if a.Holds {
+				held[a.Expr]++
+			}
+		}
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	parts := make([]string, len(order))
+	for i, e := range order {
+		parts[i] = fmt.Sprintf("%s in %d of %d samples", e, held[e], n[e])
+	}
+	return "Assertions held: " + strings.Join(parts, "; ")
 }

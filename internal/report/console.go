@@ -5,7 +5,7 @@ import (
 )
 
 // Console writes what a terminal shows of a results file: the comparison
-// tables (Matrix), the warnings a reader must see (failed, unhealthy and
+// tables (Matrix), benchrig's floor, the assertions held, the warnings a reader must see (failed, unhealthy and
 // noisy samples, A/A pairs that disagree, pg statements custom-planned on
 // every call, an incomplete file), and the
 // errors by message when there were any.
@@ -16,6 +16,9 @@ func Console(w io.Writer, src *Source) error {
 	g := newGrid(src.Rows)
 	p := &printer{w: w}
 	if line := FloorLine(src.Floor); line != "" {
+		p.f("\n%s\n", line)
+	}
+	if line := assertionsLine(src.Rows); line != "" {
 		p.f("\n%s\n", line)
 	}
 	var notes []string
