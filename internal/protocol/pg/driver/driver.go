@@ -72,7 +72,6 @@ var (
 // statement and description caches, which they do not use (New).
 const unusedCache = 8
 
-
 // New validates cfg (after defaults) and parses its DSN. It does not
 // contact the server: Open and Preflight do.
 func New(cfg Config) (*Driver, error) {
