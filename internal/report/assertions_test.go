@@ -28,17 +28,8 @@ func TestAssertionsInEveryFormat(t *testing.T) {
 	if want := "Assertions held: cache_hits == requests * keys in 2 of 3 samples; errors == 0 in 1 of 1 samples"; !strings.Contains(out.String(), want) {
 		t.Errorf("console lacks %q:\n%s", want, out.String())
 	}
-	d := ReportDoc(src)
-	for name, render := range map[string]func(*bytes.Buffer) error{
-		"text": func(w *bytes.Buffer) error { return Text(w, d) },
-		"md":   func(w *bytes.Buffer) error { return Markdown(w, d) },
-		"html": func(w *bytes.Buffer) error { return HTML(w, d) },
-	} {
-		var w bytes.Buffer
-		if err := render(&w); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		s := strings.NewReplacer("\\_", "_", "\\*", "*").Replace(w.String()) // Markdown's escapes
+	for name, text := range renderDoc(t, ReportDoc(src)) {
+		s := strings.NewReplacer("\\_", "_", "\\*", "*").Replace(text) // Markdown's escapes
 		for _, want := range []string{"Assertions per case", "cache_hits = 70, requests * keys = 64", "1/2", "cache_hits = 128, requests * keys = 128"} {
 			if !strings.Contains(s, want) {
 				t.Errorf("%s report lacks %q", name, want)

@@ -74,19 +74,8 @@ func TestPlanNoteFormats(t *testing.T) {
 	if err := Console(&out, src); err != nil {
 		t.Fatal(err)
 	}
-	formats := map[string]string{"console": out.String()}
-	d := ReportDoc(src)
-	for name, render := range map[string]func(*bytes.Buffer) error{
-		"text": func(b *bytes.Buffer) error { return Text(b, d) },
-		"md":   func(b *bytes.Buffer) error { return Markdown(b, d) },
-		"html": func(b *bytes.Buffer) error { return HTML(b, d) },
-	} {
-		var b bytes.Buffer
-		if err := render(&b); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		formats[name] = b.String()
-	}
+	formats := renderDoc(t, ReportDoc(src))
+	formats["console"] = out.String()
 	formats["html"] = html.UnescapeString(formats["html"])
 	js, err := json.Marshal(Summarise(src))
 	if err != nil {
@@ -102,4 +91,22 @@ func TestPlanNoteFormats(t *testing.T) {
 			t.Errorf("%s lacks the plan warning %q", name, want)
 		}
 	}
+}
+
+// renderDoc renders d as text, Markdown and HTML, by format name.
+func renderDoc(t *testing.T, d *Doc) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for name, render := range map[string]func(*bytes.Buffer) error{
+		"text": func(b *bytes.Buffer) error { return Text(b, d) },
+		"md":   func(b *bytes.Buffer) error { return Markdown(b, d) },
+		"html": func(b *bytes.Buffer) error { return HTML(b, d) },
+	} {
+		var b bytes.Buffer
+		if err := render(&b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = b.String()
+	}
+	return out
 }

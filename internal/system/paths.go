@@ -181,7 +181,7 @@ func JudgeAssertions(s *suite.Suite, c suite.Cell) func(*result.Sample) {
 	}
 	return func(smp *result.Sample) {
 		vars := AssertionVars(smp, c)
-		u := smp.Unanswered()
+		u := int64(vars["unanswered"])
 		for _, a := range as {
 			rec := result.Assertion{Expr: a.Expr.Source, Holds: true}
 			var values []string

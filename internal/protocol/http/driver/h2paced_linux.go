@@ -60,8 +60,8 @@ func (l *h2loop) sendDue() {
 		}
 		l.stopping = true
 	}
-	freed, n := false, len(l.ready)
-	for _, c := range l.ready[:n] {
+	freed := false
+	for _, c := range l.ready {
 		if c.st == evloop.Open {
 			l.fill(c, now) // the re-sent streams; no Claim at a rate
 			c.free = l.freeSlots(c)
