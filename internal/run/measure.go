@@ -376,7 +376,11 @@ func (m *measurement) enter(phase string, planned time.Duration) {
 		m.s.Phases[n-2].End = m.phaseAt
 	}
 	if m.sampler != nil && phase != "pre-check" && phase != "post-check" {
-		m.sampler.Mark(phase)
+		var end time.Time // the next phase's mark reads PSS at it; recovery's end has none
+		if planned > 0 && phase != sample.PhaseRecovery {
+			end = time.Now().Add(planned)
+		}
+		m.sampler.MarkUntil(phase, end)
 	}
 	if phase != "pre-check" && phase != "post-check" {
 		m.cg.mark(phase)

@@ -240,6 +240,52 @@ func TestMarkReusesRecentPSS(t *testing.T) {
 	}
 }
 
+// TestPeriodicPSSLeftToPlannedMark: a periodic PSS reading due within half
+// a PSS interval before the planned end of the phase (MarkUntil) is left to
+// that end's mark; without a planned end, or once the planned end has
+// passed without its mark, the periodic reading reads PSS.
+func TestPeriodicPSSLeftToPlannedMark(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, fakeProc{pid: 1}, fakeProc{pid: 10, ppid: 1, rssPages: 100, pssKB: 300})
+	clock := &testClock{t: time.Now()}
+	// ticks are driven by the test: a periodic PSS reading is due 1.5 h
+	// after the last (PSSInterval less half an Interval).
+	s, err := Start(context.Background(), Config{Root: root, Interval: time.Hour, PSSInterval: 2 * time.Hour, PID: 10, clock: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	tick := func() {
+		s.mu.Lock()
+		_ = s.takeLocked(false)
+		s.mu.Unlock()
+	}
+	clock.advance(time.Minute)
+	s.MarkUntil(PhaseLoad, clock.now().Add(2*time.Hour)) // read
+	clock.advance(100 * time.Minute)
+	tick() // due, but the planned end is 20 min away: left to its mark
+	clock.advance(20 * time.Minute)
+	s.MarkUntil(PhaseRecovery, time.Time{}) // read
+	clock.advance(100 * time.Minute)
+	tick()                                               // due, no planned end: read
+	s.MarkUntil(PhaseLoad, clock.now().Add(2*time.Hour)) // within markPSSReuse: reused
+	clock.advance(130 * time.Minute)
+	tick() // due, and the planned end passed without its mark: read
+	samples := s.Stop()
+	want := []struct {
+		phase   string
+		skipped bool
+	}{{"", false}, {PhaseLoad, false}, {PhaseLoad, true}, {PhaseRecovery, false}, {PhaseRecovery, false}, {PhaseLoad, false}, {PhaseLoad, false}}
+	if len(samples) != len(want) {
+		t.Fatalf("%d samples, want %d", len(samples), len(want))
+	}
+	for i, w := range want {
+		if x := samples[i]; x.Phase != w.phase || x.PSSSkipped != w.skipped || (!w.skipped && x.PSS != 300*1024) {
+			t.Errorf("sample %d: phase %q PSS %d skipped %v, want phase %q skipped %v", i, x.Phase, x.PSS, x.PSSSkipped, w.phase, w.skipped)
+		}
+	}
+}
+
 // TestMarkRereadsPSSWhenRSSMoved: a phase edge within markPSSReuse of a PSS
 // reading reads PSS again when the tree's RSS moved since that reading by
 // more than pssReuseRSSFraction (memory touched in between).

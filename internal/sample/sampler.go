@@ -43,6 +43,9 @@ type Sampler struct {
 	lastPSSSum         uint64
 	lastPSSRSS         uint64
 	lastPSSUnavailable bool
+	// nextMark is when the phase in progress is planned to end (MarkUntil),
+	// zero when no end is planned: that edge's mark reads PSS.
+	nextMark time.Time
 
 	mu      sync.Mutex
 	phase   string
@@ -165,7 +168,7 @@ func (s *Sampler) loop(ctx context.Context) {
 func (s *Sampler) takeLocked(mark bool) error {
 	t0 := s.now()
 	reuse := mark && !s.cfg.NoPSS && !s.lastPSS.IsZero() && t0.Sub(s.lastPSS) < markPSSReuse
-	withPSS := !reuse && !s.cfg.NoPSS && (mark || t0.Sub(s.lastPSS) >= s.cfg.PSSInterval-s.cfg.Interval/2)
+	withPSS := !reuse && !s.cfg.NoPSS && (mark || (t0.Sub(s.lastPSS) >= s.cfg.PSSInterval-s.cfg.Interval/2 && !s.markSoon(t0)))
 	t, err := s.reader.read(s.cfg.PID, s.rootStart, s.also, withPSS, t0)
 	if err == nil && reuse && !t.rootGone && rssMoved(s.lastPSSRSS, t.rss) {
 		reuse, withPSS = false, true
@@ -211,6 +214,17 @@ func (s *Sampler) takeLocked(mark bool) error {
 	return nil
 }
 
+// markSoon reports whether the phase in progress is planned to end, and
+// its mark to read PSS, within half a PSS interval of t: a periodic reading
+// then would read the tree again moments before that mark does (in a 5 s
+// load phase, one time in two), a sweep of every process's page tables
+// while the load runs for no figure the mark does not give. The reading
+// that is left keeps PSS readings at most 1.5 PSS intervals apart; should
+// the mark not come, the first tick after its time reads PSS.
+func (s *Sampler) markSoon(t time.Time) bool {
+	return !s.nextMark.IsZero() && !t.After(s.nextMark) && s.nextMark.Sub(t) < s.cfg.PSSInterval/2
+}
+
 // markPSSReuse is how recent a PSS reading a phase edge reuses.
 const markPSSReuse = 100 * time.Millisecond
 
@@ -249,13 +263,20 @@ func (s *Sampler) SetPhase(name string) {
 // exactly at its start and the next phase's first sample exactly at its end.
 // After Stop, the end of the context or the root's exit it only sets the
 // phase.
-func (s *Sampler) Mark(name string) {
+func (s *Sampler) Mark(name string) { s.MarkUntil(name, time.Time{}) }
+
+// MarkUntil is Mark for a phase planned to end at end (zero: no planned
+// end), whose end is marked in turn: a periodic PSS reading due within half
+// a PSS interval before end is left to that mark.
+func (s *Sampler) MarkUntil(name string, end time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.phase = name
+	s.nextMark = time.Time{}
 	if !s.done {
 		_ = s.takeLocked(true) // recorded in s.status
 	}
+	s.nextMark = end
 }
 
 // Samples returns a copy of the samples taken so far, in time order.
