@@ -96,7 +96,7 @@ printf '\\set id random(1, %d)\nSELECT row_to_json(t) FROM items t WHERE id = :i
 	printf ']::bigint[]);\n'
 } >"$work/any.sql"
 
-echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU (benchrig GOMAXPROCS=$BENCHRIG_PROCS); $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
+echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU (benchrig GOMAXPROCS=${BENCHRIG_PROCS:-its own choice}); $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
 
 # shellcheck disable=SC2046 # quota_prefix prints nothing or two words
 measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
