@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -121,4 +122,37 @@ func readLogTail(path string) string {
 		out = "…" + strings.ToValidUTF8(out[len(out)-tailBytes:], "")
 	}
 	return out
+}
+
+// exitedChan is the started target's exit channel (nil when the target is
+// not one benchrig started): when it closes, the phase the target died in
+// is noted for diedIn.
+func (m *measurement) exitedChan() <-chan struct{} {
+	if x, ok := m.tgt.(system.Exiter); ok && m.spec.Start != nil {
+		exited := x.Exited()
+		m.pmu.Lock()
+		m.exited = exited
+		m.pmu.Unlock()
+		go func() {
+			<-exited // the target is stopped at the latest when Measure returns
+			m.pmu.Lock()
+			if m.exitPhase == "" {
+				m.exitPhase = m.phase
+			}
+			m.pmu.Unlock()
+		}()
+		return exited
+	}
+	return nil
+}
+
+// interrupted records why a phase ended early: the target died, or ctx
+// was cancelled.
+func (m *measurement) interrupted(ctx context.Context) {
+	if m.noteExit() {
+		return
+	}
+	if ctx.Err() != nil {
+		m.fail("interrupted during %s", m.phase)
+	}
 }
