@@ -5,10 +5,10 @@ import (
 )
 
 // Console writes what a terminal shows of a results file: the comparison
-// tables (Matrix), benchrig's floor, the assertions held, the warnings a reader must see (failed, unhealthy and
-// noisy samples, A/A pairs that disagree, pg statements custom-planned on
-// every call, an incomplete file), and the
-// errors by message when there were any.
+// tables (Matrix), benchrig's floor, the assertions held, the warnings a
+// reader must see (failed, unhealthy and noisy samples, A/A pairs that
+// disagree, pg statements custom-planned on every call, an incomplete
+// file), and the errors by message when there were any.
 func Console(w io.Writer, src *Source) error {
 	if err := Matrix(w, src.Rows); err != nil {
 		return err

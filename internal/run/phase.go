@@ -32,7 +32,7 @@ func (m *measurement) enter(phase string, planned time.Duration) {
 	if m.sampler != nil && phase != "pre-check" && phase != "post-check" {
 		var end time.Time // the next phase's mark reads PSS at it; recovery's end has none
 		if planned > 0 && phase != sample.PhaseRecovery {
-			end = time.Now().Add(planned)
+			end = time.Now().Add(planned) // monotonic, as the sampler's clock; phaseAt (UTC) is not
 		}
 		m.sampler.MarkUntil(phase, end)
 	}

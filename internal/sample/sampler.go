@@ -272,9 +272,8 @@ func (s *Sampler) MarkUntil(name string, end time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.phase = name
-	s.nextMark = time.Time{}
 	if !s.done {
-		_ = s.takeLocked(true) // recorded in s.status
+		_ = s.takeLocked(true) // a mark reads PSS whatever nextMark says
 	}
 	s.nextMark = end
 }
