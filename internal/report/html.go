@@ -357,6 +357,7 @@ tbody tr:nth-child(even) { background: #f7f9fb; }
   figure.chart svg.narrow { display: block; width: 340px; }
   dl.meta { grid-template-columns: 1fr; }
   dl.meta dd { margin-bottom: .35rem; }
+  caption { position: sticky; left: 0; max-width: calc(100vw - 1.5rem); }
 }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
