@@ -54,7 +54,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -236,17 +235,8 @@ func (p *Poller) readyOnce(uintptr) bool {
 // blocks, so the runtime need not know of it.
 func (p *Poller) poll() (int, unix.Errno) { return p.epollWait(0) }
 
-// epollWait is RawEpollWait into p.events (waitKernel blocks in it).
-func (p *Poller) epollWait(ms int) (int, unix.Errno) { return RawEpollWait(p.epfd, p.events, ms) }
-
-// RawEpollWait is epoll_wait of epfd into events (at least one) for up to
-// ms milliseconds (0: a poll; -1: no limit) as a raw system call: the
-// runtime is not told, so a wait that blocks keeps the thread's P.
-func RawEpollWait(epfd int, events []unix.EpollEvent, ms int) (int, unix.Errno) {
-	r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd),
-		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(ms), 0, 0)
-	return int(r), errno
-}
+// epollWait is epoll_pwait into p.events (waitKernel blocks in it).
+func (p *Poller) epollWait(ms int) (int, unix.Errno) { return epollPwait(p.epfd, p.events, ms) }
 
 // result is Wait's answer for a poll's.
 func (p *Poller) result(k int, errno unix.Errno) ([]unix.EpollEvent, error) {
@@ -363,11 +353,10 @@ func (p *Poller) shutdownLocked() {
 // would otherwise hand the thread's P to another thread.
 func WriteNonblock(fd int, b []byte) ([]byte, error) {
 	for len(b) > 0 {
-		n, errno := rawRW(unix.SYS_WRITE, fd, b)
+		n, errno := sysRW(unix.SYS_WRITE, fd, b)
 		switch errno {
 		case 0:
 			b = b[n:]
-		case unix.EINTR:
 		case unix.EAGAIN:
 			return b, nil
 		default:
@@ -380,24 +369,9 @@ func WriteNonblock(fd int, b []byte) ([]byte, error) {
 // ReadNonblock reads from a non-blocking fd into b, as read(2) does:
 // n = 0 is the end of the stream, err is unix.EAGAIN when nothing is there.
 func ReadNonblock(fd int, b []byte) (int, error) {
-	for {
-		n, errno := rawRW(unix.SYS_READ, fd, b)
-		switch errno {
-		case 0:
-			return n, nil
-		case unix.EINTR:
-			continue
-		}
+	n, errno := sysRW(unix.SYS_READ, fd, b)
+	if errno != 0 {
 		return 0, errno
 	}
-}
-
-// rawRW is read(2) or write(2) of b on fd as a raw system call.
-func rawRW(trap uintptr, fd int, b []byte) (int, unix.Errno) {
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
-	}
-	n, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
-	return int(n), errno
+	return n, nil
 }
