@@ -8,14 +8,18 @@ import "golang.org/x/sys/unix"
 // own (rawsys_linux_amd64.s), elsewhere unix.RawSyscall.
 //
 // Why not unix.RawSyscall everywhere: it reaches the SYSCALL instruction
-// through four calls (unix.RawSyscall, syscall.RawSyscall's ABI wrapper,
-// syscall.RawSyscall6, the runtime's Syscall6), and where the kernel
-// clears the CPU's return-address predictions on its way back to user
-// space (a mitigation of Spectre-class attacks; a virtual machine's exit),
-// every one of those returns is mispredicted. Measured on the 2-core VM of
-// bench/results, getpid in a loop: 1,130–1,190 ns a call through
-// unix.RawSyscall, 980–1,020 ns through one frame of assembly. A closed
-// loop makes two or three such calls per request.
+// through four calls in three packages (unix.RawSyscall, syscall's ABI
+// wrapper, syscall.RawSyscall6, the runtime's Syscall6), and on the 2-core
+// VM of bench/results (kernel page-table isolation, a CPU without PCID)
+// a system call made that way costs more than one made from a frame of
+// assembly: a read of an empty pipe took 1,285–1,496 ns through
+// unix.RawSyscall against 1,211–1,220 through sysRW (BenchmarkRawRead, 3
+// interleaved rounds; getpid the same way: 1,050–1,190 against 970–1,020
+// ns). Three nested calls of our own, in one code page, around the
+// assembly cost nothing measurable, so it is not the calls themselves;
+// what the kernel's return path does to the caches of the code beyond was
+// not established. A closed loop makes two or three such calls per
+// request.
 
 // RawEpollWait is epoll_wait of epfd into events (at least one) for up to
 // ms milliseconds (0: a poll; -1: no limit) as a raw system call: the

@@ -2,6 +2,7 @@ package evloop
 
 import (
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -62,5 +63,36 @@ func TestEpollPwait(t *testing.T) {
 	unix.Close(epfd)
 	if n, errno := RawEpollWait(epfd, events, 0); n != -1 || errno != unix.EBADF {
 		t.Errorf("wait on a closed epoll set: %d, %v; want -1, EBADF", n, errno)
+	}
+}
+
+// BenchmarkRawRead is a read of an empty non-blocking pipe (EAGAIN) made
+// by sysRW and by unix.RawSyscall, interleaved three times: what the
+// loops' own system call saves (rawsys_linux.go).
+//
+//	go test -bench RawRead -run '^$' ./internal/driver/evloop/
+func BenchmarkRawRead(b *testing.B) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	buf := make([]byte, 64)
+	for range 3 {
+		b.Run("sysRW", func(b *testing.B) {
+			for b.Loop() {
+				if _, errno := sysRW(unix.SYS_READ, p[0], buf); errno != unix.EAGAIN {
+					b.Fatal(errno)
+				}
+			}
+		})
+		b.Run("unix.RawSyscall", func(b *testing.B) {
+			for b.Loop() {
+				if _, _, errno := unix.RawSyscall(unix.SYS_READ, uintptr(p[0]), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf))); errno != unix.EAGAIN {
+					b.Fatal(errno)
+				}
+			}
+		})
 	}
 }
