@@ -42,6 +42,10 @@ type Loop struct {
 	ended    bool  // the deadline passed: the in-flight requests were reported Outstanding
 	stale    int   // connections whose requests were reported Outstanding, answers not all in
 	ready    []*Conn
+	// seen is the pass's last clock reading (sendReady's, or the one after
+	// a wait), from which the next wait's length is reckoned: at most one
+	// sendReady old, which the wait's rounding up to a millisecond dwarfs.
+	seen int64
 
 	// an open loop's (Run with a driver.PacedWork)
 	paced  driver.PacedWork
@@ -157,7 +161,8 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		}
 		l.dispatch(evs)
 	}
-	l.scan(driver.Now())
+	l.seen = driver.Now()
+	l.scan(l.seen)
 	for _, c := range l.Conns {
 		if l.Only != nil && c != l.Only {
 			continue
@@ -189,13 +194,15 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		if l.Stopping && l.Inflight == 0 && l.stale == 0 {
 			return nil
 		}
-		now := driver.Now()
+		ms := l.Alarm.WaitMS(l.seen)
 		if l.paced != nil {
+			now := driver.Now()
 			if err := l.P.Arm(now, l.wakeAt); err != nil {
 				return err
 			}
+			ms = l.Alarm.WaitMS(now)
 		}
-		evs, err := l.P.Wait(l.Alarm.WaitMS(now))
+		evs, err := l.P.Wait(ms)
 		if err != nil {
 			return err
 		}
@@ -207,8 +214,8 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 			return ErrClosed
 		}
 		l.dispatch(evs)
-		if now := driver.Now(); l.Alarm.Due(now) {
-			l.scan(now)
+		if l.seen = driver.Now(); l.Alarm.Due(l.seen) {
+			l.scan(l.seen)
 		}
 	}
 }
@@ -324,6 +331,7 @@ func (l *Loop) sendReady() {
 		return
 	}
 	now := driver.Now()
+	l.seen = now
 	if l.Deadline != 0 && now >= l.Deadline {
 		l.Stopping = true
 	}

@@ -50,6 +50,10 @@ type h2loop struct {
 	ended    bool
 	alarm    evloop.Alarm
 	ready    []*h2lc
+	// seen is the pass's last clock reading (sendReady's, or the one after
+	// a wait), from which the next wait's length is reckoned (as
+	// evloop.Loop's).
+	seen int64
 
 	// at a constant rate (h2paced_linux.go)
 	paced    driver.PacedWork
@@ -124,7 +128,8 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 		return err
 	}
 	l.dispatch(evs)
-	l.scan(driver.Now())
+	l.seen = driver.Now()
+	l.scan(l.seen)
 	for _, c := range l.conns {
 		switch c.st {
 		case evloop.Open:
@@ -153,13 +158,15 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 		if l.stopping && l.inflight == 0 && l.stale == 0 {
 			return nil
 		}
-		now := driver.Now()
+		ms := l.alarm.WaitMS(l.seen)
 		if l.paced != nil {
+			now := driver.Now()
 			if err := l.P.Arm(now, l.wakeAt); err != nil {
 				return err
 			}
+			ms = l.alarm.WaitMS(now)
 		}
-		evs, err := l.P.Wait(l.alarm.WaitMS(now))
+		evs, err := l.P.Wait(ms)
 		if err != nil {
 			return err
 		}
@@ -171,8 +178,8 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 			return evloop.ErrClosed
 		}
 		l.dispatch(evs)
-		if now := driver.Now(); l.alarm.Due(now) {
-			l.scan(now)
+		if l.seen = driver.Now(); l.alarm.Due(l.seen) {
+			l.scan(l.seen)
 		}
 	}
 }
@@ -214,6 +221,7 @@ func (l *h2loop) sendReady() {
 		return
 	}
 	now := driver.Now()
+	l.seen = now
 	if l.deadline != 0 && now >= l.deadline {
 		l.stopping = true
 	}
