@@ -46,6 +46,18 @@ type statusDecoder struct {
 	// sends the same values again and again (nginx re-adds its fields to
 	// the table on every response), and decoding is most of the work.
 	hlen map[string]uint32
+	// last is, per static-table name (1–61), the last short Huffman value
+	// a literal of that name carried and its decoded length: nginx sends
+	// the same fields in the same order on every response, mostly with the
+	// same values, and comparing a few bytes here costs less than the map's
+	// hash and probe (the map stays for the rest).
+	last [len(staticNames)]lastValue
+}
+
+// lastValue is a value's Huffman bytes and its decoded length.
+type lastValue struct {
+	b []byte
+	n uint32
 }
 
 // The length cache holds at most hlenEntries strings of at most hlenBytes
@@ -203,7 +215,7 @@ func (d *statusDecoder) literal(prefix uint8, indexed, first bool, b []byte) ([]
 			e.value = d.text(value, valueHuff)
 		}
 	} else {
-		n, err = d.decodedLen(value, valueHuff)
+		n, err = d.decodedLen(idx, value, valueHuff)
 	}
 	if err != nil {
 		return nil, err
@@ -253,23 +265,35 @@ func (d *statusDecoder) decode(s []byte, huff bool) (int, error) {
 	return d.buf.Len(), nil
 }
 
-// decodedLen is decode's length alone, from the cache when s was seen.
-func (d *statusDecoder) decodedLen(s []byte, huff bool) (int, error) {
+// decodedLen is decode's length alone, from the caches when s was seen:
+// the last value of the literal's name (idx, a static-table name), then
+// the map.
+func (d *statusDecoder) decodedLen(idx uint64, s []byte, huff bool) (int, error) {
 	if !huff || len(s) > hlenBytes {
 		return d.decode(s, huff)
 	}
-	if n, ok := d.hlen[string(s)]; ok {
-		return int(n), nil
+	var last *lastValue
+	if idx > 0 && idx < uint64(len(d.last)) {
+		if last = &d.last[idx]; last.b != nil && string(last.b) == string(s) {
+			return int(last.n), nil
+		}
 	}
-	n, err := d.decode(s, huff)
-	if err != nil {
-		return 0, err
+	n, ok := d.hlen[string(s)]
+	if !ok {
+		k, err := d.decode(s, huff)
+		if err != nil {
+			return 0, err
+		}
+		if d.hlen == nil || len(d.hlen) >= hlenEntries {
+			d.hlen = make(map[string]uint32, hlenEntries)
+		}
+		n = uint32(k)
+		d.hlen[string(s)] = n
 	}
-	if d.hlen == nil || len(d.hlen) >= hlenEntries {
-		d.hlen = make(map[string]uint32, hlenEntries)
+	if last != nil {
+		last.b, last.n = append(last.b[:0], s...), n
 	}
-	d.hlen[string(s)] = uint32(n)
-	return n, nil
+	return int(n), nil
 }
 
 // text is s as text, right after decode(s, huff).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/http2/hpack"
@@ -182,6 +183,47 @@ func TestStatusDecoderNoAllocs(t *testing.T) {
 		i++
 	}); a != 0 || got != "200" {
 		t.Fatalf("%.1f allocations per block (status %q), want 0", a, got)
+	}
+}
+
+// TestStatusDecoderLengthCaches: the decoded length of a value comes out
+// the same from the last-value cache, the map and a fresh decoding,
+// whatever the order: a name's value repeated, changed and changed back,
+// two names taking turns, one value under two names, a dynamic or new
+// name (no last-value slot), values too long to cache, plain values.
+func TestStatusDecoderLengthCaches(t *testing.T) {
+	var got string
+	d := newStatusDecoder(4096, maxHeaderBytes, &got)
+	huff := func(v string) []byte { return hpack.AppendHuffmanString(nil, v) }
+	long := strings.Repeat("Sun, 06 Dec 2026 05:53:07 GMT ", 4)
+	steps := []struct {
+		idx   uint64
+		value string
+		huff  bool
+	}{
+		{33, "Sun, 06 Dec 2026 05:53:07 GMT", true}, {33, "Sun, 06 Dec 2026 05:53:07 GMT", true},
+		{33, "Sun, 06 Dec 2026 05:53:08 GMT", true}, {33, "Sun, 06 Dec 2026 05:53:07 GMT", true},
+		{28, "615", true}, {33, "615", true}, {28, "61", true}, {28, "615", true},
+		{54, "nginx/1.22.1", true}, {0, "nginx/1.22.1", true}, {62, "x", true}, {62, "xy", true},
+		{44, long, true}, {44, long, true}, {44, "", true}, {44, "bytes", false}, {44, "bytes", true},
+	}
+	for i, st := range steps {
+		s := []byte(st.value)
+		if st.huff {
+			s = huff(st.value)
+		}
+		n, err := d.decodedLen(st.idx, s, st.huff)
+		if err != nil || n != len(st.value) {
+			t.Fatalf("step %d (name %d, %q, Huffman %v): length %d, %v; want %d", i, st.idx, st.value, st.huff, n, err, len(st.value))
+		}
+	}
+	for _, c := range []struct {
+		idx   uint64
+		value string
+	}{{33, "615"}, {28, "615"}, {54, "nginx/1.22.1"}} {
+		if b := d.last[c.idx].b; string(b) != string(huff(c.value)) {
+			t.Errorf("name %d's last value: %x, want %q's Huffman bytes", c.idx, b, c.value)
+		}
 	}
 }
 
