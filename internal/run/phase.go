@@ -24,22 +24,21 @@ func (m *measurement) enter(phase string, planned time.Duration) {
 	}
 	m.phase = phase
 	m.pmu.Unlock()
-	m.phaseAt = time.Now().UTC()
+	now := time.Now()
+	m.phaseAt = now.UTC()
 	m.s.Phases = append(m.s.Phases, result.Phase{Name: phase, Start: m.phaseAt})
 	if n := len(m.s.Phases); n > 1 {
 		m.s.Phases[n-2].End = m.phaseAt
 	}
-	if m.sampler != nil && phase != "pre-check" && phase != "post-check" {
-		var end time.Time // the next phase's mark reads PSS at it; recovery's end has none
-		if planned > 0 && phase != sample.PhaseRecovery {
-			end = time.Now().Add(planned) // monotonic, as the sampler's clock; phaseAt (UTC) is not
+	if phase != "pre-check" && phase != "post-check" { // the checks are not sampled
+		if m.sampler != nil {
+			var end time.Time // the next phase's mark reads PSS at it; recovery's end has none
+			if planned > 0 && phase != sample.PhaseRecovery {
+				end = now.Add(planned) // now keeps the monotonic reading the sampler compares; phaseAt (UTC) drops it
+			}
+			m.sampler.MarkUntil(phase, end)
 		}
-		m.sampler.MarkUntil(phase, end)
-	}
-	if phase != "pre-check" && phase != "post-check" {
 		m.cg.mark(phase)
-	}
-	if phase != "pre-check" && phase != "post-check" {
 		m.markCompanions(phase)
 	}
 	if m.client != nil {
