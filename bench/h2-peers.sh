@@ -48,6 +48,7 @@ command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; ex
 make -s build >/dev/null
 
 start_nginx "$work" "$SERVER_CPU"
+export SERVER_PID=$nginx_pid # measure.py: the server's CPU under each client
 url="https://127.0.0.1:$nginx_port/"
 flags=(--http2 --insecure)
 what="over TLS 1.3"
@@ -60,7 +61,7 @@ echo "server: nginx pid $nginx_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CP
 
 # shellcheck disable=SC2046 # quota_prefix prints nothing or two words
 measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
-cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"], *([d["server"]] if "server" in d else []))'; }
 
 : >"$work/rows"
 : >"$work/lags"

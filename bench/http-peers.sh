@@ -56,12 +56,13 @@ floor=$(bench/floor/floor.sh build "$work")
 
 # shellcheck disable=SC2046 # quota_prefix prints nothing or two words
 measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
-cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"], *([d["server"]] if "server" in d else []))'; }
 
 if [ "$HTTP" = 1 ]; then
 : >"$work/server.log"
 GOMAXPROCS=1 taskset -c "$SERVER_CPU" ./bin/hello -addr 127.0.0.1:0 >"$work/server.log" 2>&1 &
 server_pid=$!
+export SERVER_PID=$server_pid # measure.py: the server's CPU under each client
 for _ in $(seq 100); do addr=$(sed -n 's/^listening on //p' "$work/server.log"); [ -n "$addr" ] && break; sleep 0.05; done
 url="http://$addr/"
 echo "server: bin/hello pid $server_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each; $(uptime)" >&2
@@ -102,6 +103,7 @@ fi
 
 if [ "$HTTPS" = 1 ]; then
 start_nginx "$work" "$SERVER_CPU"
+export SERVER_PID=$nginx_pid
 url="https://127.0.0.1:$nginx_port/"
 echo "server: nginx pid $nginx_pid on CPU $SERVER_CPU (TLS 1.3, TLS_AES_128_GCM_SHA256); clients on CPU $CLIENT_CPU; $CONNECTIONS connections, ${DURATION}s, $RUNS runs each; $(uptime)" >&2
 : >"$work/rows"

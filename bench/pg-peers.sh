@@ -86,6 +86,7 @@ skip=$(nodecode "$benchrig")
 [ -n "$skip" ] || echo "benchrig pg has no --skip-decode: no benchrig--nodecode rows" >&2
 
 pg_start "$CONNECTIONS" "$SERVER_CPU"
+export SERVER_PID=$postmaster # measure.py: the server's CPU (backends included) under each client
 pg_items "$ROWS"
 
 printf '\\set id random(1, %d)\nSELECT row_to_json(t) FROM items t WHERE id = :id;\n' "$ROWS" >"$work/one.sql"
@@ -100,7 +101,7 @@ echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CP
 
 # shellcheck disable=SC2046 # quota_prefix prints nothing or two words
 measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
-cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"], *([d["server"]] if "server" in d else []))'; }
 
 # pgbench_row TOOL SCRIPT ROWS: one pgbench run, one thread (the client
 # has one core); seconds = transactions ÷ tps (without connection time).

@@ -77,6 +77,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 taskset -c "$SERVER_CPU" redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
 	--dir "$work" --maxclients 1000 --daemonize no >"$work/redis.log" 2>&1 &
 server_pid=$!
+export SERVER_PID=$server_pid # measure.py: the server's CPU under each client
 for _ in $(seq 100); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
 redis-cli -p "$port" ping | grep -q PONG || { echo "redis-server did not start:" >&2; cat "$work/redis.log" >&2; exit 1; }
 "$work/benchrig" resp --addr "127.0.0.1:$port" --fill --keyspace 64 -c 1 -n 1 --json >/dev/null
@@ -87,7 +88,7 @@ echo "server: redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/
 
 # shellcheck disable=SC2046 # quota_prefix prints nothing or two words
 measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
-cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"])'; }
+cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"], *([d["server"]] if "server" in d else []))'; }
 keys64=$(seq -f 'item:%g' 1 64 | tr '\n' ' ')
 jkeys64=$(seq -f 'CRUD:db.public.items:{"id":%g}' 1 64 | tr '\n' ' ')
 jflags="--key $jkey --db db" # no blank inside the template: one word after splitting
