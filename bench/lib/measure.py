@@ -41,8 +41,10 @@ def stats():
 
 def tree_seconds(roots):
     """CPU seconds of roots and their live descendants, reaped children
-    included."""
+    included; None when no root is alive."""
     st = stats()
+    if not any(r in st for r in roots):
+        return None
     kids = {}
     for pid, (ppid, _, _) in st.items():
         kids.setdefault(ppid, []).append(pid)
@@ -65,7 +67,7 @@ def main():
         server = [int(p) for p in os.environ.get("SERVER_PID", "").split()]
     except ValueError:
         sys.exit(f"measure.py: SERVER_PID={os.environ['SERVER_PID']!r}: want process IDs separated by spaces")
-    s0 = tree_seconds(server) if server else 0
+    s0 = tree_seconds(server) if server else None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     with open(out, "wb") as f:
@@ -73,8 +75,9 @@ def main():
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = {"rc": rc, "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime, "wall": wall}
-    if server:
-        r["server"] = round(tree_seconds(server) - s0, 2)  # whole clock ticks
+    s1 = tree_seconds(server) if server else None
+    if s0 is not None and s1 is not None:  # a server that ended has no figure
+        r["server"] = round(s1 - s0, 2)  # whole clock ticks
     json.dump(r, sys.stdout)
     print()
 
