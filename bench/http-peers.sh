@@ -57,6 +57,15 @@ floor=$(bench/floor/floor.sh build "$work")
 # shellcheck disable=SC2046 # quota_prefix prints nothing or two words
 measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
 cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"], *([d["server"]] if "server" in d else []))'; }
+# window_row TOOL: for benchrig's own row (not an older build's, not the
+# busy-polling one), a TOOL(load-window) row with the CPU benchrig reports
+# for the load window alone, without its start-up, connections and phase
+# edges: what a per-request figure such as the floor's compares with.
+window_row() {
+	case "$1" in benchrig | benchrig-https) ;; *) return 0 ;; esac
+	python3 bench/lib/sample.py "$work/out" load.requests load.seconds load.client.user_seconds load.client.system_seconds |
+		awk -v t="$1" '{print t "(load-window)", $1, $2, $3 + $4}'
+}
 
 if [ "$HTTP" = 1 ]; then
 : >"$work/server.log"
@@ -88,6 +97,7 @@ for run in $(seq "$RUNS"); do
 		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" $(nocal "$bin") $(busypoll "$tool") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
+		window_row "$tool" >>"$work/rows"
 	done
 	echo "run $run done" >&2
 done
@@ -118,6 +128,7 @@ for run in $(seq "$RUNS"); do
 		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" --insecure $(nocal "$bin") $(busypoll "$tool") -c "$CONNECTIONS" -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
+		window_row "$tool" >>"$work/rows"
 	done
 	echo "https run $run done" >&2
 done

@@ -182,6 +182,12 @@ if st.get("client_mismatches", 0): sys.exit("%s: %d values differ from the rows 
 print(l["requests"], l["seconds"], l["bytes"] / max(l["requests"], 1))' "$work/out" "$tool")
 			echo "$name $tool $reqs $secs $cpu" >>"$work/rows"
 			echo "$name $tool $bytes" >>"$work/bytes"
+			if [ "$tool" = benchrig ]; then
+				# the CPU benchrig reports for the load window alone,
+				# without its start-up, connections and phase edges
+				python3 bench/lib/sample.py "$work/out" load.requests load.seconds load.client.user_seconds load.client.system_seconds |
+					awk -v n="$name" '{print n, "benchrig(load-window)", $1, $2, $3 + $4}' >>"$work/rows"
+			fi
 		done
 	done
 	echo "run $run done" >&2
