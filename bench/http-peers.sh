@@ -8,6 +8,9 @@
 # nothing parsed), so every tool reads as a fraction of it.
 # Then the same over TLS: wrk and benchrig against a pinned nginx (one
 # worker, TLS 1.3, AES-128-GCM for both; bench/lib/nginx.sh).
+# Every table ends with the server's CPU per request under each client
+# (bench/lib/measure.py, SERVER_PID); benchrig(load-window) is benchrig's
+# own report of its CPU over the load window, without start-up.
 #
 #   bench/http-peers.sh            # 10 connections, 5 s, 3 runs
 #   CONNECTIONS=50 DURATION=10 RUNS=5 bench/http-peers.sh

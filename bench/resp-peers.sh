@@ -7,7 +7,10 @@
 # same request count N per case, each tool RUNS times, interleaved. Prints
 # req/s and requests per client CPU-second (user+sys of the whole client
 # process, getrusage) as median [min–max], and each tool's ratio to
-# redis-benchmark.
+# redis-benchmark; each table ends with redis-server's CPU per request
+# under each client (bench/lib/measure.py, SERVER_PID), and
+# benchrig(load-window) is benchrig's own report of its CPU over the load
+# window, without start-up.
 #
 # Cases: GET without pipelining, MGET of 1 key, MGET of 64 keys, GET at
 # pipeline 16. The keys item:1 … item:64 hold the demo rows
