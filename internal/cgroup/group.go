@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +20,18 @@ const namePrefix = "benchrig-"
 // MaxNameLen is the longest name Create accepts.
 const MaxNameLen = 64
 
-var nameRE = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+// validName reports whether name is 1–MaxNameLen of a–z, 0–9 and -.
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > MaxNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c == '-' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // Group is a cgroup made by Create for one target: one directory on v2, one
 // per controller hierarchy on v1 (cpu and cpuacct share one when mounted
@@ -50,7 +60,7 @@ var testHookMkdir func(dir string) error
 // kernel cannot apply is reported by Warnings, not an error. An error names
 // the file and the value written; whatever Create made is removed again.
 func (h *Hierarchy) Create(name string, l Limits) (*Group, error) {
-	if !nameRE.MatchString(name) {
+	if !validName(name) {
 		return nil, fmt.Errorf("cgroup: group name %q: want 1–%d of a–z, 0–9 and -", name, MaxNameLen)
 	}
 	if err := l.Validate(); err != nil {

@@ -145,3 +145,18 @@ func FuzzParseMemory(f *testing.F) {
 		}
 	})
 }
+
+// TestValidName: the group names Create accepts, at their bounds.
+func TestValidName(t *testing.T) {
+	for _, tc := range []struct {
+		s  string
+		ok bool
+	}{
+		{"fix", true}, {"a", true}, {"a-b-0", true}, {"-", true}, {strings.Repeat("a", MaxNameLen), true},
+		{"", false}, {strings.Repeat("a", MaxNameLen+1), false}, {"Bad_Name", false}, {"a/b", false}, {"..", false}, {"é", false}, {"a b", false},
+	} {
+		if got := validName(tc.s); got != tc.ok {
+			t.Errorf("validName(%q) = %v, want %v", tc.s, got, tc.ok)
+		}
+	}
+}

@@ -82,3 +82,19 @@ func testCheck(t *testing.T, s *Store) {
 		}
 	}
 }
+
+// TestEnvName: what --db-env accepts, at its bounds.
+func TestEnvName(t *testing.T) {
+	for _, tc := range []struct {
+		s  string
+		ok bool
+	}{
+		{"BENCHRIG_HISTORY_DSN", true}, {"_x", true}, {"a", true}, {"a1", true}, {strings.Repeat("A", 128), true},
+		{"", false}, {strings.Repeat("A", 129), false}, {"1ABC", false}, {"A-B", false}, {"A B", false},
+		{"postgres://u:p@h/db", false}, {"ÄB", false},
+	} {
+		if got := envName(tc.s); got != tc.ok {
+			t.Errorf("envName(%q) = %v, want %v", tc.s, got, tc.ok)
+		}
+	}
+}

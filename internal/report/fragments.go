@@ -15,7 +15,7 @@ import (
 // every text escaped. No charts give "".
 func ChartsHTML(cs []Chart) (string, error) {
 	var b strings.Builder
-	if err := pageTemplate.ExecuteTemplate(&b, "grid", smallCharts(cs)); err != nil {
+	if err := pageTemplate().ExecuteTemplate(&b, "grid", smallCharts(cs)); err != nil {
 		return "", err
 	}
 	return b.String(), nil
@@ -26,7 +26,7 @@ func ChartsHTML(cs []Chart) (string, error) {
 // cell escaped.
 func TableHTML(t Table) (string, error) {
 	var b strings.Builder
-	if err := pageTemplate.ExecuteTemplate(&b, "table", newHTMLTable(t)); err != nil {
+	if err := pageTemplate().ExecuteTemplate(&b, "table", newHTMLTable(t)); err != nil {
 		return "", err
 	}
 	return b.String(), nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // HTML writes d as one self-contained HTML5 page: an inline style sheet,
@@ -19,7 +20,7 @@ func HTML(w io.Writer, d *Doc) error {
 	if d == nil {
 		return errors.New("html report: nil document")
 	}
-	if err := pageTemplate.Execute(w, newHTMLPage(d)); err != nil {
+	if err := pageTemplate().Execute(w, newHTMLPage(d)); err != nil {
 		return fmt.Errorf("write html report: %w", err)
 	}
 	return nil
@@ -195,9 +196,13 @@ func anchor(i int, title string) string {
 	return b.String()
 }
 
-// pageTemplate is the page. html/template escapes every field in its
-// context; only the SVG, drawn and escaped by chartSVG, is inserted as is.
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageTemplate is the page, parsed on first use (parsing it at start-up
+// cost every benchrig command half a millisecond). html/template escapes
+// every field in its context; only the SVG, drawn and escaped by
+// chartSVG, is inserted as is.
+var pageTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageText)) })
+
+const pageText = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -307,7 +312,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <tr>{{range $i, $c := .}}<td{{if lt $i $.Labels}} class="l{{if gt (len $c) 48}} w{{end}}"{{else if gt (len $c) 48}} class="w"{{end}}>{{$c}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
-</table></div>{{end}}`))
+</table></div>{{end}}`
 
 // pageCSS is the page's style sheet: light, readable, printable; the
 // label columns of a table (class l) are aligned left, figures right.

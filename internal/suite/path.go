@@ -6,10 +6,22 @@ import (
 	"time"
 )
 
-var (
-	headerKeyRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-	pathKeyRE   = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
-)
+var headerKeyRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+// pathKey reports whether k is a protocol's path key: a lower-case letter,
+// then at most 31 lower-case letters and digits (a regexp's {0,31} cost
+// every command start-up time to compile).
+func pathKey(k string) bool {
+	if len(k) == 0 || len(k) > 32 || k[0] < 'a' || k[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // checkHeaders checks the HTTP headers at field: names are tokens, and a
 // value is one line (a CR or LF would end the header and start another in

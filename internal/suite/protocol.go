@@ -77,7 +77,7 @@ var registry struct {
 func RegisterProtocol(p ProtocolInfo) {
 	registry.Lock()
 	defer registry.Unlock()
-	if !pathKeyRE.MatchString(string(p.Key)) || p.NewPath == nil {
+	if !pathKey(string(p.Key)) || p.NewPath == nil {
 		panic(fmt.Sprintf("suite: bad protocol registration %q", p.Key))
 	}
 	if _, dup := registry.protocols[p.Key]; dup {
