@@ -168,11 +168,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	closed := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	ctl, err := pgclient.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close(context.Background())
+	ctl := controlConn(t, ctx, s)
 	const pw = "Hunter2-Secret"
 	if _, err := ctl.Exec(ctx, "DO $$BEGIN CREATE ROLE bench LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$; ALTER ROLE bench PASSWORD '"+pw+"'; GRANT SELECT, UPDATE ON items TO bench"); err != nil {
 		t.Fatal(err)
@@ -225,11 +221,7 @@ func TestOpenErrors(t *testing.T) {
 func TestCheckTable(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := pgclient.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close(context.Background())
+	ctl := controlConn(t, ctx, s)
 	if _, err := ctl.Exec(ctx, `DROP TABLE IF EXISTS nopk, twokey, textkey;
 		CREATE TABLE nopk (id bigint, revision bigint, payload text);
 		CREATE TABLE twokey (a int, b int, PRIMARY KEY (a, b));
@@ -264,11 +256,7 @@ func TestCheckTable(t *testing.T) {
 func TestCheckReserveForTooManyConnections(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := pgclient.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close(context.Background())
+	ctl := controlConn(t, ctx, s)
 	r, err := pgclient.ReadReserve(ctx, ctl)
 	if err != nil {
 		t.Fatal(err)

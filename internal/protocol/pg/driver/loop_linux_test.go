@@ -208,11 +208,7 @@ func fetchRows(ctx context.Context, d *Driver, ref *Conn, seq uint64) ([]any, er
 func TestLoopMixedCounts(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := pgclient.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close(context.Background())
+	ctl := controlConn(t, ctx, s)
 	ds := pgclient.Dataset{Rows: testRows, PayloadBytes: testPayload}
 	if err := pgclient.ResetDataset(ctx, ctl, ds); err != nil {
 		t.Fatal(err)

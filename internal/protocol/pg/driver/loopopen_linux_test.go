@@ -12,7 +12,6 @@ import (
 
 	"github.com/benchrig/benchrig/internal/driver"
 	"github.com/benchrig/benchrig/internal/driver/evloop"
-	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/secret"
 	"github.com/benchrig/benchrig/internal/workload"
 )
@@ -41,11 +40,7 @@ func TestLoopOpensEveryConnectionInOrder(t *testing.T) {
 		}
 		seen[c.pid] = true
 	}
-	ctl, err := pgclient.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close(context.Background())
+	ctl := controlConn(t, ctx, s)
 	var live int
 	if err := ctl.QueryRow(ctx, "SELECT count(*)::int FROM pg_stat_activity WHERE pid = ANY($1)", lp.PIDs()).Scan(&live); err != nil {
 		t.Fatal(err)
@@ -76,11 +71,7 @@ func TestLoopOpensEveryConnectionInOrder(t *testing.T) {
 func TestLoopOpenFailureClosesEveryConnection(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := pgclient.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close(context.Background())
+	ctl := controlConn(t, ctx, s)
 	const pw = "Open-Limit-Secret"
 	if _, err := ctl.Exec(ctx, "DO $$BEGIN CREATE ROLE openlimit LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$; "+
 		"ALTER ROLE openlimit PASSWORD '"+pw+"' CONNECTION LIMIT 3; GRANT SELECT, UPDATE ON items TO openlimit"); err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/benchrig/benchrig/internal/pgclient"
 	"github.com/benchrig/benchrig/internal/pgephemeral"
 	"github.com/benchrig/benchrig/internal/testenv"
@@ -77,4 +79,17 @@ func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// controlConn is a connection of the test's own to server s (to prepare
+// data, read statistics, look at pg_stat_activity), closed when the test
+// ends, after the cleanups the test registers later.
+func controlConn(t *testing.T, ctx context.Context, s *pgephemeral.Server) *pgx.Conn {
+	t.Helper()
+	ctl, err := pgclient.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctl.Close(context.Background()) })
+	return ctl
 }

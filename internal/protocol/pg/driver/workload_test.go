@@ -1,7 +1,6 @@
 package pg
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -20,11 +19,7 @@ import (
 func TestWorkloadsIssueExactKeys(t *testing.T) {
 	s := needServer(t)
 	ctx := testCtx(t)
-	ctl, err := pgclient.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close(context.Background())
+	ctl := controlConn(t, ctx, s)
 	for _, tc := range []struct {
 		name string
 		cfg  Config
