@@ -98,7 +98,9 @@ func TestPGQuickMatrix(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !regexp.MustCompile(`\[4/4\] 4 keys · 2 conns · .+ · repeat 1 · \d+ req/s · p99 .+ · HEALTHY · done`).MatchString(stderr) {
+	// The verdict is the machine's: on a busy one a 2-connection loop may
+	// saturate its core, so either verdict is a progress line.
+	if !regexp.MustCompile(`\[4/4\] 4 keys · 2 conns · .+ · repeat 1 · \d+ req/s · p99 .+ · (HEALTHY|UNHEALTHY: [^\n]+) · done`).MatchString(stderr) {
 		t.Errorf("no progress line for the 4th sample:\n%s", stderr)
 	}
 	b, err := os.ReadFile(out)
