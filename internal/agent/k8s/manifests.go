@@ -2,7 +2,8 @@
 // (benchrig k8s SUITE --agents N --image IMAGE): a ConfigMap holding the
 // resolved suite, the coordinator as a Job of one pod behind a Service, and
 // the agents as an Indexed Job whose JOB_COMPLETION_INDEX is each agent's
-// share. The objects are k8s.io/api types; nothing here talks to a cluster.
+// share. The objects are plain structs under the k8s.io/api types' field
+// names (objects.go); nothing here talks to a cluster.
 // The coordinator prints the results file to its log between markers
 // (Emit), and Fetch recovers it from a log (kubectl cp cannot copy from a
 // completed pod).
@@ -16,11 +17,6 @@ import (
 	"strconv"
 	"strings"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/benchrig/benchrig/internal/load"
@@ -87,8 +83,8 @@ func (o *Options) Validate() error {
 	}
 	for _, q := range []struct{ flag, v string }{{"--agent-cpu", o.AgentCPU}, {"--agent-memory", o.AgentMemory},
 		{"--coordinator-cpu", o.CoordinatorCPU}, {"--coordinator-memory", o.CoordinatorMemory}} {
-		if _, err := resource.ParseQuantity(q.v); err != nil {
-			return fmt.Errorf("%s %q: not a Kubernetes quantity (\"1\", \"500m\", \"256Mi\"): %v", q.flag, q.v, err)
+		if err := checkQuantity(q.v); err != nil {
+			return fmt.Errorf("%s %q: %v", q.flag, q.v, err)
 		}
 	}
 	if len(o.Suite) == 0 {
@@ -99,10 +95,10 @@ func (o *Options) Validate() error {
 
 // Manifests are the objects of one run, in the order kubectl applies them.
 type Manifests struct {
-	Suite       *corev1.ConfigMap
-	Service     *corev1.Service
-	Coordinator *batchv1.Job
-	Agents      *batchv1.Job
+	Suite       *ConfigMap
+	Service     *Service
+	Coordinator *Job
+	Agents      *Job
 }
 
 // Build makes the run's objects.
@@ -114,61 +110,54 @@ func Build(o Options) (*Manifests, error) {
 	labels := func(component string) map[string]string {
 		return map[string]string{"app.kubernetes.io/name": "benchrig", "app.kubernetes.io/instance": o.Name, "app.kubernetes.io/component": component}
 	}
-	meta := func(name, component string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Name: name, Namespace: o.Namespace, Labels: labels(component)}
+	meta := func(name, component string) objectMeta {
+		return objectMeta{Name: name, Namespace: o.Namespace, Labels: labels(component)}
 	}
-	token := corev1.EnvVar{Name: "BENCHRIG_AGENT_TOKEN", ValueFrom: &corev1.EnvVarSource{
-		SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: o.TokenSecret}, Key: TokenKey}}}
+	token := envVar{Name: "BENCHRIG_AGENT_TOKEN", ValueFrom: envSource{SecretKeyRef: secretKeyRef{Name: o.TokenSecret, Key: TokenKey}}}
 	port := strconv.Itoa(o.Port)
 	zero := int32(0)
 	one := int32(1)
 	n := int32(o.Agents)
-	indexed := batchv1.IndexedCompletion
 	m := &Manifests{}
-	m.Suite = &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta(o.Name+"-suite", "suite"),
+	m.Suite = &ConfigMap{typeMeta: typeMeta{APIVersion: "v1", Kind: "ConfigMap"}, Metadata: meta(o.Name+"-suite", "suite"),
 		Data: map[string]string{SuiteKey: string(o.Suite)}}
-	m.Service = &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: meta(coordName, "coordinator"),
-		Spec: corev1.ServiceSpec{Selector: labels("coordinator"), Ports: []corev1.ServicePort{{Name: "agents", Port: int32(o.Port), TargetPort: intstr.FromInt32(int32(o.Port)), Protocol: corev1.ProtocolTCP}}}}
+	m.Service = &Service{typeMeta: typeMeta{APIVersion: "v1", Kind: "Service"}, Metadata: meta(coordName, "coordinator"),
+		Spec: serviceSpec{Selector: labels("coordinator"), Ports: []servicePort{{Name: "agents", Port: int32(o.Port), TargetPort: int32(o.Port), Protocol: "TCP"}}}}
 
-	coordPod := podSpec(o.Image, []string{"run", "/etc/benchrig/" + SuiteKey, "--agents", strconv.Itoa(o.Agents), "--listen", "0.0.0.0:" + port,
+	coordPod := newPodSpec(o.Image, []string{"run", "/etc/benchrig/" + SuiteKey, "--agents", strconv.Itoa(o.Agents), "--listen", "0.0.0.0:" + port,
 		"-o", "/tmp/results.json", "--log-results", "--join-for", o.JoinFor}, token, o.CoordinatorCPU, o.CoordinatorMemory)
-	coordPod.Containers[0].Ports = []corev1.ContainerPort{{Name: "agents", ContainerPort: int32(o.Port), Protocol: corev1.ProtocolTCP}}
-	coordPod.Volumes = append(coordPod.Volumes, corev1.Volume{Name: "suite", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-		LocalObjectReference: corev1.LocalObjectReference{Name: m.Suite.Name}}}})
-	coordPod.Containers[0].VolumeMounts = append(coordPod.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "suite", MountPath: "/etc/benchrig", ReadOnly: true})
-	m.Coordinator = &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: meta(coordName, "coordinator"),
-		Spec: batchv1.JobSpec{Completions: &one, Parallelism: &one, BackoffLimit: &zero,
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels("coordinator")}, Spec: coordPod}}}
+	coordPod.Containers[0].Ports = []containerPort{{Name: "agents", ContainerPort: int32(o.Port), Protocol: "TCP"}}
+	coordPod.Volumes = append(coordPod.Volumes, volume{Name: "suite", ConfigMap: &configMapSource{Name: m.Suite.Metadata.Name}})
+	coordPod.Containers[0].VolumeMounts = append(coordPod.Containers[0].VolumeMounts, volumeMount{Name: "suite", MountPath: "/etc/benchrig", ReadOnly: true})
+	m.Coordinator = &Job{typeMeta: typeMeta{APIVersion: "batch/v1", Kind: "Job"}, Metadata: meta(coordName, "coordinator"),
+		Spec: jobSpec{Completions: &one, Parallelism: &one, BackoffLimit: &zero,
+			Template: podTemplate{Metadata: objectMeta{Labels: labels("coordinator")}, Spec: coordPod}}}
 
-	agentPod := podSpec(o.Image, []string{"agent", "--coordinator", coordName + ":" + port, "--dial-for", o.JoinFor}, token, o.AgentCPU, o.AgentMemory)
-	agentPod.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: labels("agent")}, TopologyKey: "kubernetes.io/hostname"}}}}}
-	m.Agents = &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: meta(agentsName, "agent"),
-		Spec: batchv1.JobSpec{CompletionMode: &indexed, Completions: &n, Parallelism: &n, BackoffLimit: &zero,
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels("agent")}, Spec: agentPod}}}
+	agentPod := newPodSpec(o.Image, []string{"agent", "--coordinator", coordName + ":" + port, "--dial-for", o.JoinFor}, token, o.AgentCPU, o.AgentMemory)
+	agentPod.Affinity = &affinity{PodAntiAffinity: podAntiAffinity{Preferred: []weightedTerm{{Weight: 100, PodAffinityTerm: podAffinityTerm{
+		LabelSelector: labelSelector{MatchLabels: labels("agent")}, TopologyKey: "kubernetes.io/hostname"}}}}}
+	m.Agents = &Job{typeMeta: typeMeta{APIVersion: "batch/v1", Kind: "Job"}, Metadata: meta(agentsName, "agent"),
+		Spec: jobSpec{CompletionMode: "Indexed", Completions: &n, Parallelism: &n, BackoffLimit: &zero,
+			Template: podTemplate{Metadata: objectMeta{Labels: labels("agent")}, Spec: agentPod}}}
 	return m, nil
 }
 
-// podSpec is a pod of one benchrig container: never restarted (a crashed
+// newPodSpec is a pod of one benchrig container: never restarted (a crashed
 // agent is not silently replaced mid-run), non-root, read-only root with
 // a writable /tmp.
-func podSpec(image string, args []string, token corev1.EnvVar, cpu, mem string) corev1.PodSpec {
-	no, yes := false, true
-	uid := int64(65532)
-	q := resource.MustParse
-	return corev1.PodSpec{
-		RestartPolicy: corev1.RestartPolicyNever,
-		Containers: []corev1.Container{{
-			Name: "benchrig", Image: image, Args: args, Env: []corev1.EnvVar{token},
-			Resources: corev1.ResourceRequirements{
-				Requests: corev1.ResourceList{corev1.ResourceCPU: q(cpu), corev1.ResourceMemory: q(mem)},
-				Limits:   corev1.ResourceList{corev1.ResourceMemory: q(mem)},
+func newPodSpec(image string, args []string, token envVar, cpu, mem string) podSpec {
+	return podSpec{
+		RestartPolicy: "Never",
+		Containers: []container{{
+			Name: "benchrig", Image: image, Args: args, Env: []envVar{token},
+			Resources: resources{
+				Requests: map[string]string{"cpu": cpu, "memory": mem},
+				Limits:   map[string]string{"memory": mem},
 			},
-			SecurityContext: &corev1.SecurityContext{RunAsNonRoot: &yes, RunAsUser: &uid, AllowPrivilegeEscalation: &no, ReadOnlyRootFilesystem: &yes},
-			VolumeMounts:    []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
+			SecurityContext: securityContext{RunAsNonRoot: true, RunAsUser: 65532, AllowPrivilegeEscalation: false, ReadOnlyRootFilesystem: true},
+			VolumeMounts:    []volumeMount{{Name: "tmp", MountPath: "/tmp"}},
 		}},
-		Volumes: []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+		Volumes: []volume{{Name: "tmp", EmptyDir: &struct{}{}}},
 	}
 }
 

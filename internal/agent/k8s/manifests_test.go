@@ -11,6 +11,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/benchrig/benchrig/internal/suite"
@@ -92,6 +93,48 @@ func decodeStrict(t *testing.T, b []byte) decoded {
 	return d
 }
 
+// roundTrip: each document, decoded strictly into its k8s.io/api type and
+// written again by that type, is the document as written here (but for
+// the empty status the types add): no field lost, renamed or read as
+// another value.
+func roundTrip(t *testing.T, b []byte) {
+	t.Helper()
+	for i, doc := range strings.Split(string(b), "---\n") {
+		if strings.TrimSpace(doc) == "" {
+			continue
+		}
+		var head struct {
+			Kind string `json:"kind"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+			t.Fatalf("document %d: %v", i, err)
+		}
+		var o any
+		switch head.Kind {
+		case "ConfigMap":
+			o = &corev1.ConfigMap{}
+		case "Service":
+			o = &corev1.Service{}
+		case "Job":
+			o = &batchv1.Job{}
+		}
+		if err := yaml.UnmarshalStrict([]byte(doc), o); err != nil {
+			t.Fatalf("document %d (%s): %v", i, head.Kind, err)
+		}
+		again, err := yaml.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(again)
+		for _, status := range []string{"status:\n  loadBalancer: {}\n", "status: {}\n"} {
+			got = strings.TrimSuffix(got, status)
+		}
+		if got != doc {
+			t.Errorf("document %d (%s) written again by its k8s.io/api type differs:\n%s\nwritten here:\n%s", i, head.Kind, got, doc)
+		}
+	}
+}
+
 // TestManifests renders, compares with the golden file, decodes strictly
 // and checks the invariants of a distributed run.
 func TestManifests(t *testing.T) {
@@ -120,6 +163,7 @@ func TestManifests(t *testing.T) {
 		t.Errorf("manifests differ from %s (go test ./internal/agent/k8s -update if intended)", golden)
 	}
 	d := decodeStrict(t, want)
+	roundTrip(t, want)
 	if len(d.cms) != 1 || len(d.svcs) != 1 || len(d.jobs) != 2 {
 		t.Fatalf("%d ConfigMaps, %d Services, %d Jobs; want 1, 1, 2", len(d.cms), len(d.svcs), len(d.jobs))
 	}
@@ -247,5 +291,36 @@ func TestEmitFetch(t *testing.T) {
 	}
 	if _, err := Fetch(strings.NewReader("nothing here\n")); err == nil {
 		t.Error("a log without results was accepted")
+	}
+}
+
+// TestManifestsQuantities: quantities written in other forms than the API
+// server's own ("0.5", "1e9", "2.5Gi") reach the pods as the same values.
+func TestManifestsQuantities(t *testing.T) {
+	o := testOptions(t)
+	o.AgentCPU, o.AgentMemory, o.CoordinatorCPU, o.CoordinatorMemory = "0.5", "1e9", ".25", "2.5Gi"
+	m, err := Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	d := decodeStrict(t, b.Bytes())
+	for _, j := range d.jobs {
+		cpu, mem := o.AgentCPU, o.AgentMemory
+		if j.Labels["app.kubernetes.io/component"] == "coordinator" {
+			cpu, mem = o.CoordinatorCPU, o.CoordinatorMemory
+		}
+		r := j.Spec.Template.Spec.Containers[0].Resources
+		for what, c := range map[string]struct {
+			got  resource.Quantity
+			want string
+		}{"cpu request": {*r.Requests.Cpu(), cpu}, "memory request": {*r.Requests.Memory(), mem}, "memory limit": {*r.Limits.Memory(), mem}} {
+			if c.got.Cmp(resource.MustParse(c.want)) != 0 {
+				t.Errorf("%s: %s %s, want %s", j.Name, what, c.got.String(), c.want)
+			}
+		}
 	}
 }
