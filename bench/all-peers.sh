@@ -22,7 +22,7 @@ commit=$(git rev-parse --short HEAD)
 out=${OUT:-bench/results/all-peers-$(date -u +%F)-$commit.txt}
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 {
-	echo "# bench/all-peers.sh on $commit, $(date -u '+%F %H:%M') UTC; RUNS=$RUNS; ${BENCHRIG_BEFORE:+BENCHRIG_BEFORE interleaved as benchrig-before; }${BUSY_POLL:+BUSY_POLL=$BUSY_POLL: http and h2 add a benchrig-busypoll row; }$(nproc) CPUs: $cpu"
+	echo "# bench/all-peers.sh on $commit, $(date -u '+%F %H:%M') UTC; RUNS=$RUNS; SCRIPTS=\"$SCRIPTS\"; PINNING=\"$PINNING\"; ${BENCHRIG_BEFORE:+BENCHRIG_BEFORE interleaved as benchrig-before; }${BUSY_POLL:+BUSY_POLL=$BUSY_POLL: http and h2 add a benchrig-busypoll row; }$(nproc) CPUs: $cpu"
 	echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out"
 # settle: before each script, wait (at most SETTLE_MAX seconds) until the
