@@ -52,11 +52,11 @@ func Summarise(h *hdr.Histogram) (Latency, error) {
 	for _, q := range Quantiles {
 		l.Percentiles = append(l.Percentiles, Percentile{Q: q, US: h.ValueAtQuantile(q)})
 	}
-	enc, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	enc, err := encodeHistogram(h)
 	if err != nil {
 		return l, fmt.Errorf("encode histogram: %w", err)
 	}
-	l.Histogram = string(enc)
+	l.Histogram = enc
 	return l, nil
 }
 
