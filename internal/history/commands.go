@@ -18,20 +18,9 @@ type Location struct {
 	Path, Env string
 }
 
-// envName reports whether s is what --db-env accepts: 1 to 128 letters,
-// digits and _, not starting with a digit. (A regexp with {0,127} costs
-// every benchrig command a millisecond of start-up to compile.)
-func envName(s string) bool {
-	if len(s) == 0 || len(s) > 128 || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+// envName reports whether s is what --db-env accepts: an environment
+// variable's name of at most 128 bytes.
+func envName(s string) bool { return len(s) <= 128 && secret.IsEnvName(s) }
 
 // Open opens the database l names. The DSN of a PostgreSQL history and
 // its password are added to found, so that nothing the caller writes

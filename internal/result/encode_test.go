@@ -70,16 +70,16 @@ func TestEncodeHistogramMatchesLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var got string
 		for range 2 {
-			got, err := encodeHistogram(h)
-			if err != nil {
+			if got, err = encodeHistogram(h); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if got != string(want) {
 				t.Fatalf("%s: encoded\n%s\nthe library's\n%s", name, got, want)
 			}
 		}
-		dec, err := hdr.Decode([]byte(want))
+		dec, err := hdr.Decode([]byte(got))
 		if err != nil || !dec.Equals(h) && h.TotalCount() != 0 {
 			t.Errorf("%s: decodes to another histogram (%v)", name, err)
 		}

@@ -132,7 +132,7 @@ func (p Policy) Argv(argv []string, found *Set) []string {
 		case !isFlag && !hasEq && bareDirectives[strings.ToLower(a)]:
 			out[i] = a
 			hideNext = true
-		case !isFlag && hasEq && isEnvName(name) && p.Name(name):
+		case !isFlag && hasEq && IsEnvName(name) && p.Name(name):
 			out[i] = name + "=" + Placeholder
 			found.Add(val)
 		default:
@@ -143,8 +143,9 @@ func (p Policy) Argv(argv []string, found *Set) []string {
 	return out
 }
 
-// isEnvName reports whether s can be an environment variable's name.
-func isEnvName(s string) bool {
+// IsEnvName reports whether s can be an environment variable's name:
+// letters, digits and _, not starting with a digit.
+func IsEnvName(s string) bool {
 	if s == "" {
 		return false
 	}
