@@ -20,6 +20,8 @@ cd "$(dirname "$0")/.."
 . bench/lib/nocalibrate.sh
 # shellcheck source=lib/quota.sh
 . bench/lib/quota.sh
+# shellcheck source=lib/measure.sh
+. bench/lib/measure.sh
 CONNECTIONS=${CONNECTIONS:-10}
 STREAMS=${STREAMS:-10}
 DURATION=${DURATION:-5}
@@ -59,9 +61,6 @@ if [ "$H2C" = 1 ]; then
 fi
 echo "server: nginx pid $nginx_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; $CONNECTIONS connections × $STREAMS streams, ${DURATION}s, $RUNS runs each; $(uptime)" >&2
 
-# shellcheck disable=SC2046 # quota_prefix prints nothing or two words
-measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
-cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"], *([d["server"]] if "server" in d else []))'; }
 
 : >"$work/rows"
 : >"$work/lags"

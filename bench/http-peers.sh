@@ -24,6 +24,8 @@ cd "$(dirname "$0")/.."
 . bench/lib/nocalibrate.sh
 # shellcheck source=lib/quota.sh
 . bench/lib/quota.sh
+# shellcheck source=lib/measure.sh
+. bench/lib/measure.sh
 CONNECTIONS=${CONNECTIONS:-10}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
@@ -57,17 +59,11 @@ autocannon=bench/.tools/node_modules/.bin/autocannon
 make -s build >/dev/null
 floor=$(bench/floor/floor.sh build "$work")
 
-# shellcheck disable=SC2046 # quota_prefix prints nothing or two words
-measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
-cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"], *([d["server"]] if "server" in d else []))'; }
 # window_row TOOL: for benchrig's own row (not an older build's, not the
-# busy-polling one), a TOOL(load-window) row with the CPU benchrig reports
-# for the load window alone, without its start-up, connections and phase
-# edges: what a per-request figure such as the floor's compares with.
+# busy-polling one), a TOOL(load-window) row (bench/lib/measure.sh).
 window_row() {
 	case "$1" in benchrig | benchrig-https) ;; *) return 0 ;; esac
-	python3 bench/lib/sample.py "$work/out" load.requests load.seconds load.client.user_seconds load.client.system_seconds |
-		awk -v t="$1" '{print t "(load-window)", $1, $2, $3 + $4}'
+	echo "$1(load-window) $(window_cpu)"
 }
 
 if [ "$HTTP" = 1 ]; then

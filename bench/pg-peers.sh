@@ -48,6 +48,8 @@ cd "$(dirname "$0")/.."
 . bench/lib/nocalibrate.sh
 # shellcheck source=lib/quota.sh
 . bench/lib/quota.sh
+# shellcheck source=lib/measure.sh
+. bench/lib/measure.sh
 # shellcheck source=lib/pg.sh
 . bench/lib/pg.sh
 CONNECTIONS=${CONNECTIONS:-64}
@@ -99,9 +101,6 @@ printf '\\set id random(1, %d)\nSELECT row_to_json(t) FROM items t WHERE id = :i
 
 echo "server: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU (benchrig GOMAXPROCS=${BENCHRIG_PROCS:-its own choice}); $CONNECTIONS connections, ${DURATION}s, $RUNS runs each" >&2
 
-# shellcheck disable=SC2046 # quota_prefix prints nothing or two words
-measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
-cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"], *([d["server"]] if "server" in d else []))'; }
 
 # pgbench_row TOOL SCRIPT ROWS: one pgbench run, one thread (the client
 # has one core); seconds = transactions ÷ tps (without connection time).

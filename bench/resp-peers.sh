@@ -45,6 +45,8 @@ cd "$(dirname "$0")/.."
 . bench/lib/nocalibrate.sh
 # shellcheck source=lib/quota.sh
 . bench/lib/quota.sh
+# shellcheck source=lib/measure.sh
+. bench/lib/measure.sh
 CONNECTIONS=${CONNECTIONS:-64}
 PIPELINE=${PIPELINE:-16}
 RUNS=${RUNS:-3}
@@ -89,9 +91,6 @@ jkey='CRUD:{db}.public.items:{"id":{id}}'
 echo "server: redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') pid $server_pid on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU;" \
 	"$CONNECTIONS connections, $RUNS runs each" >&2
 
-# shellcheck disable=SC2046 # quota_prefix prints nothing or two words
-measure() { python3 bench/lib/measure.py "$work/out" -- $(quota_prefix) taskset -c "$CLIENT_CPU" "$@"; }
-cpu_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"]+d["sys"], *([d["server"]] if "server" in d else []))'; }
 keys64=$(seq -f 'item:%g' 1 64 | tr '\n' ' ')
 jkeys64=$(seq -f 'CRUD:db.public.items:{"id":%g}' 1 64 | tr '\n' ' ')
 jflags="--key $jkey --db db" # no blank inside the template: one word after splitting
@@ -186,10 +185,7 @@ print(l["requests"], l["seconds"], l["bytes"] / max(l["requests"], 1))' "$work/o
 			echo "$name $tool $reqs $secs $cpu" >>"$work/rows"
 			echo "$name $tool $bytes" >>"$work/bytes"
 			if [ "$tool" = benchrig ]; then
-				# the CPU benchrig reports for the load window alone,
-				# without its start-up, connections and phase edges
-				python3 bench/lib/sample.py "$work/out" load.requests load.seconds load.client.user_seconds load.client.system_seconds |
-					awk -v n="$name" '{print n, "benchrig(load-window)", $1, $2, $3 + $4}' >>"$work/rows"
+				echo "$name benchrig(load-window) $(window_cpu)" >>"$work/rows"
 			fi
 		done
 	done
