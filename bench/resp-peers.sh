@@ -21,6 +21,11 @@
 # item:1 … item:64 (--keyspace 64), so its MGET of 64 keys reads exactly the
 # same 64 keys in the same order.
 #
+# benchrig's closed loop goes on io_uring by default (placement.io_uring
+# auto: one io_uring_enter a pass for every send and the wait, where epoll
+# takes an epoll_wait, a read and a write per connection);
+# "benchrig-epoll" is the same build with --io-uring off, interleaved.
+#
 # The seeds' cases, json-mget-1 and json-mget-64: the same rows (~163 bytes
 # of JSON each) under keys in the seeds' template form
 # CRUD:db.public.items:{"id":N}, MGET of 1 and of 64 keys. "benchrig" runs
@@ -38,6 +43,8 @@
 #   bench/resp-peers.sh                      # 3 runs, default request counts
 #   RUNS=5 SCALE=2 bench/resp-peers.sh       # 5 runs, twice the requests
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/resp-peers.sh   # also an older build, as "benchrig-before"
+#   EPOLL=0 bench/resp-peers.sh              # without the benchrig-epoll rows (benchrig --io-uring off)
+#   URING=1 bench/resp-peers.sh              # also the floor on io_uring (floor --uring), as "floor-uring"
 #   CLIENT_QUOTA=0.3 bench/resp-peers.sh   # every client limited to 0.3 of a CPU (bench/lib/quota.sh): throughput per client core at saturation
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +58,9 @@ CONNECTIONS=${CONNECTIONS:-64}
 PIPELINE=${PIPELINE:-16}
 RUNS=${RUNS:-3}
 SCALE=${SCALE:-1}
+EPOLL=${EPOLL:-1}
+URING=${URING:-0}
+export URING # bench/floor/floor.sh builds the floor with io_uring too
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 export PATH=$PATH:/usr/local/go/bin
@@ -169,12 +179,20 @@ print(n, n / float(m.group(1)))' "$work/out" "$(((n / CONNECTIONS) * CONNECTIONS
 			cpu=$(measure "$floor" resp 127.0.0.1 "$port" "$CONNECTIONS" "$FLOOR_DURATION" item:1 | cpu_of)
 			read -r _ reqs _ secs <"$work/out"
 			echo "$name floor $reqs $secs $cpu" >>"$work/rows"
+			if [ "$URING" = 1 ]; then
+				cpu=$(measure "$floor" --uring resp 127.0.0.1 "$port" "$CONNECTIONS" "$FLOOR_DURATION" item:1 | cpu_of)
+				read -r _ reqs _ secs <"$work/out"
+				echo "$name floor-uring $reqs $secs $cpu" >>"$work/rows"
+			fi
 		fi
 
-		for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${checkflags:+benchrig-novalidate}; do
+		epoll=
+		[ "$EPOLL" = 1 ] && epoll=benchrig-epoll
+		for tool in benchrig $epoll ${BENCHRIG_BEFORE:+benchrig-before} ${checkflags:+benchrig-novalidate}; do
 			bin=$work/benchrig extra=$checkflags
 			[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
 			[ "$tool" = benchrig-novalidate ] && extra=
+			[ "$tool" = benchrig-epoll ] && extra="$checkflags --io-uring off"
 			# shellcheck disable=SC2086
 			cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" resp --addr "127.0.0.1:$port" $brflags $extra $(nocal "$bin") --keyspace 64 \
 				-c "$CONNECTIONS" -p "$p" -n "$n" --json | cpu_of)

@@ -174,6 +174,28 @@ func BusyPolled() time.Duration { return time.Duration(busyPolled.Load()) }
 // AddBusyPolled adds a Run's polling time to BusyPolled.
 func AddBusyPolled(d time.Duration) { busyPolled.Add(int64(d)) }
 
+var ioUringOff atomic.Bool
+var ringRuns atomic.Int64
+
+// IOUring reports whether a closed loop's Run may go on io_uring rather than
+// epoll where its protocol supports it (package evloop; SetIOUring).
+func IOUring() bool { return !ioUringOff.Load() }
+
+// SetIOUring says whether closed loops' Runs may go on io_uring, and
+// returns a func that restores the setting before.
+func SetIOUring(on bool) (restore func()) {
+	prev := ioUringOff.Swap(!on)
+	return func() { ioUringOff.Store(prev) }
+}
+
+// RingRuns is how many event-loop Runs went on io_uring since the process
+// started, counted as each begins: a window whose count moved was driven,
+// at least in part, on io_uring.
+func RingRuns() int64 { return ringRuns.Load() }
+
+// AddRingRun counts a Run that goes on io_uring.
+func AddRingRun() { ringRuns.Add(1) }
+
 // Wall converts a Now() value back to wall-clock time.
 func Wall(now int64) time.Time { return epoch.Add(time.Duration(now)) }
 

@@ -334,6 +334,13 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	// the loops of a closed loop busy-poll (driver.SetBusyPoll)
 	polled := e.loops != nil && e.cfg.Rate == 0 && driver.BusyPoll() > 0
 	res.Client = clientFigures(cpu0, cpu1, res.Seconds, res.Requests, e.parallelism(), polled)
+	switch {
+	case e.loops == nil:
+	case cpu1.rings > cpu0.rings:
+		res.Client.IO = "io_uring"
+	default:
+		res.Client.IO = "epoll"
+	}
 	return res, nil
 }
 

@@ -13,11 +13,14 @@ import (
 
 // rusage is the process's CPU time so far, and the part of it the event
 // loops spent busy-polling (driver.BusyPolled).
-type rusage struct{ user, sys, polled time.Duration }
+type rusage struct {
+	user, sys, polled time.Duration
+	rings             int64 // driver.RingRuns
+}
 
 func readRusage() rusage {
 	u, s := proc.SelfCPU()
-	return rusage{user: u, sys: s, polled: driver.BusyPolled()}
+	return rusage{user: u, sys: s, polled: driver.BusyPolled(), rings: driver.RingRuns()}
 }
 
 // UsableCores is how many cores the client may use: its CPU affinity, capped

@@ -299,8 +299,12 @@ func orAll(s string) string {
 
 func client(p *printer, l *result.Load) {
 	c := l.Client
-	p.f("\nClient: %.2f cores of %d usable (user %.2f s, system %.2f s), %.1f µs CPU per request, %s requests per CPU-second\n",
-		c.Cores, c.UsableCores, c.UserSeconds, c.SystemSeconds, c.CPUPerRequestUS, count(int64(c.RequestsPerCPUSecond)))
+	on := ""
+	if c.IO == "io_uring" {
+		on = ", on io_uring"
+	}
+	p.f("\nClient: %.2f cores of %d usable (user %.2f s, system %.2f s), %.1f µs CPU per request, %s requests per CPU-second%s\n",
+		c.Cores, c.UsableCores, c.UserSeconds, c.SystemSeconds, c.CPUPerRequestUS, count(int64(c.RequestsPerCPUSecond)), on)
 	if c.BusyPollUS > 0 {
 		p.f("Busy poll: up to %g µs of polling for answers before each sleep, %.2f s of that CPU (left out of the saturation check)\n", c.BusyPollUS, c.BusyPollSeconds)
 	}

@@ -166,4 +166,10 @@ type Client struct {
 	// leaves it out.
 	BusyPollUS      float64 `json:"busy_poll_us,omitempty"`
 	BusyPollSeconds float64 `json:"busy_poll_seconds,omitempty"`
+	// IO is how the client's event loops waited for and moved the bytes
+	// in the window: "epoll" (epoll_wait, a read and a write per
+	// connection served), or "io_uring" when at least one Run of them
+	// went on io_uring (placement.io_uring); empty when no event loop
+	// ran (a goroutine per connection).
+	IO string `json:"io,omitempty"`
 }

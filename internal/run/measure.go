@@ -247,6 +247,9 @@ func (m *measurement) run(ctx context.Context) {
 	if d := busyPollOf(spec.BusyPoll, placement); d > 0 {
 		defer driver.SetBusyPoll(d)()
 	}
+	if spec.IOUringOff {
+		defer driver.SetIOUring(false)()
+	}
 	if n := spec.ClientGOMAXPROCS; n > 0 {
 		// after pinning, which sets GOMAXPROCS to the CPUs' count
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))

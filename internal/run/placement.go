@@ -61,6 +61,13 @@ func busyPoll(s string) time.Duration {
 	return d
 }
 
+// ioUringOff is placement.io_uring as a system.Spec's IOUringOff
+// (validated with the suite: an error would mean auto).
+func ioUringOff(s string) bool {
+	off, _ := suite.ParseIOUring(s)
+	return off
+}
+
 // serverPinned is the CPU list of the server when it is pinned: by
 // benchrig (TargetCPUs), or found so (ServerCPUs); "" otherwise.
 func serverPinned(p *result.Placement) string {

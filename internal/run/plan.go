@@ -275,6 +275,7 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 		ClientCPUs:       string(r.s.Placement.ClientCPUs),
 		ClientGOMAXPROCS: r.s.Placement.ClientGOMAXPROCS,
 		BusyPoll:         busyPoll(r.s.Placement.BusyPoll),
+		IOUringOff:       ioUringOff(r.s.Placement.IOUring),
 		OwnProcess:       r.opts.OwnProcess,
 	}
 	key := VariantKey(c)

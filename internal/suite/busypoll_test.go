@@ -5,6 +5,20 @@ import (
 	"time"
 )
 
+func TestParseIOUring(t *testing.T) {
+	for in, want := range map[string]bool{"": false, "auto": false, " Auto ": false, "off": true, "OFF": true} {
+		if got, err := ParseIOUring(in); err != nil || got != want {
+			t.Errorf("ParseIOUring(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"on", "epoll", "0", "auto,off"} {
+		want := `not an io_uring setting: "` + in + `"; accepted: auto, off`
+		if _, err := ParseIOUring(in); err == nil || err.Error() != want {
+			t.Errorf("ParseIOUring(%q): %v, want %s", in, err, want)
+		}
+	}
+}
+
 func TestParseBusyPoll(t *testing.T) {
 	for in, want := range map[string]time.Duration{"": -1, "auto": -1, " AUTO ": -1, "off": 0, "0": 0, "0s": 0,
 		"20us": 20 * time.Microsecond, "50µs": 50 * time.Microsecond, "0.2ms": 200 * time.Microsecond, "1ms": time.Millisecond} {

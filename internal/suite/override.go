@@ -93,6 +93,13 @@ var overrideKeys = []overrideKey{
 		s.Placement.BusyPoll = strings.TrimSpace(v)
 		return nil
 	}},
+	{"io_uring", "", "placement.io_uring", func(s *Suite, v string) error {
+		if _, err := ParseIOUring(v); err != nil {
+			return err
+		}
+		s.Placement.IOUring = strings.TrimSpace(v)
+		return nil
+	}},
 	{"seed", "", "seed", func(s *Suite, v string) (err error) {
 		s.Seed, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 		if err != nil {
@@ -125,7 +132,7 @@ func durationKey(key string, field func(*Suite) *Duration) overrideKey {
 // BATCHES=1,64, RATES=100,1000, REPEATS=5, REQUESTS=50000,
 // DURATION_SECONDS=2 (the load phase) and GOMAXPROCS=8 (the client's) are
 // read, in that order. Then each of sets, "key=value", is applied in order;
-// keys are the variables' lower-case names plus busy_poll, targets and paths
+// keys are the variables' lower-case names plus busy_poll, io_uring, targets and paths
 // (a comma-separated selection of matrix.targets / matrix.paths), pipeline, seed,
 // phases.<name> and sampler.interval, and "rates=" (empty) selects closed
 // loop. Applied overrides are listed in s.Overrides and recorded by

@@ -106,11 +106,13 @@ func TestApplyOverridesErrors(t *testing.T) {
 		{"set without =", nil, []string{"connections"},
 			`--set connections: expected key=value, e.g. --set connections=4,64`},
 		{"unknown set key", nil, []string{"conections=4"},
-			`--set conections: unknown key "conections"; accepted: connections, clients, batches, rates, targets, paths, pipeline, repeats, requests, duration_seconds, gomaxprocs, busy_poll, seed, phases.baseline, phases.warmup, phases.settle, phases.load, phases.recovery, sampler.interval`},
+			`--set conections: unknown key "conections"; accepted: connections, clients, batches, rates, targets, paths, pipeline, repeats, requests, duration_seconds, gomaxprocs, busy_poll, io_uring, seed, phases.baseline, phases.warmup, phases.settle, phases.load, phases.recovery, sampler.interval`},
 		{"bad set duration", nil, []string{"phases.load=fast"},
 			`--set phases.load="fast": not a duration: "fast"; accepted: a number of seconds (10, 1.5) or a number with a unit (250ms, 1.5s, 1m)`},
 		{"busy poll past its bound", nil, []string{"busy_poll=5ms"},
 			`--set busy_poll="5ms": must be between 0 (off) and 1ms, got 5ms`},
+		{"io_uring neither auto nor off", nil, []string{"io_uring=on"},
+			`--set io_uring="on": not an io_uring setting: "on"; accepted: auto, off`},
 		{"valid value, invalid suite", nil, []string{"sampler.interval=50ms"},
 			`--set sampler.interval="50ms": sampler.interval: must be ≥ 100ms, got 50ms`},
 		{"http path batch", map[string]string{"BATCHES": "1,64"}, nil,
@@ -172,6 +174,16 @@ func TestApplyOverridesNothing(t *testing.T) {
 	after, _ := s.Resolved()
 	if string(before) != string(after) || len(s.Overrides) != 0 {
 		t.Errorf("no overrides changed the suite:\n%s\n%s", before, after)
+	}
+}
+
+func TestApplyOverridesIOUring(t *testing.T) {
+	s := mustLoad(t, "testdata/http-frameworks.yaml")
+	if err := ApplyOverrides(s, envOf(nil), []string{"io_uring= off "}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Placement.IOUring != "off" {
+		t.Errorf("placement.io_uring = %q, want off", s.Placement.IOUring)
 	}
 }
 

@@ -110,6 +110,11 @@ type Placement struct {
 	// default, "": BusyPollAuto while the client runs on CPUs a pinned
 	// target does not use, else off), "off", or a duration up to 1ms.
 	BusyPoll string `json:"busy_poll,omitempty"`
+	// IOUring says whether a closed-loop sample's event loops may go on
+	// io_uring instead of epoll (ParseIOUring): "auto" (the default, "":
+	// where the protocol's loop can, RESP's today, while they do not
+	// busy-poll and the kernel allows it) or "off".
+	IOUring string `json:"io_uring,omitempty"`
 }
 
 // Phases are the stages of one sample, in order. Any may be 0; Load must be

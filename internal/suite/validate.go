@@ -74,6 +74,9 @@ func (s *Suite) validatePlacement() {
 	if n := s.Placement.ClientGOMAXPROCS; n < 0 || n > maxGOMAXPROCS {
 		l.errf("placement.client_gomaxprocs", "must be between 0 (the default) and %d (the Go runtime's bound), got %d", maxGOMAXPROCS, n)
 	}
+	if _, err := ParseIOUring(s.Placement.IOUring); err != nil {
+		l.errf("placement.io_uring", "%s", err.Error())
+	}
 	if _, err := ParseBusyPoll(s.Placement.BusyPoll); err != nil {
 		l.errf("placement.busy_poll", "%s", err.Error())
 	}

@@ -129,6 +129,18 @@ func ParseCPUList(s string) ([]int, error) {
 // on a slow server sleeps almost at once.
 const BusyPollAuto = 20 * time.Microsecond
 
+// ParseIOUring reads placement.io_uring (--io-uring): "", "auto" or
+// "off"; off says the event loops stay on epoll.
+func ParseIOUring(s string) (off bool, err error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return false, nil
+	case "off":
+		return true, nil
+	}
+	return false, fmt.Errorf("not an io_uring setting: %q; accepted: auto, off", s)
+}
+
 // ParseBusyPoll reads placement.busy_poll (--busy-poll): "" or "auto"
 // gives -1 (decided per sample: BusyPollAuto beside a pinned target on
 // other CPUs, else off), "off" or "0" gives 0, and a duration (20us,

@@ -130,6 +130,9 @@ type Spec struct {
 	// client runs on CPUs a pinned target does not use, else off), 0 is
 	// off.
 	BusyPoll time.Duration
+	// IOUringOff keeps the event loops on epoll (placement.io_uring off;
+	// driver.SetIOUring).
+	IOUringOff bool
 	// OwnProcess says the process serves nothing of its own: beside an
 	// unpinned target on this machine, the client's GOMAXPROCS then
 	// follows its event loops (half the usable cores) unless

@@ -42,6 +42,11 @@
 // awake, and waking a sleeping one, which the server's CPU pays (an
 // inter-processor interrupt, a VM exit in a virtual machine), is avoided.
 // The time spent polling is counted (driver.BusyPolled).
+//
+// A closed loop whose protocol lets the loop receive for it (Feeder) goes
+// on io_uring instead when it blocks in the kernel and does not busy-poll
+// (ringloop_linux.go): one io_uring_enter a pass in place of an
+// epoll_wait and a read and a write per connection.
 package evloop
 
 import (
@@ -88,6 +93,7 @@ type Poller struct {
 	spin       int64      // this Run's busy poll before a wait, ns (driver.BusyPoll)
 	spun       int64      // the time this Run spent in it, ns
 	closeConns func()
+	ring       *ring // this Run's io_uring (ringloop_linux.go), nil: epoll
 
 	mu        sync.Mutex
 	running   bool
@@ -132,6 +138,9 @@ func (p *Poller) Init(nevents int, closeConns func()) error {
 // Pad fields (a connection index and its generation, so a loop can ignore
 // events of a socket it closed earlier in the same pass).
 func (p *Poller) Add(fd int, events uint32, tag, gen int32) error {
+	if p.ring != nil && tag >= 0 && events == unix.EPOLLIN {
+		return p.ring.recv(fd, ringData(kindRecv, int(tag), uint32(gen)))
+	}
 	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: events, Fd: tag, Pad: gen})
 }
 

@@ -54,6 +54,11 @@ type Loop struct {
 	wakeAt int64   // when the next due request wants a wake-up
 	// dueAtEnd: the work was told what fell due by the deadline
 	dueAtEnd bool
+
+	// a Run on io_uring's (ringloop_linux.go)
+	feeder   Feeder
+	ringErr  error  // a failure queueing on the ring, returned by the pass
+	ringBufs []byte // the rings' buffers, kept from Run to Run
 }
 
 // State is where a loop connection stands.
@@ -161,6 +166,9 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		}
 		l.dispatch(evs)
 	}
+	if l.ringBegin() {
+		defer l.ringEnd()
+	}
 	l.seen = driver.Now()
 	l.scan(l.seen)
 	for _, c := range l.Conns {
@@ -202,7 +210,13 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 			}
 			ms = l.Alarm.WaitMS(now)
 		}
-		evs, err := l.P.Wait(ms)
+		var evs []unix.EpollEvent
+		var err error
+		if l.P.ring != nil {
+			err = l.ringWait(ms) // and dispatch
+		} else {
+			evs, err = l.P.Wait(ms)
+		}
 		if err != nil {
 			return err
 		}

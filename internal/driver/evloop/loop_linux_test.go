@@ -31,12 +31,36 @@ type byteProto struct {
 
 func newLoop(t *testing.T, conns int, serve func(n int, peer *os.File)) (*Loop, *byteProto) {
 	t.Helper()
+	return newLoopOf(t, conns, serve, false)
+}
+
+// ringProto is byteProto taking its bytes from the loop (a Feeder), which
+// lets a Run go on io_uring.
+type ringProto struct{ *byteProto }
+
+func (p ringProto) Feed(c *Conn, b []byte) {
+	if len(b) == 0 {
+		p.fail(c, driver.Error, "closed")
+		return
+	}
+	p.answer(c, len(b))
+}
+
+func (p ringProto) ReadFailed(c *Conn, err error) { p.fail(c, driver.Error, err.Error()) }
+
+// newLoopOf is newLoop, with a Feeder for a handler when feeder is set.
+func newLoopOf(t *testing.T, conns int, serve func(n int, peer *os.File), feeder bool) (*Loop, *byteProto) {
+	t.Helper()
 	l := &Loop{}
 	p := &byteProto{l: l, t: t, serve: serve, sends: map[int]int{}}
 	for range 64 {
 		p.reqs = append(p.reqs, 'q')
 	}
-	if err := l.Init(p, conns, func() {
+	var h Handler = p
+	if feeder {
+		h = ringProto{p}
+	}
+	if err := l.Init(h, conns, func() {
 		for _, c := range l.Conns {
 			p.Drop(c)
 		}
@@ -101,6 +125,11 @@ func (p *byteProto) Read(c *Conn) {
 		p.fail(c, driver.Error, "closed")
 		return
 	}
+	p.answer(c, n)
+}
+
+// answer handles n answers that arrived on c.
+func (p *byteProto) answer(c *Conn, n int) {
 	now := driver.Now()
 	for range n {
 		if c.Inflight == 0 {
@@ -144,7 +173,7 @@ func (p *byteProto) TimedOut(c *Conn, _ int64) { p.fail(c, driver.Timeout, "time
 
 func (p *byteProto) Drop(c *Conn) {
 	if c.Fd >= 0 {
-		_ = unix.Close(c.Fd)
+		p.l.P.CloseSocket(c.Fd)
 	}
 	c.Fd, c.St = -1, Down
 	c.Out.Reset()

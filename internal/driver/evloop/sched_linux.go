@@ -46,8 +46,18 @@ func (o *Outbox) Reset() { *o = Outbox{} }
 
 // Flush writes what is pending in out to fd. While the socket buffer is
 // full it arms EPOLLOUT for fd (registered with tag and gen) and disarms it
-// once everything is written; call it again on EPOLLOUT.
+// once everything is written; call it again on EPOLLOUT. On a ring, the
+// send is queued for the pass's io_uring_enter, and out.Pending's bytes
+// must stay as they are until the request is answered.
 func (p *Poller) Flush(fd int, tag, gen int32, out *Outbox) error {
+	if p.ring != nil { // sent whole by the ring, which reports only a failure
+		b := out.Pending
+		out.Pending = nil
+		if len(b) == 0 {
+			return nil
+		}
+		return p.ring.send(fd, b, ringData(kindSend, int(tag), uint32(gen)))
+	}
 	rest, err := WriteNonblock(fd, out.Pending)
 	if err != nil {
 		return err

@@ -22,7 +22,10 @@ var _ driver.Multiplexer = (*Driver)(nil)
 // the reply in place through replyBuf); the next sends the following batch
 // of every connection whose batch is answered. The loop parks in the Go
 // runtime's poller only when no socket has anything (package evloop), which
-// also paces a constant rate (driver.PacedLoop).
+// also paces a constant rate (driver.PacedLoop). A closed loop in
+// benchrig's own process goes on io_uring (evloop.Feeder: Feed is given
+// what a connection's multishot receive brought, and handles it as read
+// does).
 //
 // A reopen (after a timeout or a lost connection) dials and handshakes on
 // the loop's goroutine: it stalls the loop's other connections while it

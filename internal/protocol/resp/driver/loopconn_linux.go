@@ -76,7 +76,7 @@ func (l *loop) open(ctx context.Context, c *lconn) error {
 // drop closes c's socket; its partial state goes with it.
 func (l *loop) drop(c *lconn) {
 	if c.Fd >= 0 {
-		_ = unix.Close(c.Fd) // also leaves the epoll set
+		l.P.CloseSocket(c.Fd) // also leaves the epoll set, or the ring
 	}
 	c.Fd, c.St, c.pend = -1, evloop.Down, c.pend[:0]
 	c.Out.Reset()
@@ -128,6 +128,28 @@ func (l *loop) read(c *lconn) {
 	}
 	c.flush()
 }
+
+// Feed implements evloop.Feeder: the bytes b that arrived on c on the
+// loop's ring, handled as read handles what it reads (empty b: the server
+// closed c).
+func (l *loop) Feed(ec *evloop.Conn, b []byte) {
+	c, now := l.conns[ec.I], driver.Now()
+	if len(b) == 0 {
+		l.eof(c, now)
+		return
+	}
+	if len(c.pend) > 0 { // a reply begun: it goes on in c's own buffer
+		c.pend = append(c.pend, b...)
+		b = c.pend
+	}
+	if !l.consume(c, b, now) {
+		return
+	}
+	c.flush()
+}
+
+// ReadFailed implements evloop.Feeder: an error receiving on c.
+func (l *loop) ReadFailed(ec *evloop.Conn, err error) { l.lost(l.conns[ec.I], err) }
 
 // consume handles the whole replies in data (c's pending bytes, then what
 // arrived) and keeps the rest. It returns false when c was closed.

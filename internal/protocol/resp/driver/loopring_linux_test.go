@@ -1,0 +1,54 @@
+//go:build linux
+
+package resp
+
+import (
+	"os"
+	"testing"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/driver/evloop"
+)
+
+// The event loop's tests again with its Runs on io_uring (package evloop:
+// a closed loop's Run blocking in the kernel, without busy poll): the
+// counts redis keeps, validation, AUTH, server errors, the window's end,
+// replies split a byte at a time, a server closing, oversized replies,
+// timeouts, unsolicited bytes, and no allocation per request. Each must
+// have gone on the ring; a kernel that refuses io_uring skips them, but
+// fails them in CI, whose machine has one.
+func TestLoopOnRing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"CountsMatchRedis", TestLoopCountsMatchRedis},
+		{"Validation", TestLoopValidation},
+		{"Auth", TestLoopAuth},
+		{"ServerErrors", TestLoopServerErrors},
+		{"DrainsAtDeadline", TestLoopDrainsAtDeadline},
+		{"SplitReplies", TestLoopSplitReplies},
+		{"ServerClosesReconnects", TestLoopServerClosesReconnects},
+		{"RefusesOversizedReplies", TestLoopRefusesOversizedReplies},
+		{"Timeout", TestLoopTimeout},
+		{"UnsolicitedBytes", TestLoopUnsolicitedBytes},
+		{"ZeroAllocPerRequest", TestLoopZeroAllocPerRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Cleanup(driver.SetBlockInKernel(true))
+			t.Cleanup(driver.SetIOUring(true))
+			t.Cleanup(driver.SetBusyPoll(0))
+			before := driver.RingRuns()
+			tc.f(t)
+			if err := evloop.RingRefused(); err != nil {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("io_uring refused: %v", err)
+				}
+				t.Skipf("io_uring refused: %v", err)
+			}
+			if driver.RingRuns() == before {
+				t.Fatal("no Run went on io_uring")
+			}
+		})
+	}
+}
