@@ -10,11 +10,11 @@ import (
 	"github.com/benchrig/benchrig/internal/driver/evloop"
 )
 
-// TestIOUring: a built benchrig's RESP closed loop goes on io_uring by
-// default (placement.io_uring auto; no busy poll beside an unpinned
-// server), says so in its Client line and its results (client.io), and
-// counts the same hits as on epoll (--io-uring off); a value neither auto
-// nor off is a usage error naming the flag.
+// TestIOUring: a built benchrig's RESP and HTTP/1.1 closed loops go on
+// io_uring by default (placement.io_uring auto; no busy poll beside an
+// unpinned server), say so in the Client line and the results
+// (client.io), and count what they count on epoll (--io-uring off); a
+// value neither auto nor off is a usage error naming the flag.
 func TestIOUring(t *testing.T) {
 	t.Parallel()
 	respNeedRedis(t)
@@ -49,6 +49,19 @@ func TestIOUring(t *testing.T) {
 		}
 		if hits := s.Stats["client_hits"]; hits != 4000 {
 			t.Errorf("%s: client_hits %v, want 4000", c.name, hits)
+		}
+	}
+	url := helloServer(t)
+	for _, c := range []struct{ io, flag string }{{"io_uring", "auto"}, {"epoll", "off"}} {
+		out := filepath.Join(dir, "http-"+c.flag+".json")
+		b, err := exec.Command(br, "http", url, "--io-uring", c.flag, "-c", "2", "-n", "3000", "--no-calibrate",
+			"--baseline", "0", "--recovery", "0", "-o", out).CombinedOutput()
+		if err != nil {
+			t.Fatalf("http --io-uring %s: %v\n%s", c.flag, err, b)
+		}
+		s := readResults(t, out).Sample
+		if s.Load.Client.IO != c.io || s.Load.Requests != 3000 || s.Load.Errors != 0 {
+			t.Errorf("http --io-uring %s: client.io %q, %d requests, %d errors; want %s, 3000, 0", c.flag, s.Load.Client.IO, s.Load.Requests, s.Load.Errors, c.io)
 		}
 	}
 	b, err := exec.Command(br, "resp", "--ephemeral", "--io-uring", "on", "-n", "10").CombinedOutput()

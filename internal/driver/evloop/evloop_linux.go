@@ -144,8 +144,16 @@ func (p *Poller) Add(fd int, events uint32, tag, gen int32) error {
 	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: events, Fd: tag, Pad: gen})
 }
 
-// Mod changes the events fd is registered for.
+// Mod changes the events fd is registered for. On a ring, a connection
+// waited for input only (a connect completed) leaves the epoll set for a
+// receive on the ring.
 func (p *Poller) Mod(fd int, events uint32, tag, gen int32) error {
+	if p.ring != nil && tag >= 0 && events == unix.EPOLLIN {
+		if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil); err != nil && err != unix.ENOENT {
+			return err
+		}
+		return p.ring.recv(fd, ringData(kindRecv, int(tag), uint32(gen)))
+	}
 	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: events, Fd: tag, Pad: gen})
 }
 

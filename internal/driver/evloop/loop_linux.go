@@ -26,6 +26,9 @@ type Loop struct {
 	Timeout int64 // per-request timeout in ns, 0 = none
 	// Only, when set, is the one connection Run starts and scans.
 	Only *Conn
+	// NoRing keeps the Runs on epoll even when the Handler is a Feeder
+	// (a protocol that reads some of its connections itself: TLS).
+	NoRing bool
 	// IdleFirst makes Run handle what happened on the connections since the
 	// last Run (a server closing them at its keep-alive timeout, bytes
 	// nobody asked for) before anything is sent on them.

@@ -11,7 +11,8 @@ import (
 )
 
 // A closed loop's Run goes on io_uring (uring_linux.go) instead of epoll
-// when its protocol takes received bytes from the loop (Feeder), the Run
+// when its protocol takes received bytes from the loop (Feeder: RESP's and
+// HTTP/1.1's loops, not over TLS: Loop.NoRing), the Run
 // blocks in the kernel (driver.SetBlockInKernel: benchrig's own process),
 // does not busy-poll, and driver.IOUring allows it. Its open connections
 // leave the epoll set for the Run: each gets a multishot recv into the
@@ -87,7 +88,7 @@ func RingAvailable() error {
 // whether it did; false leaves the Run on epoll.
 func (l *Loop) ringBegin() bool {
 	f, ok := l.H.(Feeder)
-	if !ok || l.paced != nil || !l.P.kernel || l.P.spin > 0 || !driver.IOUring() || RingRefused() != nil {
+	if !ok || l.NoRing || l.paced != nil || !l.P.kernel || l.P.spin > 0 || !driver.IOUring() || RingRefused() != nil {
 		return false
 	}
 	runtime.LockOSThread()

@@ -35,6 +35,7 @@ type loop struct {
 	conns []*lconn       // Loop.Conns, as the connections they are part of
 	buf   []byte         // the read buffer, shared: one goroutine reads
 	cbuf  []byte         // over TLS: the ciphertext read buffer, shared likewise
+	fbuf  []byte         // on io_uring: a connection's unparsed bytes and what arrived (Feed)
 	pipe  []byte         // the request repeated Pipeline times
 	out   driver.Outcome // a response's outcome, reused (Record takes a pointer)
 }
@@ -64,6 +65,7 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 	l.Timeout, l.IdleFirst = int64(d.cfg.Timeout), true
 	if d.w.tls != nil {
 		l.cbuf = make([]byte, 64<<10)
+		l.NoRing = true // the session reads and writes through tlsPipe
 	}
 	if err := l.Init(l, conns, l.dropAll); err != nil {
 		l.P.Shutdown()

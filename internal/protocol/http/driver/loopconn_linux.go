@@ -148,7 +148,7 @@ func (l *loop) connectFailed(c *lconn, err error, now int64) {
 // drop closes c's socket; its partial state goes with it.
 func (l *loop) drop(c *lconn) {
 	if c.Fd >= 0 {
-		_ = unix.Close(c.Fd) // also leaves the epoll set
+		l.P.CloseSocket(c.Fd) // also leaves the epoll set, or the ring
 	}
 	c.Fd, c.St, c.pend, c.fixed = -1, evloop.Down, c.pend[:0], c.fixed[:0]
 	c.tc, c.tp = nil, nil
@@ -240,6 +240,25 @@ func (l *loop) read(c *lconn) {
 	}
 	l.consume(c, l.buf[:m+n], now)
 }
+
+// Feed implements evloop.Feeder: the bytes b that arrived on c on the
+// loop's ring (never over TLS: Loop.NoRing), handled as read handles what
+// it reads (empty b: the server closed c).
+func (l *loop) Feed(ec *evloop.Conn, b []byte) {
+	c, now := l.conns[ec.I], driver.Now()
+	if len(b) == 0 {
+		l.eof(c, now)
+		return
+	}
+	if len(c.pend) > 0 {
+		l.fbuf = append(append(l.fbuf[:0], c.pend...), b...)
+		b = l.fbuf
+	}
+	l.consume(c, b, now)
+}
+
+// ReadFailed implements evloop.Feeder: an error receiving on c.
+func (l *loop) ReadFailed(ec *evloop.Conn, err error) { l.lost(l.conns[ec.I], err) }
 
 // consume parses data (c's unparsed bytes, then what arrived) and
 // completes every whole response in it, keeping the partial rest. It

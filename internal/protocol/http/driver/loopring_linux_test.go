@@ -1,0 +1,117 @@
+//go:build linux
+
+package http
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/driver/evloop"
+)
+
+// The HTTP/1.1 event loop's tests again with its Runs on io_uring (package
+// evloop: a closed loop's Run blocking in the kernel, without busy poll):
+// exact counts over pipelines, a server closing after each response or
+// abruptly, timeouts, chunked bodies checked, malformed responses and
+// refused connects, cancellation, a re-sent request timing out, fixed
+// responses compared, and a server closing idle connections between
+// windows. Each must have gone on the ring; a kernel that refuses io_uring
+// fails them in CI, whose machine has one. (The allocation tests' server
+// runs in the test's process, which a Run blocking in the kernel starves
+// under AllocsPerRun's one P: TestLoopZeroAllocsOnRing uses bin/hello.)
+func TestLoopOnRing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func(*testing.T)
+		ring bool // a Run must have gone on the ring
+	}{
+		// TLS stays on epoll (Loop.NoRing)
+		{"TLSIsNoRing", func(t *testing.T) { tlsLoopRuns(t) }, false},
+		{"ExactCountWithPipelining", TestLoopExactCountWithPipelining, true},
+		{"CloseAfterEachResponse", TestLoopCloseAfterEachResponse, true},
+		{"AbruptCloseCounted", TestLoopAbruptCloseCounted, true},
+		{"TimeoutCounted", TestLoopTimeoutCounted, true},
+		{"ChunkedWithBodyCheck", TestLoopChunkedWithBodyCheck, true},
+		{"MalformedAndRefused", TestLoopMalformedAndRefused, true},
+		{"CancelAndClose", TestLoopCancelAndClose, true},
+		{"ResentRequestTimesOut", TestLoopResentRequestTimesOut, true},
+		{"FixedResponses", TestLoopFixedResponses, true},
+		{"IdleGoServerClosesKeepAlive", TestIdleGoServerClosesKeepAlive, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Cleanup(driver.SetBlockInKernel(true))
+			t.Cleanup(driver.SetIOUring(true))
+			t.Cleanup(driver.SetBusyPoll(0))
+			before := driver.RingRuns()
+			t.Cleanup(func() { // after the test's own parallel subtests
+				if err := evloop.RingRefused(); err != nil {
+					if os.Getenv("CI") == "true" {
+						t.Errorf("io_uring refused: %v", err)
+					}
+					return
+				}
+				if ran := driver.RingRuns() > before; ran != tc.ring {
+					t.Errorf("a Run went on io_uring: %v, want %v", ran, tc.ring)
+				}
+			})
+			tc.f(t)
+		})
+	}
+}
+
+// tlsLoopRuns runs a closed loop over TLS, through a TLS front to a canned
+// server.
+func tlsLoopRuns(t *testing.T) {
+	cert := validCert(t, "ring")
+	addr := strings.TrimSuffix(strings.TrimPrefix(cannedServer(t), "http://"), "/")
+	d, err := New(Config{URL: "https://" + tlsFront(t, cert, ProtoHTTP1, addr) + "/", TLS: &TLSConfig{CACert: cert.CertFile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := d.OpenLoop(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	w := newTally(50)
+	if err := l.Run(context.Background(), 1, 0, w); err != nil || w.ok != 50 {
+		t.Fatalf("%d OK of 50: %v %v", w.ok, err, w.msgs)
+	}
+}
+
+// On the ring, as on epoll, a request allocates nothing once warmed up
+// (perRequestAllocs), against bin/hello in a process of its own.
+func TestLoopZeroAllocsOnRing(t *testing.T) {
+	url := startServer(t, nil, helloServer(t), "-addr", "127.0.0.1:0")
+	t.Cleanup(driver.SetBlockInKernel(true))
+	t.Cleanup(driver.SetIOUring(true))
+	t.Cleanup(driver.SetBusyPoll(0))
+	if err := evloop.RingAvailable(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("io_uring: %v", err)
+		}
+		t.Skipf("io_uring: %v", err)
+	}
+	for _, p := range []int{1, 8} {
+		t.Run(fmt.Sprintf("pipeline=%d", p), func(t *testing.T) {
+			d, err := New(Config{URL: url})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := d.OpenLoop(context.Background(), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			before := driver.RingRuns()
+			perRequestAllocs(t, l, p, "")
+			if driver.RingRuns() == before {
+				t.Fatal("no Run went on io_uring")
+			}
+		})
+	}
+}
