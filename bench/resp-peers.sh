@@ -211,7 +211,9 @@ print(l["requests"], l["seconds"], l["bytes"] / max(l["requests"], 1))' "$work/o
 done
 
 echo
-echo "RESP against a pinned redis-server, $CONNECTIONS connections, $RUNS runs per tool and case, interleaved"
+pinning="a pinned"
+[ "$PINNED" = 0 ] && pinning="an unpinned"
+echo "RESP against $pinning redis-server, $CONNECTIONS connections, $RUNS runs per tool and case, interleaved"
 echo "(client CPU = user+sys of the whole client process, getrusage; requests are commands: an MGET of 64 keys is one):"
 for c in "${cases[@]}"; do
 	IFS='|' read -r name _ _ rbcmd _ _ <<<"$c"

@@ -88,7 +88,7 @@ func (q *QuickFlags) Register(c *cobra.Command, defaultConns int) {
 	_ = f.MarkHidden("server-cpus")
 	f.StringVar(&q.ClientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
 	f.StringVar(&q.BusyPoll, "busy-poll", "auto", "how long the client polls before it sleeps between answers (closed loop): auto (20µs when it runs beside a pinned target on other CPUs, else off), off, or a duration up to 1ms")
-	f.StringVar(&q.IOUring, "io-uring", "auto", "whether the client's event loops may go on io_uring instead of epoll (closed loop; RESP and plain HTTP/1.1): auto (when they do not busy-poll and the kernel allows it) or off")
+	f.StringVar(&q.IOUring, "io-uring", "auto", "whether the client's event loops may go on io_uring instead of epoll (closed loop; RESP, PostgreSQL, plain HTTP/1.1): auto (when they do not busy-poll and the kernel allows it) or off")
 	cliflag.DurationVarP(f, &q.Interval, "sample-interval", "", time.Second, "server resource sampling period (≥ 100ms)")
 	f.BoolVar(&q.NoPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of a big multi-process server costs the client CPU")
 	cliflag.DurationVarP(f, &q.Baseline, "baseline", "", 0, "idle phase sampled before the load")

@@ -112,7 +112,8 @@ type Placement struct {
 	BusyPoll string `json:"busy_poll,omitempty"`
 	// IOUring says whether a closed-loop sample's event loops may go on
 	// io_uring instead of epoll (ParseIOUring): "auto" (the default, "":
-	// where the protocol's loop can, RESP's and plain HTTP/1.1's, while
+	// where the protocol's loop can, RESP's, PostgreSQL's and plain
+	// HTTP/1.1's, while
 	// they do not busy-poll and the kernel allows it) or "off".
 	IOUring string `json:"io_uring,omitempty"`
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // A closed loop's Run goes on io_uring (uring_linux.go) instead of epoll
-// when its protocol takes received bytes from the loop (Feeder: RESP's and
-// HTTP/1.1's loops, not over TLS: Loop.NoRing), the Run
+// when its protocol takes received bytes from the loop (Feeder: RESP's,
+// PostgreSQL's and HTTP/1.1's loops, not over TLS: Loop.NoRing), the Run
 // blocks in the kernel (driver.SetBlockInKernel: benchrig's own process),
 // does not busy-poll, and driver.IOUring allows it. Its open connections
 // leave the epoll set for the Run: each gets a multishot recv into the
@@ -235,8 +235,15 @@ func (l *Loop) complete(r *ring, e cqe) {
 // cancelled first (a request holds the socket open, and the peer would see
 // no FIN until it ends).
 func (p *Poller) CloseSocket(fd int) {
-	if p.ring != nil {
+	p.CancelSocket(fd)
+	_ = unix.Close(fd)
+}
+
+// CancelSocket cancels a connection's requests on the ring (nothing on
+// epoll), for a protocol that closes the socket itself (through the
+// net.Conn it came from).
+func (p *Poller) CancelSocket(fd int) {
+	if p.ring != nil && fd >= 0 {
 		_ = p.ring.cancelFd(fd)
 	}
-	_ = unix.Close(fd)
 }

@@ -99,7 +99,8 @@ func (l *loop) open(ctx context.Context, c *lconn) error {
 // drop closes c's socket; its partial state goes with it.
 func (l *loop) drop(c *lconn) {
 	if c.nc != nil {
-		_ = c.nc.Close() // also leaves the epoll set
+		l.P.CancelSocket(c.Fd) // on a ring, its requests first
+		_ = c.nc.Close()       // also leaves the epoll set
 	}
 	c.nc, c.Fd, c.St, c.rbuf = nil, -1, evloop.Down, c.rbuf[:0]
 	c.Out.Reset()

@@ -14,16 +14,7 @@ import (
 
 // read reads what arrived on c and handles every whole message in it.
 func (l *loop) read(c *lconn) {
-	need := 4096
-	if len(c.rbuf) >= 5 {
-		// The length was checked against the limit when it arrived.
-		need = max(need, 1+int(binary.BigEndian.Uint32(c.rbuf[1:]))-len(c.rbuf))
-	}
-	if cap(c.rbuf)-len(c.rbuf) < need {
-		nb := make([]byte, len(c.rbuf), max(2*cap(c.rbuf), len(c.rbuf)+need, 16384))
-		copy(nb, c.rbuf)
-		c.rbuf = nb
-	}
+	c.room(4096)
 	m := len(c.rbuf)
 	n, err := evloop.ReadNonblock(c.Fd, c.rbuf[m:cap(c.rbuf)])
 	if err != nil {
@@ -36,8 +27,45 @@ func (l *loop) read(c *lconn) {
 		l.fail(c, driver.Error, "connection closed by server")
 		return
 	}
-	now := driver.Now()
-	b := c.rbuf[:m+n]
+	l.handle(c, c.rbuf[:m+n], driver.Now())
+}
+
+// room makes room in c's buffer for at least n more bytes, and for the
+// rest of the message begun in it.
+func (c *lconn) room(n int) {
+	if len(c.rbuf) >= 5 {
+		// The length was checked against the limit when it arrived.
+		n = max(n, 1+int(binary.BigEndian.Uint32(c.rbuf[1:]))-len(c.rbuf))
+	}
+	if cap(c.rbuf)-len(c.rbuf) < n {
+		nb := make([]byte, len(c.rbuf), max(2*cap(c.rbuf), len(c.rbuf)+n, 16384))
+		copy(nb, c.rbuf)
+		c.rbuf = nb
+	}
+}
+
+// Feed implements evloop.Feeder: the bytes b that arrived on c on the
+// loop's ring, appended to c's buffer and handled as read handles what it
+// reads (empty b: the server closed c).
+func (l *loop) Feed(ec *evloop.Conn, b []byte) {
+	c := l.conns[ec.I]
+	if len(b) == 0 {
+		l.fail(c, driver.Error, "connection closed by server")
+		return
+	}
+	c.room(len(b))
+	m := len(c.rbuf)
+	l.handle(c, c.rbuf[:m+copy(c.rbuf[m:cap(c.rbuf)], b)], driver.Now())
+}
+
+// ReadFailed implements evloop.Feeder: an error receiving on c.
+func (l *loop) ReadFailed(ec *evloop.Conn, err error) {
+	l.fail(l.conns[ec.I], driver.Error, driver.Msg(err))
+}
+
+// handle handles every whole message in b (c's buffer: what was left,
+// then what arrived) and keeps the rest.
+func (l *loop) handle(c *lconn, b []byte, now int64) {
 	off := 0
 	for len(b)-off >= 5 {
 		ml := int(binary.BigEndian.Uint32(b[off+1:]))
