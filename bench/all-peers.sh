@@ -11,6 +11,7 @@
 #   RUNS=3 PINNING="1" bench/all-peers.sh    # pinned only
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/all-peers.sh   # an older build interleaved as benchrig-before
 #   SCRIPTS="http pg" bench/all-peers.sh
+#   URING=1 bench/all-peers.sh    # http and resp add the floor on io_uring (floor-uring)
 #   BUSY_POLL=20us bench/all-peers.sh  # http and h2 also run benchrig --busy-poll 20us (benchrig-busypoll)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ commit=$(git rev-parse --short HEAD)
 out=${OUT:-bench/results/all-peers-$(date -u +%F)-$commit.txt}
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 {
-	echo "# bench/all-peers.sh on $commit, $(date -u '+%F %H:%M') UTC; RUNS=$RUNS; SCRIPTS=\"$SCRIPTS\"; PINNING=\"$PINNING\"; ${BENCHRIG_BEFORE:+BENCHRIG_BEFORE interleaved as benchrig-before; }${BUSY_POLL:+BUSY_POLL=$BUSY_POLL: http and h2 add a benchrig-busypoll row; }$(nproc) CPUs: $cpu"
+	echo "# bench/all-peers.sh on $commit, $(date -u '+%F %H:%M') UTC; RUNS=$RUNS; SCRIPTS=\"$SCRIPTS\"; PINNING=\"$PINNING\"; ${BENCHRIG_BEFORE:+BENCHRIG_BEFORE interleaved as benchrig-before; }${BUSY_POLL:+BUSY_POLL=$BUSY_POLL: http and h2 add a benchrig-busypoll row; }${URING:+URING=$URING; }${EPOLL:+EPOLL=$EPOLL; }$(nproc) CPUs: $cpu"
 	echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out"
 # settle: before each script, wait (at most SETTLE_MAX seconds) until the

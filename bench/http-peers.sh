@@ -18,6 +18,7 @@
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/http-peers.sh   # also an older build, interleaved, as "benchrig-before"
 #   BUSY_POLL=20us bench/http-peers.sh   # also benchrig --busy-poll 20us, interleaved, as "benchrig-busypoll"
 #   CLIENT_QUOTA=0.3 bench/http-peers.sh   # every client limited to 0.3 of a CPU (bench/lib/quota.sh): throughput per client core at saturation
+#   URING=1 bench/http-peers.sh   # also the floor on io_uring (floor --uring), interleaved, as "floor-uring"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/nocalibrate.sh
@@ -85,6 +86,11 @@ for run in $(seq "$RUNS"); do
 	cpu=$(measure "$floor" http "${addr%:*}" "${addr##*:}" "$CONNECTIONS" "$DURATION" | cpu_of)
 	read -r _ reqs _ secs <"$work/out"
 	echo "floor $reqs $secs $cpu" >>"$work/rows"
+	if [ "${URING:-0}" = 1 ]; then
+		cpu=$(measure "$floor" --uring http "${addr%:*}" "${addr##*:}" "$CONNECTIONS" "$DURATION" | cpu_of)
+		read -r _ reqs _ secs <"$work/out"
+		echo "floor-uring $reqs $secs $cpu" >>"$work/rows"
+	fi
 
 	cpu=$(measure "$autocannon" -c "$CONNECTIONS" -d "$DURATION" -j "$url" | cpu_of)
 	reqs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"]["total"])' "$work/out")
