@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -18,11 +17,10 @@ import (
 func TestIOUring(t *testing.T) {
 	t.Parallel()
 	respNeedRedis(t)
-	if err := evloop.RingAvailable(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("io_uring: %v", err)
-		}
-		t.Skipf("io_uring: %v", err)
+	if why, err := evloop.RingCheck(); err != nil {
+		t.Fatal(err)
+	} else if why != "" {
+		t.Skip(why)
 	}
 	dir := t.TempDir()
 	br, _ := buildBenchrig(t, dir)

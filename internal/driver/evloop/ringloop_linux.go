@@ -84,6 +84,26 @@ func RingAvailable() error {
 	return nil
 }
 
+// KernelRefusesRing reports whether err (RingAvailable's, RingRefused's)
+// is the machine saying no to io_uring rather than a failure of benchrig's
+// use of it: a kernel without it (ENOSYS), or one that turned it off for
+// this process (kernel.io_uring_disabled, a seccomp filter: EPERM,
+// EACCES). The tests skip on such a machine, and fail on any other error.
+func KernelRefusesRing(err error) bool {
+	return errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES)
+}
+
+// RingCheck is what a test of the ring does before it begins: skip (why
+// not empty) where the machine refuses io_uring (KernelRefusesRing), fail
+// on any other error of RingAvailable's.
+func RingCheck() (why string, err error) {
+	err = RingAvailable()
+	if err != nil && KernelRefusesRing(err) {
+		return "the kernel refuses io_uring to this process: " + err.Error(), nil
+	}
+	return "", err
+}
+
 // ringBegin moves the open connections onto a new ring and reports
 // whether it did; false leaves the Run on epoll.
 func (l *Loop) ringBegin() bool {

@@ -3,6 +3,7 @@ package evloop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -14,21 +15,18 @@ import (
 
 // onRing makes the test's Runs of a Feeder's loop go on io_uring (they
 // must block in the kernel and not busy-poll) and checks, at the end, that
-// some did. A kernel that refuses io_uring skips the test, but fails it in
-// CI, whose machine has one.
+// some did. A machine that refuses io_uring skips the test (RingCheck).
 func onRing(t *testing.T) {
 	t.Helper()
+	ringCheck(t)
 	inKernel(t, 0)
 	t.Cleanup(driver.SetIOUring(true))
 	t.Cleanup(driver.SetBusyPoll(0))
 	before := driver.RingRuns()
 	t.Cleanup(func() {
 		if err := RingRefused(); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Errorf("io_uring refused: %v", err)
-				return
-			}
-			t.Skipf("io_uring refused: %v", err)
+			t.Errorf("io_uring refused during the test: %v", err)
+			return
 		}
 		if driver.RingRuns() == before {
 			t.Error("no Run went on io_uring")
@@ -175,12 +173,10 @@ func TestRingCloseSocketEndsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unix.Close(fds[1])
+	ringCheck(t)
 	r, err := newRing(64, make([]byte, 4*64), 4)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	defer r.close()
 	if err := r.recv(fds[0], ringData(kindRecv, 0, 1)); err != nil {
@@ -205,5 +201,28 @@ func TestRingCloseSocketEndsIt(t *testing.T) {
 			t.Fatalf("the peer of a socket closed on the ring: read %d, %v; want the end of the stream", n, err)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// ringCheck skips the test where the machine refuses io_uring, and fails
+// it on any other error making a ring (RingCheck).
+func ringCheck(t *testing.T) {
+	t.Helper()
+	why, err := RingCheck()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why != "" {
+		t.Skip(why)
+	}
+}
+
+// The machine's refusals skip the ring's tests; anything else fails them.
+func TestKernelRefusesRing(t *testing.T) {
+	for errno, want := range map[unix.Errno]bool{unix.ENOSYS: true, unix.EPERM: true, unix.EACCES: true, unix.EINVAL: false, unix.ENOMEM: false} {
+		err := fmt.Errorf("%w: io_uring_setup: %w", errNoRing, errno)
+		if got := KernelRefusesRing(err); got != want {
+			t.Errorf("KernelRefusesRing(%v) = %v, want %v", err, got, want)
+		}
 	}
 }

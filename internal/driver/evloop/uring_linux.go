@@ -158,7 +158,7 @@ func newRing(entries int, bufs []byte, nbuf int) (*ring, error) {
 	p := uringParams{flags: setupCQSize | setupSubmitAll | setupSingleIssuer | setupDeferTaskrun, cqEntries: uint32(4 * entries)}
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
 	if errno != 0 {
-		return nil, fmt.Errorf("%w: io_uring_setup: %v", errNoRing, errno)
+		return nil, fmt.Errorf("%w: io_uring_setup: %w", errNoRing, errno)
 	}
 	r.fd = int(fd)
 	if p.features&(featSingleMmap|featNodrop|featExtArg) != featSingleMmap|featNodrop|featExtArg {
@@ -200,7 +200,7 @@ func newRing(entries int, bufs []byte, nbuf int) (*ring, error) {
 	reg := bufReg{ringAddr: uint64(uintptr(unsafe.Pointer(&r.bufMem[0]))), ringEntries: uint32(nbuf), bgid: bufGroup}
 	if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerPbufRing, uintptr(unsafe.Pointer(&reg)), 1, 0, 0); errno != 0 {
 		r.close()
-		return nil, fmt.Errorf("%w: register the buffer ring: %v", errNoRing, errno)
+		return nil, fmt.Errorf("%w: register the buffer ring: %w", errNoRing, errno)
 	}
 	r.bmask = uint16(nbuf - 1)
 	for b := 0; b < nbuf; b++ {

@@ -5,7 +5,6 @@ package http
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -19,8 +18,8 @@ import (
 // abruptly, timeouts, chunked bodies checked, malformed responses and
 // refused connects, cancellation, a re-sent request timing out, fixed
 // responses compared, and a server closing idle connections between
-// windows. Each must have gone on the ring; a kernel that refuses io_uring
-// fails them in CI, whose machine has one. (The allocation tests' server
+// windows. Each must have gone on the ring; a machine that refuses
+// io_uring skips them (evloop.RingCheck). (The allocation tests' server
 // runs in the test's process, which a Run blocking in the kernel starves
 // under AllocsPerRun's one P: TestLoopZeroAllocsOnRing uses bin/hello.)
 func TestLoopOnRing(t *testing.T) {
@@ -43,15 +42,18 @@ func TestLoopOnRing(t *testing.T) {
 		{"IdleGoServerClosesKeepAlive", TestIdleGoServerClosesKeepAlive, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if why, err := evloop.RingCheck(); err != nil {
+				t.Fatal(err)
+			} else if why != "" {
+				t.Skip(why)
+			}
 			t.Cleanup(driver.SetBlockInKernel(true))
 			t.Cleanup(driver.SetIOUring(true))
 			t.Cleanup(driver.SetBusyPoll(0))
 			before := driver.RingRuns()
 			t.Cleanup(func() { // after the test's own parallel subtests
 				if err := evloop.RingRefused(); err != nil {
-					if os.Getenv("CI") == "true" {
-						t.Errorf("io_uring refused: %v", err)
-					}
+					t.Errorf("io_uring refused during the test: %v", err)
 					return
 				}
 				if ran := driver.RingRuns() > before; ran != tc.ring {
@@ -90,11 +92,10 @@ func TestLoopZeroAllocsOnRing(t *testing.T) {
 	t.Cleanup(driver.SetBlockInKernel(true))
 	t.Cleanup(driver.SetIOUring(true))
 	t.Cleanup(driver.SetBusyPoll(0))
-	if err := evloop.RingAvailable(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("io_uring: %v", err)
-		}
-		t.Skipf("io_uring: %v", err)
+	if why, err := evloop.RingCheck(); err != nil {
+		t.Fatal(err)
+	} else if why != "" {
+		t.Skip(why)
 	}
 	for _, p := range []int{1, 8} {
 		t.Run(fmt.Sprintf("pipeline=%d", p), func(t *testing.T) {

@@ -3,7 +3,6 @@
 package pg
 
 import (
-	"os"
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/driver"
@@ -16,8 +15,7 @@ import (
 // writes counted as the server counts them, server errors, timeouts,
 // cancellation, backends, a huge message refused, the decoding switched
 // off, and no allocation per request. Each must have gone on the ring; a
-// kernel that refuses io_uring skips them, but fails them in CI, whose
-// machine has one.
+// machine that refuses io_uring skips them (evloop.RingCheck).
 func TestLoopOnRing(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -35,16 +33,18 @@ func TestLoopOnRing(t *testing.T) {
 		{"ZeroAllocPerRequest", TestLoopZeroAllocPerRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if why, err := evloop.RingCheck(); err != nil {
+				t.Fatal(err)
+			} else if why != "" {
+				t.Skip(why)
+			}
 			t.Cleanup(driver.SetBlockInKernel(true))
 			t.Cleanup(driver.SetIOUring(true))
 			t.Cleanup(driver.SetBusyPoll(0))
 			before := driver.RingRuns()
 			tc.f(t)
 			if err := evloop.RingRefused(); err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("io_uring refused: %v", err)
-				}
-				t.Skipf("io_uring refused: %v", err)
+				t.Fatalf("io_uring refused during the test: %v", err)
 			}
 			if driver.RingRuns() == before {
 				t.Fatal("no Run went on io_uring")

@@ -3,7 +3,6 @@
 package resp
 
 import (
-	"os"
 	"testing"
 
 	"github.com/benchrig/benchrig/internal/driver"
@@ -15,8 +14,8 @@ import (
 // counts redis keeps, validation, AUTH, server errors, the window's end,
 // replies split a byte at a time, a server closing, oversized replies,
 // timeouts, unsolicited bytes, and no allocation per request. Each must
-// have gone on the ring; a kernel that refuses io_uring skips them, but
-// fails them in CI, whose machine has one.
+// have gone on the ring; a machine that refuses io_uring skips them
+// (evloop.RingCheck).
 func TestLoopOnRing(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -35,16 +34,18 @@ func TestLoopOnRing(t *testing.T) {
 		{"ZeroAllocPerRequest", TestLoopZeroAllocPerRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if why, err := evloop.RingCheck(); err != nil {
+				t.Fatal(err)
+			} else if why != "" {
+				t.Skip(why)
+			}
 			t.Cleanup(driver.SetBlockInKernel(true))
 			t.Cleanup(driver.SetIOUring(true))
 			t.Cleanup(driver.SetBusyPoll(0))
 			before := driver.RingRuns()
 			tc.f(t)
 			if err := evloop.RingRefused(); err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("io_uring refused: %v", err)
-				}
-				t.Skipf("io_uring refused: %v", err)
+				t.Fatalf("io_uring refused during the test: %v", err)
 			}
 			if driver.RingRuns() == before {
 				t.Fatal("no Run went on io_uring")
