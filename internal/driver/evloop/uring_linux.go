@@ -34,8 +34,8 @@ type ring struct {
 	queued                       uint32 // SQEs queued since the last enter
 
 	// the provided buffers: bufs cut in buffers of bufSize bytes, whose
-	// entries are in bring (mapped at bufMem), added back as they are
-	// handled
+	// entries are in bring (the kernel's, mapped at bufMem), added back as
+	// they are handled
 	bring     []ringBuf
 	bufs      []byte
 	btail     uint16
@@ -143,6 +143,9 @@ const (
 	cancelFlagFD       = 1 << 1
 	cancelFlagAny      = 1 << 2
 	bufGroup           = 1
+	pbufRingMmap       = 1 // IOU_PBUF_RING_MMAP
+	offPbufRing        = 0x80000000
+	offPbufShift       = 16
 )
 
 // errNoRing says the kernel refused what the ring needs (io_uring off by
@@ -154,6 +157,18 @@ var errNoRing = errors.New("io_uring unavailable")
 // caller's, which keeps it for as long as anything may hold a slice of it
 // (the kernel writes into it until the ring is closed).
 func newRing(entries int, bufs []byte, nbuf int) (*ring, error) {
+	// A ring made just after others were closed has been seen to refuse
+	// its buffer ring as already registered (EEXIST, Linux 6.18, a few
+	// rings in a thousand made by the tests): a new ring then takes it.
+	for try := 0; ; try++ {
+		r, err := makeRing(entries, bufs, nbuf)
+		if err == nil || !errors.Is(err, unix.EEXIST) || try == 4 {
+			return r, err
+		}
+	}
+}
+
+func makeRing(entries int, bufs []byte, nbuf int) (*ring, error) {
 	r := &ring{fd: -1}
 	p := uringParams{flags: setupCQSize | setupSubmitAll | setupSingleIssuer | setupDeferTaskrun, cqEntries: uint32(4 * entries)}
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
@@ -188,20 +203,22 @@ func newRing(entries int, bufs []byte, nbuf int) (*ring, error) {
 	r.tail = atomic.LoadUint32(r.sqTail)
 
 	// the provided buffers: bufs, cut in nbuf, and the ring of their
-	// entries in a mapping of its own (page-aligned, as the kernel wants
-	// it)
+	// entries, which the kernel allocates (IOU_PBUF_RING_MMAP) and the
+	// ring's descriptor maps: a ring of entries in memory of ours would
+	// have its pages pinned, and registering one at an address a ring
+	// closed a moment before had pinned can fail (EEXIST, Linux 6.18)
 	r.bufSize = len(bufs) / nbuf
-	if r.bufMem, err = unix.Mmap(-1, 0, (16*nbuf+4095)&^4095, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_POPULATE); err != nil {
-		r.close()
-		return nil, fmt.Errorf("%w: mmap the buffer ring: %v", errNoRing, err)
-	}
-	r.bring = unsafe.Slice((*ringBuf)(unsafe.Pointer(&r.bufMem[0])), nbuf)
 	r.bufs = bufs
-	reg := bufReg{ringAddr: uint64(uintptr(unsafe.Pointer(&r.bufMem[0]))), ringEntries: uint32(nbuf), bgid: bufGroup}
+	reg := bufReg{ringEntries: uint32(nbuf), bgid: bufGroup, flags: pbufRingMmap}
 	if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerPbufRing, uintptr(unsafe.Pointer(&reg)), 1, 0, 0); errno != 0 {
 		r.close()
 		return nil, fmt.Errorf("%w: register the buffer ring: %w", errNoRing, errno)
 	}
+	if r.bufMem, err = unix.Mmap(r.fd, offPbufRing|bufGroup<<offPbufShift, (16*nbuf+4095)&^4095, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE); err != nil {
+		r.close()
+		return nil, fmt.Errorf("%w: mmap the buffer ring: %v", errNoRing, err)
+	}
+	r.bring = unsafe.Slice((*ringBuf)(unsafe.Pointer(&r.bufMem[0])), nbuf)
 	r.bmask = uint16(nbuf - 1)
 	for b := 0; b < nbuf; b++ {
 		r.putBuf(uint16(b))

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/driver/evloop"
+	"github.com/benchrig/benchrig/internal/driver/evloop/ringtest"
 )
 
 // The HTTP/1.1 event loop's tests again with its Runs on io_uring (package
@@ -19,7 +18,7 @@ import (
 // refused connects, cancellation, a re-sent request timing out, fixed
 // responses compared, and a server closing idle connections between
 // windows. Each must have gone on the ring; a machine that refuses
-// io_uring skips them (evloop.RingCheck). (The allocation tests' server
+// io_uring skips them (ringtest.Run). (The allocation tests' server
 // runs in the test's process, which a Run blocking in the kernel starves
 // under AllocsPerRun's one P: TestLoopZeroAllocsOnRing uses bin/hello.)
 func TestLoopOnRing(t *testing.T) {
@@ -41,27 +40,7 @@ func TestLoopOnRing(t *testing.T) {
 		{"FixedResponses", TestLoopFixedResponses, true},
 		{"IdleGoServerClosesKeepAlive", TestIdleGoServerClosesKeepAlive, true},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if why, err := evloop.RingCheck(); err != nil {
-				t.Fatal(err)
-			} else if why != "" {
-				t.Skip(why)
-			}
-			t.Cleanup(driver.SetBlockInKernel(true))
-			t.Cleanup(driver.SetIOUring(true))
-			t.Cleanup(driver.SetBusyPoll(0))
-			before := driver.RingRuns()
-			t.Cleanup(func() { // after the test's own parallel subtests
-				if err := evloop.RingRefused(); err != nil {
-					t.Errorf("io_uring refused during the test: %v", err)
-					return
-				}
-				if ran := driver.RingRuns() > before; ran != tc.ring {
-					t.Errorf("a Run went on io_uring: %v, want %v", ran, tc.ring)
-				}
-			})
-			tc.f(t)
-		})
+		ringtest.Run(t, tc.name, tc.f, tc.ring)
 	}
 }
 
@@ -89,16 +68,8 @@ func tlsLoopRuns(t *testing.T) {
 // (perRequestAllocs), against bin/hello in a process of its own.
 func TestLoopZeroAllocsOnRing(t *testing.T) {
 	url := startServer(t, nil, helloServer(t), "-addr", "127.0.0.1:0")
-	t.Cleanup(driver.SetBlockInKernel(true))
-	t.Cleanup(driver.SetIOUring(true))
-	t.Cleanup(driver.SetBusyPoll(0))
-	if why, err := evloop.RingCheck(); err != nil {
-		t.Fatal(err)
-	} else if why != "" {
-		t.Skip(why)
-	}
 	for _, p := range []int{1, 8} {
-		t.Run(fmt.Sprintf("pipeline=%d", p), func(t *testing.T) {
+		ringtest.Run(t, fmt.Sprintf("pipeline=%d", p), func(t *testing.T) {
 			d, err := New(Config{URL: url})
 			if err != nil {
 				t.Fatal(err)
@@ -108,11 +79,7 @@ func TestLoopZeroAllocsOnRing(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer l.Close()
-			before := driver.RingRuns()
 			perRequestAllocs(t, l, p, "")
-			if driver.RingRuns() == before {
-				t.Fatal("no Run went on io_uring")
-			}
-		})
+		}, true)
 	}
 }

@@ -5,8 +5,7 @@ package pg
 import (
 	"testing"
 
-	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/driver/evloop"
+	"github.com/benchrig/benchrig/internal/driver/evloop/ringtest"
 )
 
 // The event loop's tests again with its Runs on io_uring (package evloop:
@@ -15,7 +14,7 @@ import (
 // writes counted as the server counts them, server errors, timeouts,
 // cancellation, backends, a huge message refused, the decoding switched
 // off, and no allocation per request. Each must have gone on the ring; a
-// machine that refuses io_uring skips them (evloop.RingCheck).
+// machine that refuses io_uring skips them (ringtest.Run).
 func TestLoopOnRing(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -32,23 +31,6 @@ func TestLoopOnRing(t *testing.T) {
 		{"SkipDecode", TestSkipDecode},
 		{"ZeroAllocPerRequest", TestLoopZeroAllocPerRequest},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if why, err := evloop.RingCheck(); err != nil {
-				t.Fatal(err)
-			} else if why != "" {
-				t.Skip(why)
-			}
-			t.Cleanup(driver.SetBlockInKernel(true))
-			t.Cleanup(driver.SetIOUring(true))
-			t.Cleanup(driver.SetBusyPoll(0))
-			before := driver.RingRuns()
-			tc.f(t)
-			if err := evloop.RingRefused(); err != nil {
-				t.Fatalf("io_uring refused during the test: %v", err)
-			}
-			if driver.RingRuns() == before {
-				t.Fatal("no Run went on io_uring")
-			}
-		})
+		ringtest.Run(t, tc.name, tc.f, true)
 	}
 }

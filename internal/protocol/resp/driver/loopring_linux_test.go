@@ -5,8 +5,7 @@ package resp
 import (
 	"testing"
 
-	"github.com/benchrig/benchrig/internal/driver"
-	"github.com/benchrig/benchrig/internal/driver/evloop"
+	"github.com/benchrig/benchrig/internal/driver/evloop/ringtest"
 )
 
 // The event loop's tests again with its Runs on io_uring (package evloop:
@@ -15,7 +14,7 @@ import (
 // replies split a byte at a time, a server closing, oversized replies,
 // timeouts, unsolicited bytes, and no allocation per request. Each must
 // have gone on the ring; a machine that refuses io_uring skips them
-// (evloop.RingCheck).
+// (ringtest.Run).
 func TestLoopOnRing(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -33,23 +32,6 @@ func TestLoopOnRing(t *testing.T) {
 		{"UnsolicitedBytes", TestLoopUnsolicitedBytes},
 		{"ZeroAllocPerRequest", TestLoopZeroAllocPerRequest},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if why, err := evloop.RingCheck(); err != nil {
-				t.Fatal(err)
-			} else if why != "" {
-				t.Skip(why)
-			}
-			t.Cleanup(driver.SetBlockInKernel(true))
-			t.Cleanup(driver.SetIOUring(true))
-			t.Cleanup(driver.SetBusyPoll(0))
-			before := driver.RingRuns()
-			tc.f(t)
-			if err := evloop.RingRefused(); err != nil {
-				t.Fatalf("io_uring refused during the test: %v", err)
-			}
-			if driver.RingRuns() == before {
-				t.Fatal("no Run went on io_uring")
-			}
-		})
+		ringtest.Run(t, tc.name, tc.f, true)
 	}
 }
