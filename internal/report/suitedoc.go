@@ -144,9 +144,9 @@ func sourceMeta(src *Source) []KV {
 }
 
 // sampleNotes warns of failed, unhealthy, interrupted and client-saturated
-// samples.
+// samples, and says which ran on io_uring.
 func sampleNotes(rows []Row) []string {
-	var failed, unhealthy, interrupted, saturated, polled int
+	var failed, unhealthy, interrupted, saturated, polled, ringed, epolled int
 	var pollUS float64 // the longest busy poll
 	var pollShare []float64
 	for _, r := range rows {
@@ -162,6 +162,14 @@ func sampleNotes(rows []Row) []string {
 		}
 		if s.Load != nil && s.Load.Client.Saturated {
 			saturated++
+		}
+		if s.Load != nil {
+			switch s.Load.Client.IO {
+			case "io_uring":
+				ringed++
+			case "epoll":
+				epolled++
+			}
 		}
 		if s.Load != nil && s.Load.Client.BusyPollUS > 0 {
 			c := s.Load.Client
@@ -193,6 +201,15 @@ func sampleNotes(rows []Row) []string {
 		}
 		notes = append(notes, fmt.Sprintf("In %s the client polled for answers up to %g µs before it slept (busy poll), so that the server's answers did not have to wake it: "+
 			"its client cores and µs/request include that polling%s.", samplesCount(polled, "", ""), pollUS, share))
+	}
+	if ringed > 0 {
+		also := ""
+		if epolled > 0 {
+			also = fmt.Sprintf("; %s on epoll, whose client figures are not comparable with those", samplesCount(epolled, "ran", "ran"))
+		}
+		notes = append(notes, fmt.Sprintf("In %s the client's event loops ran on io_uring (client.io; placement.io_uring): one system call a pass "+
+			"where epoll takes a wait, a read and a write per connection, so their client cores and µs/request are lower for the same work%s.",
+			samplesCount(ringed, "", ""), also))
 	}
 	return notes
 }

@@ -156,3 +156,25 @@ func TestReportDocBusyPollNote(t *testing.T) {
 		t.Errorf("notes %q lack %q", notes, want)
 	}
 }
+
+// Samples whose loops ran on io_uring say so in the notes, and a mix of
+// io_uring and epoll says how many of each.
+func TestReportDocIONote(t *testing.T) {
+	src := source("demo", map[[2]string][][2]float64{{"4 conns", "go"}: {{100, 1}, {104, 1}, {102, 1}}})
+	for i, io := range []string{"io_uring", "io_uring", "epoll"} {
+		src.Rows[i].Sample.Load.Client.IO = io
+	}
+	notes := strings.Join(ReportDoc(src).Notes, "\n")
+	want := "In 2 samples the client's event loops ran on io_uring (client.io; placement.io_uring): one system call a pass " +
+		"where epoll takes a wait, a read and a write per connection, so their client cores and µs/request are lower for the same work; " +
+		"1 sample ran on epoll, whose client figures are not comparable with those."
+	if !strings.Contains(notes, want) {
+		t.Errorf("notes %q lack %q", notes, want)
+	}
+	for i := range src.Rows {
+		src.Rows[i].Sample.Load.Client.IO = "epoll"
+	}
+	if notes := strings.Join(ReportDoc(src).Notes, "\n"); strings.Contains(notes, "io_uring") {
+		t.Errorf("epoll samples noted as io_uring: %q", notes)
+	}
+}
