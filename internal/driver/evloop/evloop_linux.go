@@ -139,7 +139,7 @@ func (p *Poller) Init(nevents int, closeConns func()) error {
 // events of a socket it closed earlier in the same pass).
 func (p *Poller) Add(fd int, events uint32, tag, gen int32) error {
 	if p.ring != nil && tag >= 0 && events == unix.EPOLLIN {
-		return p.ring.recv(fd, ringData(kindRecv, int(tag), uint32(gen)))
+		return p.onRing(fd, int(tag), uint32(gen), false)
 	}
 	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: events, Fd: tag, Pad: gen})
 }
@@ -149,10 +149,7 @@ func (p *Poller) Add(fd int, events uint32, tag, gen int32) error {
 // receive on the ring.
 func (p *Poller) Mod(fd int, events uint32, tag, gen int32) error {
 	if p.ring != nil && tag >= 0 && events == unix.EPOLLIN {
-		if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil); err != nil && err != unix.ENOENT {
-			return err
-		}
-		return p.ring.recv(fd, ringData(kindRecv, int(tag), uint32(gen)))
+		return p.onRing(fd, int(tag), uint32(gen), true)
 	}
 	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: events, Fd: tag, Pad: gen})
 }
@@ -204,14 +201,22 @@ func (p *Poller) Wait(ms int) ([]unix.EpollEvent, error) {
 // waitKernel is Wait blocking in epoll_wait itself, as a raw system call
 // that keeps the P (see the package comment).
 func (p *Poller) waitKernel(ms int) ([]unix.EpollEvent, error) {
+	p.yieldBeforeWait()
+	k, errno := p.epollWait(ms)
+	p.yield = errno != 0 || k == 0
+	return p.result(k, errno)
+}
+
+// yieldBeforeWait counts a wait in the kernel and yields the P before it
+// on every 32nd, and after a wait that timed out or was interrupted
+// (yield): a Run holding its P in the kernel gives the process's other
+// goroutines their turn (see the package comment).
+func (p *Poller) yieldBeforeWait() {
 	p.waits++
 	if p.yield || p.waits%32 == 0 {
 		p.yield = false
 		runtime.Gosched()
 	}
-	k, errno := p.epollWait(ms)
-	p.yield = errno != 0 || k == 0
-	return p.result(k, errno)
 }
 
 // busyPoll polls the epoll set without blocking until it has events or

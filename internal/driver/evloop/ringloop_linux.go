@@ -132,9 +132,8 @@ func (l *Loop) ringBegin() bool {
 	l.P.ring, l.feeder = r, f
 	for _, c := range l.Conns {
 		if c.St == Open && c.Fd >= 0 {
-			_ = unix.EpollCtl(l.P.epfd, unix.EPOLL_CTL_DEL, c.Fd, nil)
 			c.Out.armed = false
-			if err := r.recv(c.Fd, ringData(kindRecv, c.I, c.Gen)); err != nil {
+			if err := l.P.onRing(c.Fd, c.I, c.Gen, true); err != nil {
 				l.ringErr = err
 			}
 		}
@@ -150,11 +149,7 @@ func (l *Loop) ringEnd() {
 	err := r.cancelAll()
 	l.P.ring = nil // from here on, a reopen registers with epoll
 	if err == nil {
-		head, tail := r.ready()
-		for ; head != tail; head++ {
-			l.complete(r, r.at(head))
-		}
-		r.done(tail)
+		l.reap(r)
 	}
 	r.close()
 	l.feeder = nil
@@ -173,26 +168,40 @@ func (l *Loop) ringEnd() {
 // completion is handled. It yields the P as waitKernel does.
 func (l *Loop) ringWait(ms int) error {
 	p, r := &l.P, l.P.ring
-	p.waits++
-	if p.yield || p.waits%32 == 0 {
-		p.yield = false
-		runtime.Gosched()
-	}
+	p.yieldBeforeWait()
 	if err := r.enter(1, ms, true); err != nil {
 		return err
 	}
-	head, tail := r.ready()
-	p.yield = head == tail
-	for ; head != tail; head++ {
-		l.complete(r, r.at(head))
-	}
-	r.done(tail)
+	p.yield = l.reap(r) == 0
 	r.publishBufs()
 	if err := l.ringErr; err != nil {
 		l.ringErr = nil
 		return err
 	}
 	return nil
+}
+
+// reap handles the completions in r's queue and releases them; n: how
+// many.
+func (l *Loop) reap(r *ring) (n int) {
+	head, tail := r.ready()
+	for ; head != tail; head++ {
+		l.complete(r, r.at(head))
+		n++
+	}
+	r.done(tail)
+	return n
+}
+
+// onRing gives connection tag's socket fd (generation gen) a receive on
+// the ring; out says it leaves the epoll set first (it was in it).
+func (p *Poller) onRing(fd, tag int, gen uint32, out bool) error {
+	if out {
+		if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil); err != nil && err != unix.ENOENT {
+			return err
+		}
+	}
+	return p.ring.recv(fd, ringData(kindRecv, tag, gen))
 }
 
 // complete handles one completion of ring r: a connection's bytes (to its
