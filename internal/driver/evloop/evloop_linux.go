@@ -93,7 +93,8 @@ type Poller struct {
 	spin       int64      // this Run's busy poll before a wait, ns (driver.BusyPoll)
 	spun       int64      // the time this Run spent in it, ns
 	closeConns func()
-	ring       *ring // this Run's io_uring (ringloop_linux.go), nil: epoll
+	ring       *ring // this Run's io_uring (ringpoll_linux.go), nil: epoll
+	ringErr    error // a failure queueing on the ring, returned by RingWait
 
 	mu        sync.Mutex
 	running   bool

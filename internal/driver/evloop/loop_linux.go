@@ -26,9 +26,6 @@ type Loop struct {
 	Timeout int64 // per-request timeout in ns, 0 = none
 	// Only, when set, is the one connection Run starts and scans.
 	Only *Conn
-	// NoRing keeps the Runs on epoll even when the Handler is a Feeder
-	// (a protocol that reads some of its connections itself: TLS).
-	NoRing bool
 	// IdleFirst makes Run handle what happened on the connections since the
 	// last Run (a server closing them at its keep-alive timeout, bytes
 	// nobody asked for) before anything is sent on them.
@@ -60,7 +57,6 @@ type Loop struct {
 
 	// a Run on io_uring's (ringloop_linux.go)
 	feeder   Feeder
-	ringErr  error  // a failure queueing on the ring, returned by the pass
 	ringBufs []byte // the rings' buffers, kept from Run to Run
 }
 
@@ -216,7 +212,7 @@ func (l *Loop) Run(ctx context.Context, pipeline int, deadline int64, w driver.L
 		var evs []unix.EpollEvent
 		var err error
 		if l.P.ring != nil {
-			err = l.ringWait(ms) // and dispatch
+			err = l.P.RingWait(ms, loopRing{l}) // and dispatch
 		} else {
 			evs, err = l.P.Wait(ms)
 		}

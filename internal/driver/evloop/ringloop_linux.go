@@ -2,18 +2,15 @@ package evloop
 
 import (
 	"errors"
-	"runtime"
 	"sync"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/benchrig/benchrig/internal/driver"
 )
 
 // A closed loop's Run goes on io_uring (uring_linux.go) instead of epoll
 // when its protocol takes received bytes from the loop (Feeder: RESP's,
-// PostgreSQL's and HTTP/1.1's loops, not over TLS: Loop.NoRing), the Run
-// blocks in the kernel (driver.SetBlockInKernel: benchrig's own process),
+// PostgreSQL's and HTTP/1.1's loops, HTTP/1.1 over TLS too, whose
+// ciphertext goes to its session), the Run blocks in the kernel (driver.SetBlockInKernel: benchrig's own process),
 // does not busy-poll, and driver.IOUring allows it. Its open connections
 // leave the epoll set for the Run: each gets a multishot recv into the
 // ring's buffers, its sends go on the ring (Poller.Flush), and the epoll
@@ -25,7 +22,8 @@ import (
 // thread is locked to its goroutine while the ring lives (the ring is
 // single-issuer), and at the Run's end every request on the ring is
 // cancelled, what had arrived is handled, and the connections go back to
-// the epoll set.
+// the epoll set. (The Poller keeps the ring, ringpoll_linux.go: HTTP/2's
+// loop, which is not a Loop, uses it too.)
 //
 // The kernel may refuse io_uring (a sysctl, a seccomp filter, a kernel
 // before 6.1): the first refusal is kept (RingRefused) and every Run of
@@ -46,6 +44,7 @@ const (
 	kindRecv = 1
 	kindSend = 2
 	kindPoll = 3
+	kindSent = 4 // a send whose success is posted too (Poller.RingSend)
 )
 
 func ringData(kind uint64, tag int, gen uint32) uint64 {
@@ -108,52 +107,26 @@ func RingCheck() (why string, err error) {
 // whether it did; false leaves the Run on epoll.
 func (l *Loop) ringBegin() bool {
 	f, ok := l.H.(Feeder)
-	if !ok || l.NoRing || l.paced != nil || !l.P.kernel || l.P.spin > 0 || !driver.IOUring() || RingRefused() != nil {
+	if !ok || l.paced != nil || !l.P.RingBegin(&l.ringBufs, len(l.Conns)) {
 		return false
 	}
-	runtime.LockOSThread()
-	if len(l.ringBufs) != ringBufs*ringBufSize {
-		l.ringBufs = make([]byte, ringBufs*ringBufSize)
-	}
-	r, err := newRing(max(64, 2*len(l.Conns)+8), l.ringBufs, ringBufs)
-	if err == nil {
-		err = r.pollIn(l.P.epfd, ringData(kindPoll, 0, 0))
-		if err != nil {
-			r.close()
-		}
-	}
-	if err != nil {
-		runtime.UnlockOSThread()
-		refusedMu.Lock()
-		refused = err
-		refusedMu.Unlock()
-		return false
-	}
-	l.P.ring, l.feeder = r, f
+	l.feeder = f
 	for _, c := range l.Conns {
 		if c.St == Open && c.Fd >= 0 {
 			c.Out.armed = false
-			if err := l.P.onRing(c.Fd, c.I, c.Gen, true); err != nil {
-				l.ringErr = err
+			if err := l.P.OnRing(c.Fd, c.I, c.Gen); err != nil {
+				l.P.ringErr = err
 			}
 		}
 	}
-	driver.AddRingRun()
 	return true
 }
 
-// ringEnd cancels everything on the ring, handles what had arrived, closes
-// the ring and puts the open connections back in the epoll set.
+// ringEnd ends the ring (Poller.RingEnd) and puts the open connections
+// back in the epoll set.
 func (l *Loop) ringEnd() {
-	r := l.P.ring
-	err := r.cancelAll()
-	l.P.ring = nil // from here on, a reopen registers with epoll
-	if err == nil {
-		l.reap(r)
-	}
-	r.close()
+	l.P.RingEnd(loopRing{l})
 	l.feeder = nil
-	runtime.UnlockOSThread()
 	for _, c := range l.Conns {
 		if c.St == Open && c.Fd >= 0 {
 			if err := l.P.Add(c.Fd, unix.EPOLLIN, int32(c.I), int32(c.Gen)); err != nil && !errors.Is(err, unix.EEXIST) {
@@ -163,116 +136,20 @@ func (l *Loop) ringEnd() {
 	}
 }
 
-// ringWait is Wait and dispatch on the ring: one io_uring_enter submits
-// what the pass queued and waits up to ms milliseconds, then every
-// completion is handled. It yields the P as waitKernel does.
-func (l *Loop) ringWait(ms int) error {
-	p, r := &l.P, l.P.ring
-	p.yieldBeforeWait()
-	if err := r.enter(1, ms, true); err != nil {
-		return err
+// loopRing is a Loop as its ring's RingUser: connection tag is
+// l.Conns[tag], its bytes go to the Feeder, only a send's failure is
+// posted (Poller.Flush), and the epoll set's events are dispatched.
+type loopRing struct{ l *Loop }
+
+func (u loopRing) RingConn(tag int, gen uint32) (int, bool) {
+	if tag >= len(u.l.Conns) {
+		return -1, false
 	}
-	p.yield = l.reap(r) == 0
-	r.publishBufs()
-	if err := l.ringErr; err != nil {
-		l.ringErr = nil
-		return err
-	}
-	return nil
+	c := u.l.Conns[tag]
+	return c.Fd, c.St == Open && c.Gen&0xffffff == gen
 }
 
-// reap handles the completions in r's queue and releases them; n: how
-// many.
-func (l *Loop) reap(r *ring) (n int) {
-	head, tail := r.ready()
-	for ; head != tail; head++ {
-		l.complete(r, r.at(head))
-		n++
-	}
-	r.done(tail)
-	return n
-}
-
-// onRing gives connection tag's socket fd (generation gen) a receive on
-// the ring; out says it leaves the epoll set first (it was in it).
-func (p *Poller) onRing(fd, tag int, gen uint32, out bool) error {
-	if out {
-		if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil); err != nil && err != unix.ENOENT {
-			return err
-		}
-	}
-	return p.ring.recv(fd, ringData(kindRecv, tag, gen))
-}
-
-// complete handles one completion of ring r: a connection's bytes (to its
-// Feeder), its failed send, or the epoll set's readiness (its events
-// dispatched as a Wait's). A completion of a socket closed since (another
-// generation) only gives its buffer back.
-func (l *Loop) complete(r *ring, e cqe) {
-	kind, tag, gen := e.userData>>56, int(uint32(e.userData)), uint32(e.userData>>32)&0xffffff
-	more := e.flags&cqeFMore != 0
-	if kind == kindPoll {
-		if !more && e.res != -int32(unix.ECANCELED) && l.P.ring != nil {
-			if err := r.pollIn(l.P.epfd, e.userData); err != nil {
-				l.ringErr = err
-			}
-		}
-		evs, err := l.P.Wait(0)
-		if err != nil {
-			l.ringErr = err
-			return
-		}
-		l.dispatch(evs)
-		return
-	}
-	if tag >= len(l.Conns) {
-		return
-	}
-	c := l.Conns[tag]
-	live := func() bool { return c.St == Open && c.Gen&0xffffff == gen }
-	if kind == kindSend { // only failures post a completion
-		if live() && e.res < 0 && e.res != -int32(unix.ECANCELED) {
-			l.H.WriteFailed(c, unix.Errno(-e.res))
-		}
-		return
-	}
-	if e.flags&1 != 0 { // IORING_CQE_F_BUFFER: bytes in a provided buffer
-		id, b := r.buf(e)
-		if live() && e.res > 0 {
-			l.feeder.Feed(c, b)
-		}
-		r.putBuf(id)
-	} else if live() {
-		switch {
-		case e.res == 0:
-			l.feeder.Feed(c, nil)
-		case e.res == -int32(unix.ENOBUFS) || e.res == -int32(unix.ECANCELED):
-		case e.res < 0:
-			l.feeder.ReadFailed(c, unix.Errno(-e.res))
-		}
-	}
-	if !more && e.res != 0 && e.res != -int32(unix.ECANCELED) && l.P.ring != nil && live() {
-		// the multishot recv ended (buffers ran out, or the kernel
-		// ended it): again
-		if err := r.recv(c.Fd, e.userData); err != nil {
-			l.ringErr = err
-		}
-	}
-}
-
-// CloseSocket closes a connection's socket: on a ring, its requests are
-// cancelled first (a request holds the socket open, and the peer would see
-// no FIN until it ends).
-func (p *Poller) CloseSocket(fd int) {
-	p.CancelSocket(fd)
-	_ = unix.Close(fd)
-}
-
-// CancelSocket cancels a connection's requests on the ring (nothing on
-// epoll), for a protocol that closes the socket itself (through the
-// net.Conn it came from).
-func (p *Poller) CancelSocket(fd int) {
-	if p.ring != nil && fd >= 0 {
-		_ = p.ring.cancelFd(fd)
-	}
-}
+func (u loopRing) RingFeed(tag int, b []byte)         { u.l.feeder.Feed(u.l.Conns[tag], b) }
+func (u loopRing) RingReadFailed(tag int, err error)  { u.l.feeder.ReadFailed(u.l.Conns[tag], err) }
+func (u loopRing) RingSent(tag int, _ int, err error) { u.l.H.WriteFailed(u.l.Conns[tag], err) }
+func (u loopRing) RingEvents(evs []unix.EpollEvent)   { u.l.dispatch(evs) }

@@ -41,6 +41,10 @@ type Outbox struct {
 	armed   bool
 }
 
+// Disarm forgets that EPOLLOUT is armed for the outbox's socket: it left
+// the epoll set for a ring (Poller.OnRing).
+func (o *Outbox) Disarm() { o.armed = false }
+
 // Reset empties the outbox of a closed socket.
 func (o *Outbox) Reset() { *o = Outbox{} }
 
@@ -56,7 +60,7 @@ func (p *Poller) Flush(fd int, tag, gen int32, out *Outbox) error {
 		if len(b) == 0 {
 			return nil
 		}
-		return p.ring.send(fd, b, ringData(kindSend, int(tag), uint32(gen)))
+		return p.ring.send(fd, b, ringData(kindSend, int(tag), uint32(gen)), true)
 	}
 	rest, err := WriteNonblock(fd, out.Pending)
 	if err != nil {

@@ -267,14 +267,17 @@ func (r *ring) recv(fd int, userData uint64) error {
 }
 
 // send queues a send of b on fd, all of it (MSG_WAITALL), posting a
-// completion only when it fails. b must stay as it is until the request
-// is answered.
-func (r *ring) send(fd int, b []byte, userData uint64) error {
+// completion only when it fails when quiet, else always. b must stay as it
+// is until the request is answered.
+func (r *ring) send(fd int, b []byte, userData uint64, quiet bool) error {
 	s, err := r.get()
 	if err != nil {
 		return err
 	}
-	s.opcode, s.fd, s.flags, s.userData = opSend, int32(fd), sqeCQESkipSuccess, userData
+	s.opcode, s.fd, s.userData = opSend, int32(fd), userData
+	if quiet {
+		s.flags = sqeCQESkipSuccess
+	}
 	s.addr, s.len, s.opFlags = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b)))), uint32(len(b)), unix.MSG_WAITALL|unix.MSG_NOSIGNAL
 	return nil
 }

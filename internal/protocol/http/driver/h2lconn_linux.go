@@ -38,6 +38,8 @@ type h2lc struct {
 	wbuf      []byte // frames of this pass, not yet in the outbox
 	xbuf      []byte // with an Exchange: the body being sent
 	obuf      []byte // the outbox's array
+	obuf2     []byte // on a ring: the other array, which a send in flight holds
+	sending   bool   // on a ring: a send is in flight (h2ring_linux.go)
 	h2headers        // the request header blocks
 	dec       headerDecoder
 	hs        headerState // the header block being read (stream: a slot)
@@ -309,9 +311,9 @@ func (l *h2loop) connectFailed(c *h2lc, err error, now int64) {
 // accounts for them first).
 func (l *h2loop) drop(c *h2lc) {
 	if c.fd >= 0 {
-		_ = unix.Close(c.fd)
+		l.P.CloseSocket(c.fd) // on a ring, its requests cancelled first
 	}
-	c.fd, c.st, c.pend, c.wbuf = -1, evloop.Down, c.pend[:0], c.wbuf[:0]
+	c.fd, c.st, c.pend, c.wbuf, c.sending = -1, evloop.Down, c.pend[:0], c.wbuf[:0], false
 	c.tc, c.tp = nil, nil
 	c.out.Reset()
 	for i := range c.slots {

@@ -75,7 +75,8 @@ func checkAccounts(t *testing.T, l *h2loop, c *h2lc, w *tally, what string) {
 // The loop's own frame reader (DATA, HEADERS, CONTINUATION without the
 // Framer) on a valid exchange answers what it should, and on thousands of
 // corruptions of it (bytes flipped, cut, doubled, fed in random pieces)
-// neither panics nor loses or double-counts a request.
+// neither panics nor loses or double-counts a request, handed to it
+// directly or as the ring's receives are (RingFeed).
 func TestH2LoopFramesHostile(t *testing.T) {
 	valid := validFrames()
 	l, c, w := frameRig(t)
@@ -106,9 +107,13 @@ func TestH2LoopFramesHostile(t *testing.T) {
 		gen := c.gen
 		for len(data) > 0 && c.gen == gen && c.st == evloop.Open {
 			k := rng.IntN(len(data)) + 1
-			in := append(append([]byte(nil), c.pend...), data[:k]...)
+			if i%2 == 0 {
+				in := append(append([]byte(nil), c.pend...), data[:k]...)
+				l.frames(c, in, driver.Now())
+			} else { // as the ring hands them over (RingFeed joins c.pend)
+				l.RingFeed(c.i, data[:k])
+			}
 			data = data[k:]
-			l.frames(c, in, driver.Now())
 			checkAccounts(t, l, c, w, "corrupted frames")
 		}
 		if c.st == evloop.Open && c.gen == gen {

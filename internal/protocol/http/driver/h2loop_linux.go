@@ -38,7 +38,10 @@ type h2loop struct {
 	conns  []*h2lc
 	buf    []byte // plaintext read buffer, shared: one goroutine reads
 	cbuf   []byte // over TLS: the ciphertext read buffer
-	out    driver.Outcome
+	// ringBufs is the receive buffers of the Runs on io_uring, kept from
+	// Run to Run (h2ring_linux.go)
+	ringBufs []byte
+	out      driver.Outcome
 
 	// the Run in progress
 	w        driver.LoopWork
@@ -128,6 +131,9 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 		return err
 	}
 	l.dispatch(evs)
+	if l.ringBegin() {
+		defer l.ringEnd()
+	}
 	l.seen = driver.Now()
 	l.scan(l.seen)
 	for _, c := range l.conns {
@@ -166,7 +172,12 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 			}
 			ms = l.alarm.WaitMS(now)
 		}
-		evs, err := l.P.Wait(ms)
+		var evs []unix.EpollEvent
+		if l.P.Ring() {
+			err = l.P.RingWait(ms, l) // and dispatch
+		} else {
+			evs, err = l.P.Wait(ms)
+		}
 		if err != nil {
 			return err
 		}

@@ -146,6 +146,10 @@ func (l *h2loop) flush(c *h2lc) {
 }
 
 func (l *h2loop) write(c *h2lc) {
+	if l.P.Ring() {
+		l.ringSend(c)
+		return
+	}
 	if err := l.P.Flush(c.fd, int32(c.i), int32(c.gen), &c.out); err != nil {
 		l.lost(c, err)
 	}
@@ -185,6 +189,11 @@ func (l *h2loop) readTLS(c *h2lc) {
 		c.tp.eof = true
 	}
 	c.tp.feed(l.cbuf[:n])
+	l.decrypt(c)
+}
+
+// decrypt handles the frames of the ciphertext fed to c's tlsPipe.
+func (l *h2loop) decrypt(c *h2lc) {
 	tc, now := c.tc, driver.Now()
 	for c.tc == tc {
 		m := copy(l.buf, c.pend)

@@ -65,7 +65,6 @@ func (d *Driver) OpenLoop(ctx context.Context, conns int) (driver.Loop, error) {
 	l.Timeout, l.IdleFirst = int64(d.cfg.Timeout), true
 	if d.w.tls != nil {
 		l.cbuf = make([]byte, 64<<10)
-		l.NoRing = true // the session reads and writes through tlsPipe
 	}
 	if err := l.Init(l, conns, l.dropAll); err != nil {
 		l.P.Shutdown()

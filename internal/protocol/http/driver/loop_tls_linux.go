@@ -168,9 +168,10 @@ func (l *loop) seal(c *lconn) error {
 }
 
 // readTLS reads what arrived on c's socket, decrypts it and completes
-// every whole response in it. A TLS record with no plaintext (a session
-// ticket, a key update) is no byte of a response: on an idle connection
-// it is not unsolicited.
+// every whole response in it (on io_uring, Feed hands decrypt what
+// arrived). A TLS record with no plaintext (a session ticket, a key
+// update) is no byte of a response: on an idle connection it is not
+// unsolicited.
 func (l *loop) readTLS(c *lconn) {
 	n, err := evloop.ReadNonblock(c.Fd, l.cbuf)
 	switch {
@@ -183,6 +184,12 @@ func (l *loop) readTLS(c *lconn) {
 		c.tp.eof = true
 	}
 	c.tp.feed(l.cbuf[:n])
+	l.decrypt(c)
+}
+
+// decrypt decrypts the ciphertext fed to c's tlsPipe and completes every
+// whole response in it.
+func (l *loop) decrypt(c *lconn) {
 	tc := c.tc
 	for c.tc == tc {
 		m := copy(l.buf, c.pend)

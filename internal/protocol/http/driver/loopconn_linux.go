@@ -242,10 +242,18 @@ func (l *loop) read(c *lconn) {
 }
 
 // Feed implements evloop.Feeder: the bytes b that arrived on c on the
-// loop's ring (never over TLS: Loop.NoRing), handled as read handles what
-// it reads (empty b: the server closed c).
+// loop's ring, handled as read handles what it reads (empty b: the server
+// closed c); over TLS, ciphertext for c's tlsPipe, as readTLS's.
 func (l *loop) Feed(ec *evloop.Conn, b []byte) {
 	c, now := l.conns[ec.I], driver.Now()
+	if c.tc != nil {
+		if len(b) == 0 {
+			c.tp.eof = true
+		}
+		c.tp.feed(b)
+		l.decrypt(c)
+		return
+	}
 	if len(b) == 0 {
 		l.eof(c, now)
 		return

@@ -13,7 +13,7 @@ import (
 
 // The HTTP/1.1 event loop's tests again with its Runs on io_uring (package
 // evloop: a closed loop's Run blocking in the kernel, without busy poll):
-// exact counts over pipelines, a server closing after each response or
+// TLS, exact counts over pipelines, a server closing after each response or
 // abruptly, timeouts, chunked bodies checked, malformed responses and
 // refused connects, cancellation, a re-sent request timing out, fixed
 // responses compared, and a server closing idle connections between
@@ -27,8 +27,7 @@ func TestLoopOnRing(t *testing.T) {
 		f    func(*testing.T)
 		ring bool // a Run must have gone on the ring
 	}{
-		// TLS stays on epoll (Loop.NoRing)
-		{"TLSIsNoRing", func(t *testing.T) { tlsLoopRuns(t) }, false},
+		{"TLS", func(t *testing.T) { tlsLoopRuns(t) }, true},
 		{"ExactCountWithPipelining", TestLoopExactCountWithPipelining, true},
 		{"CloseAfterEachResponse", TestLoopCloseAfterEachResponse, true},
 		{"AbruptCloseCounted", TestLoopAbruptCloseCounted, true},
@@ -82,4 +81,23 @@ func TestLoopZeroAllocsOnRing(t *testing.T) {
 			perRequestAllocs(t, l, p, "")
 		}, true)
 	}
+}
+
+// Over TLS too, against nginx (crypto/tls's record reader left out, as on
+// epoll: TestLoopTLSZeroAllocsPerRequest).
+func TestLoopTLSZeroAllocsOnRing(t *testing.T) {
+	cert := validCert(t, "ring-tls")
+	url, _ := startNginx(t, cert)
+	ringtest.Run(t, "nginx", func(t *testing.T) {
+		d, err := New(Config{URL: url, TLS: &TLSConfig{CACert: cert.CertFile}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := d.OpenLoop(context.Background(), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		perRequestAllocs(t, l, 1, "crypto/tls.(*Conn).readFromUntil")
+	}, true)
 }
