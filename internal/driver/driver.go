@@ -188,6 +188,36 @@ func SetIOUring(on bool) (restore func()) {
 	return func() { ioUringOff.Store(prev) }
 }
 
+var coalesceOff atomic.Bool
+var coalesced atomic.Int64
+
+// Coalesce reports whether a Run on io_uring may wait a little for more
+// completions before it handles them (package evloop's Poller.Coalesce;
+// SetCoalesce).
+func Coalesce() bool { return !coalesceOff.Load() }
+
+// SetCoalesce says whether Runs on io_uring may coalesce their waits, and
+// returns a func that restores the setting before.
+func SetCoalesce(on bool) (restore func()) {
+	prev := coalesceOff.Swap(!on)
+	return func() { coalesceOff.Store(prev) }
+}
+
+// NoteCoalesce keeps d if it is the longest coalesced wait since the last
+// TakeCoalesced.
+func NoteCoalesce(d time.Duration) {
+	for {
+		old := coalesced.Load()
+		if int64(d) <= old || coalesced.CompareAndSwap(old, int64(d)) {
+			return
+		}
+	}
+}
+
+// TakeCoalesced returns the longest coalesced wait since the last call (0:
+// none), and starts again.
+func TakeCoalesced() time.Duration { return time.Duration(coalesced.Swap(0)) }
+
 // RingRuns is how many event-loop Runs went on io_uring since the process
 // started, counted as each begins: a window whose count moved was driven,
 // at least in part, on io_uring.

@@ -266,6 +266,7 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	defer stop()
 
 	cpu0 := readRusage()
+	driver.TakeCoalesced() // the window's own, from here
 	wallStart := time.Now()
 	start := driver.Now()
 	e.prog.start.Store(start)
@@ -338,6 +339,7 @@ func (e *Engine) Run(ctx context.Context, w Window) (*result.Load, error) {
 	case e.loops == nil:
 	case cpu1.rings > cpu0.rings:
 		res.Client.IO = "io_uring"
+		res.Client.CoalesceUS = float64(driver.TakeCoalesced()) / 1e3
 	default:
 		res.Client.IO = "epoll"
 	}

@@ -53,6 +53,7 @@ type Common struct {
 	ClientCPUs string
 	BusyPoll   string
 	IOUring    string
+	Coalesce   string
 	Interval   time.Duration
 	NoPSS      bool
 	Baseline   time.Duration
@@ -146,6 +147,9 @@ func (q *Common) Suite(name string, def result.Phases) Doc {
 	if q.Changed("io-uring") {
 		pl["io_uring"] = q.IOUring
 	}
+	if q.Changed("coalesce") {
+		pl["coalesce"] = q.Coalesce
+	}
 	d["placement"] = pl
 	conns := q.Conns
 	if q.Rate > 0 && !q.Changed("connections") {
@@ -197,7 +201,7 @@ var suiteFlags = map[string]string{
 	"repeats": "--repeats", "requests": "--requests", "seed": "--seed", "arrival": "--arrival", "max_backlog": "--max-backlog", "timer_slack": "--timer-slack",
 	"phases.load": "--duration", "phases.warmup": "--warmup", "phases.baseline": "--baseline", "phases.settle": "--settle",
 	"phases.recovery": "--recovery", "thresholds.coverage": "--min-coverage", "thresholds.p99": "--max-p99", "thresholds.max_miss": "--max-miss",
-	"sampler.interval": "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus", "placement.busy_poll": "--busy-poll", "placement.io_uring": "--io-uring",
+	"sampler.interval": "--sample-interval", "placement.client_cpus": "--client-cpus", "placement.target_cpus": "--target-cpus", "placement.busy_poll": "--busy-poll", "placement.io_uring": "--io-uring", "placement.coalesce": "--coalesce",
 	"matrix.connections": "--connections", "matrix.pipeline": "--pipeline", "matrix.rates": "--rate", "matrix.batches": "--batch",
 	"paths.request.http.url": "URL", "paths.request.http.method": "--method", "paths.request.http.headers": "--header",
 	"paths.request.http.expect_status": "--expect-status", "paths.request.http.timeout": "--timeout",

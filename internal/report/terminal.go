@@ -302,6 +302,9 @@ func client(p *printer, l *result.Load) {
 	on := ""
 	if c.IO == "io_uring" {
 		on = ", on io_uring"
+		if c.CoalesceUS > 0 {
+			on += fmt.Sprintf(" (waits coalesced, up to %g µs)", c.CoalesceUS)
+		}
 	}
 	p.f("\nClient: %.2f cores of %d usable (user %.2f s, system %.2f s), %.1f µs CPU per request, %s requests per CPU-second%s\n",
 		c.Cores, c.UsableCores, c.UserSeconds, c.SystemSeconds, c.CPUPerRequestUS, count(int64(c.RequestsPerCPUSecond)), on)

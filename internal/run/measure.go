@@ -250,6 +250,9 @@ func (m *measurement) run(ctx context.Context) {
 	if spec.IOUringOff {
 		defer driver.SetIOUring(false)()
 	}
+	if spec.CoalesceOff {
+		defer driver.SetCoalesce(false)()
+	}
 	if n := spec.ClientGOMAXPROCS; n > 0 {
 		// after pinning, which sets GOMAXPROCS to the CPUs' count
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))

@@ -61,6 +61,13 @@ func busyPoll(s string) time.Duration {
 	return d
 }
 
+// coalesceOff is placement.coalesce as a system.Spec's CoalesceOff
+// (validated with the suite: an error would mean auto).
+func coalesceOff(s string) bool {
+	off, _ := suite.ParseCoalesce(s)
+	return off
+}
+
 // ioUringOff is placement.io_uring as a system.Spec's IOUringOff
 // (validated with the suite: an error would mean auto).
 func ioUringOff(s string) bool {

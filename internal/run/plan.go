@@ -276,6 +276,7 @@ func (r *Runner) spec(ctx context.Context, c suite.Cell, ps suite.Sample) (syste
 		ClientGOMAXPROCS: r.s.Placement.ClientGOMAXPROCS,
 		BusyPoll:         busyPoll(r.s.Placement.BusyPoll),
 		IOUringOff:       ioUringOff(r.s.Placement.IOUring),
+		CoalesceOff:      coalesceOff(r.s.Placement.Coalesce),
 		OwnProcess:       r.opts.OwnProcess,
 	}
 	key := VariantKey(c)

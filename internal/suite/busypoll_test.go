@@ -19,6 +19,20 @@ func TestParseIOUring(t *testing.T) {
 	}
 }
 
+func TestParseCoalesce(t *testing.T) {
+	for in, want := range map[string]bool{"": false, "auto": false, " Auto ": false, "off": true, "OFF": true} {
+		if got, err := ParseCoalesce(in); err != nil || got != want {
+			t.Errorf("ParseCoalesce(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"on", "20us", "0", "auto,off"} {
+		want := `not a coalesce setting: "` + in + `"; accepted: auto, off`
+		if _, err := ParseCoalesce(in); err == nil || err.Error() != want {
+			t.Errorf("ParseCoalesce(%q): %v, want %s", in, err, want)
+		}
+	}
+}
+
 func TestParseBusyPoll(t *testing.T) {
 	for in, want := range map[string]time.Duration{"": -1, "auto": -1, " AUTO ": -1, "off": 0, "0": 0, "0s": 0,
 		"20us": 20 * time.Microsecond, "50µs": 50 * time.Microsecond, "0.2ms": 200 * time.Microsecond, "1ms": time.Millisecond} {

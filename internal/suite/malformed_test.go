@@ -138,6 +138,8 @@ func TestMalformed(t *testing.T) {
 			10, 24, "placement.busy_poll", `not a busy poll: "soon"; accepted: auto, off, or a duration up to 1ms (20us, 50µs, 0.2ms)`},
 		{"io_uring neither auto nor off", okHead + okMatrix + "placement: {io_uring: epoll}\n",
 			10, 23, "placement.io_uring", `not an io_uring setting: "epoll"; accepted: auto, off`},
+		{"coalesce neither auto nor off", okHead + okMatrix + "placement: {coalesce: 20us}\n",
+			10, 23, "placement.coalesce", `not a coalesce setting: "20us"; accepted: auto, off`},
 		{"coverage out of range", okHead + okMatrix + "thresholds: {coverage: 101}\n",
 			10, 24, "thresholds.coverage", `must be a percentage between 0 and 100, got 101`},
 		{"missing command", strings.Replace(okHead, `command: [./srv, "{port}"], `, "", 1) + okMatrix,

@@ -100,6 +100,13 @@ var overrideKeys = []overrideKey{
 		s.Placement.IOUring = strings.TrimSpace(v)
 		return nil
 	}},
+	{"coalesce", "", "placement.coalesce", func(s *Suite, v string) error {
+		if _, err := ParseCoalesce(v); err != nil {
+			return err
+		}
+		s.Placement.Coalesce = strings.TrimSpace(v)
+		return nil
+	}},
 	{"seed", "", "seed", func(s *Suite, v string) (err error) {
 		s.Seed, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 		if err != nil {

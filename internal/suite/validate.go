@@ -77,6 +77,9 @@ func (s *Suite) validatePlacement() {
 	if _, err := ParseIOUring(s.Placement.IOUring); err != nil {
 		l.errf("placement.io_uring", "%s", err.Error())
 	}
+	if _, err := ParseCoalesce(s.Placement.Coalesce); err != nil {
+		l.errf("placement.coalesce", "%s", err.Error())
+	}
 	if _, err := ParseBusyPoll(s.Placement.BusyPoll); err != nil {
 		l.errf("placement.busy_poll", "%s", err.Error())
 	}

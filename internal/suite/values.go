@@ -141,6 +141,18 @@ func ParseIOUring(s string) (off bool, err error) {
 	return false, fmt.Errorf("not an io_uring setting: %q; accepted: auto, off", s)
 }
 
+// ParseCoalesce reads placement.coalesce (--coalesce): "", "auto" or
+// "off"; off says a Run on io_uring handles every answer as it comes.
+func ParseCoalesce(s string) (off bool, err error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return false, nil
+	case "off":
+		return true, nil
+	}
+	return false, fmt.Errorf("not a coalesce setting: %q; accepted: auto, off", s)
+}
+
 // ParseBusyPoll reads placement.busy_poll (--busy-poll): "" or "auto"
 // gives -1 (decided per sample: BusyPollAuto beside a pinned target on
 // other CPUs, else off), "off" or "0" gives 0, and a duration (20us,

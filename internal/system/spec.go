@@ -133,6 +133,9 @@ type Spec struct {
 	// IOUringOff keeps the event loops on epoll (placement.io_uring off;
 	// driver.SetIOUring).
 	IOUringOff bool
+	// CoalesceOff makes event loops on io_uring handle every answer as it
+	// comes (placement.coalesce off; driver.SetCoalesce).
+	CoalesceOff bool
 	// OwnProcess says the process serves nothing of its own: beside an
 	// unpinned target on this machine, the client's GOMAXPROCS then
 	// follows its event loops (half the usable cores) unless

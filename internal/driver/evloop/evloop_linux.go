@@ -93,8 +93,10 @@ type Poller struct {
 	spin       int64      // this Run's busy poll before a wait, ns (driver.BusyPoll)
 	spun       int64      // the time this Run spent in it, ns
 	closeConns func()
-	ring       *ring // this Run's io_uring (ringpoll_linux.go), nil: epoll
-	ringErr    error // a failure queueing on the ring, returned by RingWait
+	ring       *ring         // this Run's io_uring (ringpoll_linux.go), nil: epoll
+	ringErr    error         // a failure queueing on the ring, returned by RingWait
+	sends      int           // RingSends since the last RingWait (their ends are posted)
+	coalesced  time.Duration // the longest coalesced wait of the Run (Coalesce)
 
 	mu        sync.Mutex
 	running   bool

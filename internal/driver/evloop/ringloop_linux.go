@@ -83,6 +83,17 @@ func RingAvailable() error {
 	return nil
 }
 
+// RingCoalesces reports whether this process's rings can coalesce their
+// waits (Poller.Coalesce: IORING_FEAT_MIN_TIMEOUT, Linux 6.13).
+func RingCoalesces() bool {
+	r, err := newRing(64, make([]byte, 2*4096), 2)
+	if err != nil {
+		return false
+	}
+	defer r.close()
+	return r.minTimeout
+}
+
 // KernelRefusesRing reports whether err (RingAvailable's, RingRefused's)
 // is the machine saying no to io_uring rather than a failure of benchrig's
 // use of it: a kernel without it (ENOSYS), or one that turned it off for

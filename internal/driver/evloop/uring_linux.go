@@ -43,6 +43,12 @@ type ring struct {
 	bufSize   int
 	getevents getEventsArg
 	ts        unix.Timespec
+	// minTimeout: the kernel can wait a while for more than one
+	// completion, then settle for one (IORING_FEAT_MIN_TIMEOUT, Linux
+	// 6.13); minWant and minWait are the next wait's (Poller.Coalesce)
+	minTimeout bool
+	minWant    int
+	minWait    uint32 // µs
 }
 
 // sqe is struct io_uring_sqe (64 bytes).
@@ -123,6 +129,7 @@ const (
 	featSingleMmap     = 1 << 0
 	featNodrop         = 1 << 1
 	featExtArg         = 1 << 8
+	featMinTimeout     = 1 << 15
 	enterGetEvents     = 1 << 0
 	enterExtArg        = 1 << 3
 	offSQRing          = 0
@@ -201,6 +208,7 @@ func makeRing(entries int, bufs []byte, nbuf int) (*ring, error) {
 	r.cqHead, r.cqTail, r.cqMask = at(p.cqOff[0]), at(p.cqOff[1]), *at(p.cqOff[2])
 	r.cqes = unsafe.Slice((*cqe)(unsafe.Pointer(&mem[p.cqOff[5]])), p.cqEntries)
 	r.tail = atomic.LoadUint32(r.sqTail)
+	r.minTimeout = p.features&featMinTimeout != 0
 
 	// the provided buffers: bufs, cut in nbuf, and the ring of their
 	// entries, which the kernel allocates (IOU_PBUF_RING_MMAP) and the
@@ -332,9 +340,16 @@ func (r *ring) enter(min int, ms int, wait bool) error {
 	flags, arg, argSz := uintptr(0), uintptr(0), uintptr(0)
 	if wait {
 		flags = enterGetEvents
-		if ms >= 0 {
-			r.ts = unix.NsecToTimespec(int64(ms) * 1e6)
-			r.getevents = getEventsArg{ts: uint64(uintptr(unsafe.Pointer(&r.ts)))}
+		coalesce := r.minWait > 0 && min == 1 && ms != 0
+		if ms >= 0 || coalesce {
+			r.getevents = getEventsArg{}
+			if ms >= 0 {
+				r.ts = unix.NsecToTimespec(int64(ms) * 1e6)
+				r.getevents.ts = uint64(uintptr(unsafe.Pointer(&r.ts)))
+			}
+			if coalesce { // wait up to minWait for minWant, then for one
+				min, r.getevents.minWait = r.minWant, r.minWait
+			}
 			flags |= enterExtArg
 			arg, argSz = uintptr(unsafe.Pointer(&r.getevents)), unsafe.Sizeof(r.getevents)
 		}

@@ -41,6 +41,7 @@ type h2loop struct {
 	// ringBufs is the receive buffers of the Runs on io_uring, kept from
 	// Run to Run (h2ring_linux.go)
 	ringBufs []byte
+	lat      int64 // the answers' latency, a moving average (ns)
 	out      driver.Outcome
 
 	// the Run in progress
@@ -174,6 +175,7 @@ func (l *h2loop) Run(ctx context.Context, pipeline int, deadline int64, w driver
 		}
 		var evs []unix.EpollEvent
 		if l.P.Ring() {
+			l.coalesce()
 			err = l.P.RingWait(ms, l) // and dispatch
 		} else {
 			evs, err = l.P.Wait(ms)

@@ -38,6 +38,7 @@ type h2Canned struct {
 	total      int // with answerAt: once this many streams came, every one is answered
 	hold       func(conn, n int) bool
 	release    func(answered int) bool
+	delay      time.Duration // before each write of answers
 
 	mu        sync.Mutex
 	conns     int
@@ -84,6 +85,9 @@ func (s *h2Canned) serve(c net.Conn) {
 			all := s.total > 0 && s.received >= s.total
 			s.mu.Unlock()
 			if open >= s.answerAt || all {
+				if len(pending) > 0 && s.delay > 0 {
+					time.Sleep(s.delay)
+				}
 				for _, id := range pending {
 					answer(id)
 				}

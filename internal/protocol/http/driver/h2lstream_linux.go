@@ -407,6 +407,7 @@ func (l *h2loop) complete(c *h2lc, i int, now int64) {
 	o := &l.out
 	class, msg := l.d.judge(&s.resp, s.sent)
 	*o = driver.Outcome{Class: class, Msg: msg, Bytes: s.resp.bytes, Done: now, Op: s.op}
+	l.lat += (now - s.sent - l.lat) / 16
 	c.used = true
 	c.backoff.Reset()
 	s.id = 0

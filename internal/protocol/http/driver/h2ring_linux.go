@@ -138,3 +138,9 @@ func (l *h2loop) RingSent(tag int, n int, err error) {
 
 // RingEvents implements evloop.RingUser.
 func (l *h2loop) RingEvents(evs []unix.EpollEvent) { l.dispatch(evs) }
+
+// coalesce sets the next wait on the ring (evloop's Poller.Coalesce): the
+// connections busy are about those the requests in flight fill.
+func (l *h2loop) coalesce() {
+	l.P.Coalesce(min(l.inflight/l.pipeline, len(l.conns)), l.lat)
+}

@@ -3,9 +3,12 @@
 package http
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/benchrig/benchrig/internal/driver"
+	"github.com/benchrig/benchrig/internal/driver/evloop"
 	"github.com/benchrig/benchrig/internal/driver/evloop/ringtest"
 )
 
@@ -14,7 +17,7 @@ import (
 // streams refilled one by one, the server's stream limit, the deadline's
 // outstanding streams, request bodies held for the flow-control window,
 // stream timeouts, h2c and TLS against Go's server,
-// GOAWAY, resets and statuses, bodies, and nginx. Each must have gone on
+// GOAWAY, resets and statuses, bodies, nginx, and waits coalesced. Each must have gone on
 // the ring, but a rate's Runs, which stay on epoll; a machine that refuses
 // io_uring skips them (ringtest.Run).
 func TestH2LoopOnRing(t *testing.T) {
@@ -35,6 +38,7 @@ func TestH2LoopOnRing(t *testing.T) {
 		{"ResetStreamsAndStatuses", TestH2ResetStreamsAndStatuses, true},
 		{"RequestsWithBodies", TestH2RequestsWithBodies, true},
 		{"Nginx", TestNginxTLSAndH2, true},
+		{"Coalesces", h2Coalesces, true},
 	} {
 		ringtest.Run(t, tc.name, tc.f, tc.ring)
 	}
@@ -50,4 +54,34 @@ func TestH2LoopZeroAllocsOnRing(t *testing.T) {
 		l := openH2(t, Config{URL: url, HTTP2: true, Timeout: 5 * time.Second, TLS: &TLSConfig{CACert: cert.CertFile}}, 2)
 		perRequestAllocs(t, l, 8, "crypto/tls.(*Conn).readFromUntil")
 	}, true)
+}
+
+// With 8 connections busy and answers a millisecond or more in coming, a
+// wait on the ring waits for more of them (evloop's Poller.Coalesce), a
+// hundredth of their latency at most, and every request is answered and
+// counted as without it (placement.coalesce off: no wait coalesced).
+func h2Coalesces(t *testing.T) {
+	if !evloop.RingCoalesces() {
+		t.Skip("this kernel has no IORING_FEAT_MIN_TIMEOUT (Linux 6.13): its waits are not coalesced")
+	}
+	srv := &h2Canned{answerAt: 1, delay: time.Millisecond}
+	l := openH2(t, Config{URL: srv.start(t), Timeout: 10 * time.Second}, 8)
+	for _, on := range []bool{true, false} {
+		defer driver.SetCoalesce(on)()
+		driver.TakeCoalesced()
+		w := newTally(2000)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		err := l.Run(ctx, 4, 0, w)
+		cancel()
+		if err != nil || w.ok != 2000 || w.failed != 0 || w.badSent != 0 {
+			t.Fatalf("coalesce %v: %d ok, %d failed (%v), %d badly timed: %v; want 2000 ok", on, w.ok, w.failed, w.msgs, w.badSent, err)
+		}
+		got := driver.TakeCoalesced()
+		switch {
+		case !on && got != 0:
+			t.Errorf("coalesce off: waits coalesced up to %v, want none", got)
+		case on && (got < 10*time.Microsecond || got > evloop.CoalesceMax):
+			t.Errorf("coalesce on, answers ≥ 1ms late: waits coalesced up to %v, want 10µs–%v (1 %% of the latency)", got, evloop.CoalesceMax)
+		}
+	}
 }
