@@ -10,6 +10,7 @@
 #   CONNECTIONS=4 STREAMS=100 DURATION=10 RUNS=5 bench/h2-peers.sh
 #   H2C=1 bench/h2-peers.sh     # cleartext HTTP/2 (prior knowledge) instead of TLS
 #   BENCHRIG_BEFORE=/tmp/old-benchrig bench/h2-peers.sh   # also an older build, interleaved, as "benchrig-before"
+#   COALESCE_OFF=1 bench/h2-peers.sh   # also benchrig --coalesce off (io_uring, every answer handled as it comes), as "benchrig-nocoalesce"
 #   BUSY_POLL=20us bench/h2-peers.sh   # also benchrig --busy-poll 20us, interleaved, as "benchrig-busypoll"
 #   CLIENT_QUOTA=0.3 bench/h2-peers.sh   # every client limited to 0.3 of a CPU (bench/lib/quota.sh): throughput per client core at saturation
 #   RATE=5000 TIMER_SLACK=1ms bench/h2-peers.sh   # also benchrig --timer-slack 1ms, as "benchrig-slack"
@@ -70,10 +71,10 @@ for run in $(seq "$RUNS"); do
 	reqs=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/out")
 	echo "h2load $reqs $DURATION $cpu" >>"$work/rows"
 
-	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${BUSY_POLL:+benchrig-busypoll} ${TIMER_SLACK:+benchrig-slack}; do
+	for tool in benchrig ${BENCHRIG_BEFORE:+benchrig-before} ${BUSY_POLL:+benchrig-busypoll} ${TIMER_SLACK:+benchrig-slack} ${COALESCE_OFF:+benchrig-nocoalesce}; do
 		bin=./bin/benchrig
 		[ "$tool" = benchrig-before ] && bin=$BENCHRIG_BEFORE
-		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" "${flags[@]}" $(nocal "$bin") $(busypoll "$tool") $(slack "$tool") -c "$CONNECTIONS" --streams "$STREAMS" ${RATE:+--rate "$RATE"} -d "${DURATION}s" --json | cpu_of)
+		cpu=$(GOMAXPROCS=$(brprocs) measure "$bin" http "$url" "${flags[@]}" $(nocal "$bin") $(busypoll "$tool") $(slack "$tool") $(nocoalesce "$tool") -c "$CONNECTIONS" --streams "$STREAMS" ${RATE:+--rate "$RATE"} -d "${DURATION}s" --json | cpu_of)
 		read -r reqs secs < <(python3 bench/lib/sample.py "$work/out" load.requests load.seconds)
 		echo "$tool $reqs $secs $cpu" >>"$work/rows"
 		if [ -n "$RATE" ]; then

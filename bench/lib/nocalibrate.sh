@@ -39,3 +39,8 @@ busypoll() { case "$1" in benchrig-busypoll*) echo --busy-poll "$BUSY_POLL" ;; e
 # shows the client CPU when sends may wait up to that long to leave
 # together, as h2load's --rps and wrk2 send on millisecond timers.
 slack() { case "$1" in benchrig-slack*) echo --timer-slack "$TIMER_SLACK" ;; esac; }
+
+# nocoalesce TOOL prints --coalesce off for the benchrig-nocoalesce rows
+# (COALESCE_OFF=1 in bench/h2-peers.sh), nothing for the others: the same
+# build on io_uring, handling every answer as it comes.
+nocoalesce() { case "$1" in benchrig-nocoalesce*) echo --coalesce off ;; esac; }
