@@ -89,7 +89,7 @@ func (q *QuickFlags) Register(c *cobra.Command, defaultConns int) {
 	f.StringVar(&q.ClientCPUs, "client-cpus", "", "pin benchrig's load generation to this CPU list (GOMAXPROCS follows)")
 	f.StringVar(&q.BusyPoll, "busy-poll", "auto", "how long the client polls before it sleeps between answers (closed loop): auto (20µs when it runs beside a pinned target on other CPUs, else off), off, or a duration up to 1ms")
 	f.StringVar(&q.IOUring, "io-uring", "auto", "whether the client's event loops may go on io_uring instead of epoll (closed loop; RESP, PostgreSQL, HTTP/1.1, HTTP/2): auto (when they do not busy-poll and the kernel allows it) or off")
-	f.StringVar(&q.Coalesce, "coalesce", "auto", "whether event loops on io_uring may wait a little for more answers before they handle the first (HTTP/2): auto (with 4 or more connections busy, at most 1% of the answers' latency and 50µs) or off")
+	f.StringVar(&q.Coalesce, "coalesce", "auto", "whether event loops on io_uring may wait a little for more answers before they handle the first (HTTP/2): auto (with 4 or more connections busy, at most 1% of the answers' moving-average latency and 50µs) or off")
 	cliflag.DurationVarP(f, &q.Interval, "sample-interval", "", time.Second, "server resource sampling period (≥ 100ms)")
 	f.BoolVar(&q.NoPSS, "no-pss", false, "do not read the server's PSS (RSS only): each reading of a big multi-process server costs the client CPU")
 	cliflag.DurationVarP(f, &q.Baseline, "baseline", "", 0, "idle phase sampled before the load")

@@ -146,8 +146,8 @@ func sourceMeta(src *Source) []KV {
 // sampleNotes warns of failed, unhealthy, interrupted and client-saturated
 // samples, and says which ran on io_uring.
 func sampleNotes(rows []Row) []string {
-	var failed, unhealthy, interrupted, saturated, polled, ringed, epolled int
-	var pollUS float64 // the longest busy poll
+	var failed, unhealthy, interrupted, saturated, polled, ringed, epolled, coalesced int
+	var pollUS, coalesceUS float64 // the longest busy poll, coalesced wait
 	var pollShare []float64
 	for _, r := range rows {
 		s := r.Sample
@@ -167,6 +167,10 @@ func sampleNotes(rows []Row) []string {
 			switch s.Load.Client.IO {
 			case "io_uring":
 				ringed++
+				if us := s.Load.Client.CoalesceUS; us > 0 {
+					coalesced++
+					coalesceUS = max(coalesceUS, us)
+				}
 			case "epoll":
 				epolled++
 			}
@@ -210,6 +214,11 @@ func sampleNotes(rows []Row) []string {
 		notes = append(notes, fmt.Sprintf("In %s the client's event loops ran on io_uring (client.io; placement.io_uring): one system call a pass "+
 			"where epoll takes a wait, a read and a write per connection, so their client cores and µs/request are lower for the same work%s.",
 			samplesCount(ringed, "", ""), also))
+	}
+	if coalesced > 0 {
+		notes = append(notes, fmt.Sprintf("In %s a wait on io_uring waited up to %g µs for more answers before it handled the first "+
+			"(client.coalesce_us; placement.coalesce: at most 1 %% of the answers' moving-average latency): those answers' latency was taken at most that late.",
+			samplesCount(coalesced, "", ""), coalesceUS))
 	}
 	return notes
 }

@@ -171,6 +171,16 @@ func TestReportDocIONote(t *testing.T) {
 	if !strings.Contains(notes, want) {
 		t.Errorf("notes %q lack %q", notes, want)
 	}
+	if strings.Contains(notes, "coalesce") {
+		t.Errorf("no wait coalesced, yet noted: %q", notes)
+	}
+	src.Rows[0].Sample.Load.Client.CoalesceUS = 11
+	src.Rows[1].Sample.Load.Client.CoalesceUS = 23
+	want = "In 2 samples a wait on io_uring waited up to 23 µs for more answers before it handled the first " +
+		"(client.coalesce_us; placement.coalesce: at most 1 % of the answers' moving-average latency): those answers' latency was taken at most that late."
+	if notes := strings.Join(ReportDoc(src).Notes, "\n"); !strings.Contains(notes, want) {
+		t.Errorf("notes %q lack %q", notes, want)
+	}
 	for i := range src.Rows {
 		src.Rows[i].Sample.Load.Client.IO = "epoll"
 	}

@@ -174,7 +174,7 @@ type Client struct {
 	IO string `json:"io,omitempty"`
 	// CoalesceUS is, on io_uring, the longest a wait of the event loops
 	// waited for more answers before it handled the first, in µs
-	// (placement.coalesce; at most 1 % of the answers' latency then, and
+	// (placement.coalesce; at most 1 % of the answers' moving-average latency, and
 	// 50 µs): how late an answer's latency may have been taken. 0: no wait
 	// was coalesced.
 	CoalesceUS float64 `json:"coalesce_us,omitempty"`

@@ -119,7 +119,7 @@ type Placement struct {
 	// Coalesce says whether event loops on io_uring may wait a little for
 	// more answers before they handle the first (ParseCoalesce): "auto"
 	// (the default, "": with 4 or more connections busy, at most 1 % of
-	// the answers' latency and 50 µs; HTTP/2's loop) or "off".
+	// the answers' moving-average latency and 50 µs; HTTP/2's loop) or "off".
 	Coalesce string `json:"coalesce,omitempty"`
 }
 
