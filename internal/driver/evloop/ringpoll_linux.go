@@ -103,37 +103,34 @@ func (p *Poller) RingSend(fd, tag int, gen uint32, b []byte) error {
 // busy connections in flight, the next wait asks for busy/2 completions
 // (beyond those of its own sends), for at most 1/CoalesceShare of the
 // answers' latency and never more than CoalesceMax, and then settles for
-// one; nothing when that is under CoalesceMin. An answer is handled (and
-// its latency taken) at most that wait late: 1 % of the latency measured.
-// It pays where a connection carries several requests at once, refilled
-// as each ends (HTTP/2's streams): against a server at 100 % of its core
-// that answers each small write with a small write, a loop handling each
-// answer as it comes sends a request or two per write, and the waits let
-// a connection's ended streams leave together. Loop's protocols, a batch
-// per connection, do not call it: with PostgreSQL's 64 connections it
-// only added the timer (21.7 µs of client CPU a request at 1 key against
-// 18.3 without, 3 interleaved runs of bench/pg-peers.sh).
+// one. An answer is handled (and its latency taken) at most that wait
+// late: 1 % of the latency measured. It pays where a connection carries
+// several requests at once, refilled as each ends (HTTP/2's streams):
+// against a server at 100 % of its core that answers each small write
+// with a small write, a loop handling each answer as it comes sends a
+// request or two per write, and the waits let a connection's ended streams
+// leave together. Loop's protocols, a batch per connection, do not call
+// it: with PostgreSQL's 64 connections it only added the timer (21.7 µs of
+// client CPU a request at 1 key against 18.3 without, 3 interleaved runs
+// of bench/pg-peers.sh). Nor do waits under 10 µs pay less than they cost
+// here (HTTP/2 against nginx, 10 × 10 streams: 9 µs of client CPU a request
+// with waits of a 200th of the latency, 6 with a 100th), but a floor there
+// switched the coalescing off and on as the latency crossed a millisecond
+// (1.28× h2load against 1.46× without it).
 const (
 	CoalesceShare = 100 // the wait is at most the latency ÷ CoalesceShare
 	CoalesceMax   = 50 * time.Microsecond
-	// CoalesceMin is the shortest wait worth its timer: below it the
-	// kernel's timer wakes the loop about as often as the answers did (on
-	// the 2-core VM of bench/results, HTTP/2 against nginx, 10 × 10
-	// streams: 9 µs of client CPU a request with waits of a 200th of the
-	// latency, about 5 µs, against 6 with a 100th, about 10 µs).
-	CoalesceMin = 10 * time.Microsecond
 )
 
 // Coalesce sets the next RingWait's coalescing for busy connections with
 // requests in flight and answers lat ns long on average (a moving
-// average): nothing below 4 busy connections or CoalesceMin, or when
-// driver.Coalesce says not to, or on a kernel without
-// IORING_FEAT_MIN_TIMEOUT.
+// average): nothing below 4 busy connections, or when driver.Coalesce
+// says not to, or on a kernel without IORING_FEAT_MIN_TIMEOUT.
 func (p *Poller) Coalesce(busy int, lat int64) {
 	r := p.ring
 	r.minWait = 0
 	wait := min(time.Duration(lat/CoalesceShare), CoalesceMax).Truncate(time.Microsecond)
-	if !r.minTimeout || busy < 4 || wait < CoalesceMin || !driver.Coalesce() {
+	if !r.minTimeout || busy < 4 || wait < time.Microsecond || !driver.Coalesce() {
 		return
 	}
 	r.minWant, r.minWait = busy/2+p.sends, uint32(wait/time.Microsecond)
