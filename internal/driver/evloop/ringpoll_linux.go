@@ -112,11 +112,11 @@ func (p *Poller) RingSend(fd, tag int, gen uint32, b []byte) error {
 // leave together. Loop's protocols, a batch per connection, do not call
 // it: with PostgreSQL's 64 connections it only added the timer (21.7 µs of
 // client CPU a request at 1 key against 18.3 without, 3 interleaved runs
-// of bench/pg-peers.sh). Nor do waits under 10 µs pay less than they cost
-// here (HTTP/2 against nginx, 10 × 10 streams: 9 µs of client CPU a request
-// with waits of a 200th of the latency, 6 with a 100th), but a floor there
-// switched the coalescing off and on as the latency crossed a millisecond
-// (1.28× h2load against 1.46× without it).
+// of bench/pg-peers.sh). Waits of a few µs gain little (HTTP/2 against
+// nginx, 10 × 10 streams: 9 µs of client CPU a request with waits of a
+// 200th of the latency, 6 with a 100th), yet a 10 µs floor switched the
+// coalescing off and on as the latency crossed a millisecond (1.07×
+// h2load against 1.39× without it, interleaved): there is none.
 const (
 	CoalesceShare = 100 // the wait is at most the latency ÷ CoalesceShare
 	CoalesceMax   = 50 * time.Microsecond
