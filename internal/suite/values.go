@@ -131,26 +131,22 @@ const BusyPollAuto = 20 * time.Microsecond
 
 // ParseIOUring reads placement.io_uring (--io-uring): "", "auto" or
 // "off"; off says the event loops stay on epoll.
-func ParseIOUring(s string) (off bool, err error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "auto":
-		return false, nil
-	case "off":
-		return true, nil
-	}
-	return false, fmt.Errorf("not an io_uring setting: %q; accepted: auto, off", s)
-}
+func ParseIOUring(s string) (off bool, err error) { return parseAutoOff(s, "an io_uring") }
 
 // ParseCoalesce reads placement.coalesce (--coalesce): "", "auto" or
 // "off"; off says a Run on io_uring handles every answer as it comes.
-func ParseCoalesce(s string) (off bool, err error) {
+func ParseCoalesce(s string) (off bool, err error) { return parseAutoOff(s, "a coalesce") }
+
+// parseAutoOff reads a setting of "", "auto" (false) or "off" (true), in
+// any case; what names it in the error ("an io_uring").
+func parseAutoOff(s, what string) (off bool, err error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
 		return false, nil
 	case "off":
 		return true, nil
 	}
-	return false, fmt.Errorf("not a coalesce setting: %q; accepted: auto, off", s)
+	return false, fmt.Errorf("not %s setting: %q; accepted: auto, off", what, s)
 }
 
 // ParseBusyPoll reads placement.busy_poll (--busy-poll): "" or "auto"

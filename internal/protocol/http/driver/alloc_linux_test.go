@@ -167,15 +167,7 @@ func TestLoopTLSZeroAllocsPerRequest(t *testing.T) {
 	// a TLS front for the canned server: crypto/tls's own allocations are
 	// on the server's goroutines, not on the loop's
 	front := tlsFront(t, cert, ProtoHTTP1, addr)
-	d, err := New(Config{URL: "https://" + front + "/", TLS: &TLSConfig{CACert: cert.CertFile}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := d.OpenLoop(context.Background(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := openLoop(t, Config{URL: "https://" + front + "/", TLS: &TLSConfig{CACert: cert.CertFile}}, 2)
 	// crypto/tls allocates once per record it reads (its atLeastReader
 	// escapes in readFromUntil): the standard library's, left out.
 	perRequestAllocs(t, l, 4, "crypto/tls.(*Conn).readFromUntil")

@@ -179,6 +179,18 @@ func (w *h2Watch) Claim(n int) (uint64, int) {
 
 func openH2(t *testing.T, cfg Config, conns int) *h2loop {
 	t.Helper()
+	l := openLoop(t, cfg, conns)
+	hl, ok := l.(*h2loop)
+	if !ok {
+		t.Fatalf("OpenLoop of HTTP/2: %T, want the HTTP/2 event loop", l)
+	}
+	return hl
+}
+
+// openLoop opens an event loop of conns connections for cfg, closed when
+// the test ends.
+func openLoop(t *testing.T, cfg Config, conns int) driver.Loop {
+	t.Helper()
 	d, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -188,11 +200,7 @@ func openH2(t *testing.T, cfg Config, conns int) *h2loop {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	hl, ok := l.(*h2loop)
-	if !ok {
-		t.Fatalf("OpenLoop of HTTP/2: %T, want the HTTP/2 event loop", l)
-	}
-	return hl
+	return l
 }
 
 // With one stream held back by the server, the connection's other

@@ -92,10 +92,7 @@ func (l *h2loop) RingConn(tag int, gen uint32) (int, bool) {
 func (l *h2loop) RingFeed(tag int, b []byte) {
 	c := l.conns[tag]
 	if c.tc != nil {
-		if len(b) == 0 {
-			c.tp.eof = true
-		}
-		c.tp.feed(b)
+		c.tp.arrived(b)
 		l.decrypt(c)
 		return
 	}

@@ -90,6 +90,14 @@ func (p *tlsPipe) feed(b []byte) {
 	}
 }
 
+// arrived feeds what the ring received (empty: the socket ended).
+func (p *tlsPipe) arrived(b []byte) {
+	if len(b) == 0 {
+		p.eof = true
+	}
+	p.feed(b)
+}
+
 func (p *tlsPipe) Write(b []byte) (int, error) {
 	if !p.blocking {
 		p.out = append(p.out, b...)

@@ -247,10 +247,7 @@ func (l *loop) read(c *lconn) {
 func (l *loop) Feed(ec *evloop.Conn, b []byte) {
 	c, now := l.conns[ec.I], driver.Now()
 	if c.tc != nil {
-		if len(b) == 0 {
-			c.tp.eof = true
-		}
-		c.tp.feed(b)
+		c.tp.arrived(b)
 		l.decrypt(c)
 		return
 	}

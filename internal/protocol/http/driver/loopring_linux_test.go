@@ -69,16 +69,7 @@ func TestLoopZeroAllocsOnRing(t *testing.T) {
 	url := startServer(t, nil, helloServer(t), "-addr", "127.0.0.1:0")
 	for _, p := range []int{1, 8} {
 		ringtest.Run(t, fmt.Sprintf("pipeline=%d", p), func(t *testing.T) {
-			d, err := New(Config{URL: url})
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, err := d.OpenLoop(context.Background(), 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			perRequestAllocs(t, l, p, "")
+			perRequestAllocs(t, openLoop(t, Config{URL: url}, 3), p, "")
 		}, true)
 	}
 }
@@ -89,15 +80,7 @@ func TestLoopTLSZeroAllocsOnRing(t *testing.T) {
 	cert := validCert(t, "ring-tls")
 	url, _ := startNginx(t, cert)
 	ringtest.Run(t, "nginx", func(t *testing.T) {
-		d, err := New(Config{URL: url, TLS: &TLSConfig{CACert: cert.CertFile}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := d.OpenLoop(context.Background(), 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
+		l := openLoop(t, Config{URL: url, TLS: &TLSConfig{CACert: cert.CertFile}}, 3)
 		perRequestAllocs(t, l, 1, "crypto/tls.(*Conn).readFromUntil")
 	}, true)
 }
