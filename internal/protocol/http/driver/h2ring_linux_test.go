@@ -16,7 +16,7 @@ import (
 // evloop: a closed loop's Run blocking in the kernel, without busy poll):
 // streams refilled one by one, the server's stream limit, the deadline's
 // outstanding streams, request bodies held for the flow-control window,
-// stream timeouts, h2c against Go's server, GOAWAY, resets and statuses,
+// stream timeouts, GOAWAY from Go's server, resets and statuses,
 // bodies, nginx over TLS, and waits coalesced. Each must have gone on the
 // ring, but a rate's Runs, which stay on epoll; a machine that refuses
 // io_uring skips them (ringtest.Run).
@@ -32,7 +32,6 @@ func TestH2LoopOnRing(t *testing.T) {
 		{"DeadlineOutstanding", TestH2LoopDeadlineOutstanding, true},
 		{"BodiesWaitForTheWindow", TestH2LoopBodiesWaitForTheWindow, true},
 		{"StreamTimeout", TestH2LoopStreamTimeout, true},
-		{"H2C", TestH2C, true},
 		{"GoawayIsAReconnect", TestH2GoawayIsAReconnect, true},
 		{"ResetStreamsAndStatuses", TestH2ResetStreamsAndStatuses, true},
 		{"RequestsWithBodies", TestH2RequestsWithBodies, true},
