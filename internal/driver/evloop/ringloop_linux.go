@@ -75,23 +75,26 @@ func RingRefused() error {
 // RingAvailable makes a ring as a Run would and closes it: nil when this
 // process may use io_uring, else why not.
 func RingAvailable() error {
-	r, err := newRing(64, make([]byte, 2*4096), 2)
-	if err != nil {
-		return err
-	}
-	r.close()
-	return nil
+	_, err := probeRing()
+	return err
 }
 
 // RingCoalesces reports whether this process's rings can coalesce their
 // waits (Poller.Coalesce: IORING_FEAT_MIN_TIMEOUT, Linux 6.13).
 func RingCoalesces() bool {
+	coalesces, err := probeRing()
+	return err == nil && coalesces
+}
+
+// probeRing makes a small ring as a Run would, reports whether it can
+// coalesce its waits, and closes it.
+func probeRing() (coalesces bool, err error) {
 	r, err := newRing(64, make([]byte, 2*4096), 2)
 	if err != nil {
-		return false
+		return false, err
 	}
 	defer r.close()
-	return r.minTimeout
+	return r.minTimeout, nil
 }
 
 // KernelRefusesRing reports whether err (RingAvailable's, RingRefused's)
@@ -124,8 +127,7 @@ func (l *Loop) ringBegin() bool {
 	l.feeder = f
 	for _, c := range l.Conns {
 		if c.St == Open && c.Fd >= 0 {
-			c.Out.armed = false
-			if err := l.P.OnRing(c.Fd, c.I, c.Gen); err != nil {
+			if err := l.P.OnRing(c.Fd, c.I, c.Gen, &c.Out); err != nil {
 				l.P.ringErr = err
 			}
 		}

@@ -75,8 +75,12 @@ func (p *Poller) RingBegin(bufs *[]byte, conns int) bool {
 func (p *Poller) Ring() bool { return p.ring != nil }
 
 // OnRing moves open connection tag's socket fd (generation gen) from the
-// epoll set onto the ring.
-func (p *Poller) OnRing(fd, tag int, gen uint32) error { return p.onRing(fd, tag, gen, true) }
+// epoll set onto the ring; its outbox out no longer has EPOLLOUT armed
+// (what it holds is the loop's to send on the ring).
+func (p *Poller) OnRing(fd, tag int, gen uint32, out *Outbox) error {
+	out.armed = false
+	return p.onRing(fd, tag, gen, true)
+}
 
 // onRing gives connection tag's socket fd (generation gen) a receive on
 // the ring; out says it leaves the epoll set first (it was in it).

@@ -41,10 +41,6 @@ type Outbox struct {
 	armed   bool
 }
 
-// Disarm forgets that EPOLLOUT is armed for the outbox's socket: it left
-// the epoll set for a ring (Poller.OnRing).
-func (o *Outbox) Disarm() { o.armed = false }
-
 // Reset empties the outbox of a closed socket.
 func (o *Outbox) Reset() { *o = Outbox{} }
 

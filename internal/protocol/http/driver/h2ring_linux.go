@@ -32,8 +32,7 @@ func (l *h2loop) ringBegin() bool {
 	}
 	for _, c := range l.conns {
 		if c.st == evloop.Open && c.fd >= 0 {
-			c.out.Disarm()
-			if err := l.P.OnRing(c.fd, c.i, c.gen); err != nil {
+			if err := l.P.OnRing(c.fd, c.i, c.gen, &c.out); err != nil {
 				l.lost(c, err)
 			} else if len(c.out.Pending) > 0 { // what a full socket left
 				l.ringSend(c)
